@@ -1,0 +1,150 @@
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+
+from annotation.models import (
+    Adjudication,
+    Assignment,
+    Asset,
+    Generator,
+    Membership,
+    Pair,
+    Project,
+    Prompt,
+    Rating,
+    Response,
+    Task,
+)
+
+
+class TaskInline(admin.TabularInline):
+    model = Task
+    extra = 0
+    fields = ["slug", "name", "kind"]
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ["user"]
+    filter_horizontal = ["tasks"]
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "scale_points", "annotators_per_pair", "max_span"]
+    search_fields = ["slug", "name"]
+    inlines = [TaskInline, MembershipInline]
+
+
+@admin.register(Task)
+class TaskAdmin(admin.ModelAdmin):
+    list_display = ["slug", "project", "kind"]
+    list_filter = ["kind", "project"]
+
+
+def _thumbnail(asset: Asset, size: int = 96):
+    url = reverse("asset-file", args=[asset.sha256])
+    return format_html(
+        '<a href="{}" target="_blank"><img src="{}" alt="" style="max-width:{}px;max-height:{}px">'
+        "</a>",
+        url, url, size, size,
+    )
+
+
+@admin.register(Asset)
+class AssetAdmin(admin.ModelAdmin):
+    list_display = ["thumbnail", "sha256", "format", "width", "height", "size_bytes"]
+    search_fields = ["sha256"]
+    readonly_fields = ["thumbnail", "sha256", "format", "width", "height", "size_bytes", "file"]
+
+    @admin.display(description="image")
+    def thumbnail(self, asset):
+        return _thumbnail(asset)
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # prompts and responses refer to assets by hash
+
+
+def _content_html(parts):
+    """Render a part list for the admin: text escaped, images as thumbnails."""
+    if parts is None:
+        return "(prompt not available in the source)"
+    hashes = [value for kind, value in parts if kind == "image"]
+    assets = {a.sha256: a for a in Asset.objects.filter(sha256__in=hashes)}
+    chunks = []
+    for kind, value in parts:
+        if kind == "image" and value in assets:
+            chunks.append(_thumbnail(assets[value], 160))
+        else:
+            chunks.append(format_html("<p>{}</p>", value[:2000]))
+    return format_html("".join(["{}"] * len(chunks)), *chunks)
+
+
+@admin.register(Pair)
+class PairAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "project", "task", "status", "label", "decided_by", "rating_count"]
+    list_filter = ["project", "task__kind", "status", "decided_by", "same_model"]
+    search_fields = ["external_id"]
+    list_select_related = ["project", "task"]
+    raw_id_fields = ["prompt", "response_a", "response_b"]
+    readonly_fields = ["prompt_view", "response_a_view", "response_b_view", "fingerprint"]
+
+    @admin.display(description="prompt")
+    def prompt_view(self, pair):
+        return _content_html(pair.prompt.content)
+
+    @admin.display(description="response A")
+    def response_a_view(self, pair):
+        return _content_html(pair.response_a.content)
+
+    @admin.display(description="response B")
+    def response_b_view(self, pair):
+        return _content_html(pair.response_b.content)
+
+
+@admin.register(Prompt)
+class PromptAdmin(admin.ModelAdmin):
+    list_display = ["id", "project", "source"]
+    list_filter = ["project"]
+    readonly_fields = ["content_view"]
+
+    @admin.display(description="content")
+    def content_view(self, prompt):
+        return _content_html(prompt.content)
+
+
+@admin.register(Response)
+class ResponseAdmin(admin.ModelAdmin):
+    list_display = ["id", "generator"]
+    readonly_fields = ["content_view"]
+    list_select_related = ["generator"]
+
+    @admin.display(description="content")
+    def content_view(self, response):
+        return _content_html(response.content)
+
+
+@admin.register(Generator)
+class GeneratorAdmin(admin.ModelAdmin):
+    search_fields = ["name"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["pair", "annotator", "status", "swapped", "lease_expires_at"]
+    list_filter = ["status"]
+    raw_id_fields = ["pair", "annotator"]
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    list_display = ["pair", "annotator", "overall", "scale", "imported", "created_at"]
+    list_filter = ["imported"]
+    raw_id_fields = ["assignment", "pair", "annotator"]
+
+
+@admin.register(Adjudication)
+class AdjudicationAdmin(admin.ModelAdmin):
+    list_display = ["pair", "decision", "lead", "created_at"]
+    raw_id_fields = ["pair"]

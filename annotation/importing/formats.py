@@ -1,0 +1,247 @@
+"""Pair file formats, each turned into the same `PairRecord`s.
+
+- native:  JSONL, one MMRB2 pair object per line (optionally `"scale": K` for its scores).
+- mmrb2:   `{"pairs": [PAIR, ...]}`, MMRB2's release files (prompt_content may be absent).
+- mjbench: JSON list or JSONL of `{id, caption, image0, image1, label, category?, subcategory?,
+           model?}`, `label` being the index of the preferred image (0.5 = tie).
+Every problem is raised as ImportFailed with the record number (1-based: line for JSONL,
+position in the list for JSON).
+"""
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from annotation.importing.errors import ImportFailed
+
+MMRB2_SCALE = 6
+FORMATS = ("native", "mmrb2", "mjbench")
+
+
+@dataclass
+class ResponseRecord:
+    model_name: str
+    content: list  # [["text", str] | ["image", file name], ...]
+    grades: list = field(default_factory=list)
+
+
+@dataclass
+class PairRecord:
+    number: int
+    external_id: str
+    prompt_source: str
+    prompt_metadata: dict
+    prompt_content: list | None
+    response_a: ResponseRecord
+    response_b: ResponseRecord
+    chosen: str  # "A", "B", "tie" or ""
+    scores: list[int]  # canonical pairwise scores on 1..scale
+    scale: int | None  # the scale of `scores`; None when the format carries none
+    metadata: dict = field(default_factory=dict)
+
+
+def read_records(path: Path, file_format: str) -> Iterator[PairRecord]:
+    if file_format not in FORMATS:
+        raise ImportFailed(f"unknown format {file_format!r}; expected one of {', '.join(FORMATS)}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ImportFailed(f"{path.name} is not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise ImportFailed(f"cannot read {path}: {exc.strerror}") from None
+    if file_format == "native":
+        for number, obj in _jsonl_objects(text):
+            yield _mmrb2_pair(obj, number, default_scale=MMRB2_SCALE)
+    elif file_format == "mmrb2":
+        for number, obj in _mmrb2_pair_list(text):
+            yield _mmrb2_pair(obj, number, default_scale=MMRB2_SCALE)
+    else:
+        objects = _json_list(text) if text.lstrip().startswith("[") else _jsonl_objects(text)
+        for number, obj in objects:
+            yield _mjbench_row(obj, number)
+
+
+def _jsonl_objects(text: str) -> Iterator[tuple[int, object]]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ImportFailed(f"invalid JSON: {exc.msg} at column {exc.colno}", number) from None
+
+
+def _load_json(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportFailed(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+
+
+def _json_list(text: str) -> Iterator[tuple[int, object]]:
+    data = _load_json(text)
+    if not isinstance(data, list):
+        raise ImportFailed("expected a JSON list of records")
+    yield from enumerate(data, start=1)
+
+
+def _mmrb2_pair_list(text: str) -> Iterator[tuple[int, object]]:
+    data = _load_json(text)
+    if not isinstance(data, dict) or not isinstance(data.get("pairs"), list):
+        raise ImportFailed('expected an MMRB2 file: {"pairs": [...]}')
+    yield from enumerate(data["pairs"], start=1)
+
+
+def _require(obj: dict, key: str, kind: type | tuple, number: int):
+    if key not in obj:
+        raise ImportFailed(f"missing field {key!r}", number)
+    value = obj[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and bool not in _as_tuple(kind):
+        raise ImportFailed(f"field {key!r} has the wrong type ({type(value).__name__})", number)
+    return value
+
+
+def _as_tuple(kind) -> tuple:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _external_id(obj: dict, key: str, number: int) -> str:
+    value = _require(obj, key, (str, int), number)
+    value = str(value).strip()
+    if not value or len(value) > 255:
+        raise ImportFailed(f"field {key!r} must be a non-empty id of at most 255 characters", number)
+    return value
+
+
+def _parts(value: object, where: str, number: int) -> list:
+    if not isinstance(value, list):
+        raise ImportFailed(f"{where} must be a list of [kind, value] parts", number)
+    parts = []
+    for index, part in enumerate(value):
+        if (
+            not isinstance(part, list | tuple)
+            or len(part) != 2
+            or part[0] not in ("text", "image")
+            or not isinstance(part[1], str)
+        ):
+            raise ImportFailed(
+                f'{where}[{index}] is not ["text", STRING] or ["image", FILE_NAME]', number
+            )
+        parts.append([part[0], part[1]])
+    return parts
+
+
+def _response(obj: dict, key: str, number: int) -> ResponseRecord:
+    side = _require(obj, key, dict, number)
+    model_name = _require(side, "model_name", str, number).strip()
+    if not model_name:
+        raise ImportFailed(f"{key}.model_name is empty", number)
+    if "response_content" not in side:
+        raise ImportFailed(f"missing field '{key}.response_content'", number)
+    content = _parts(side["response_content"], f"{key}.response_content", number)
+    if not content:
+        raise ImportFailed(f"{key}.response_content is empty", number)
+    return ResponseRecord(model_name=model_name, content=content)
+
+
+def _scores(value: object, scale: int, number: int) -> list[int]:
+    if not isinstance(value, list):
+        raise ImportFailed("human_annotations must be a list of scores", number)
+    for index, score in enumerate(value):
+        if not isinstance(score, int) or isinstance(score, bool):
+            raise ImportFailed(f"human_annotations[{index}]={score!r} is not an integer", number)
+        if not 1 <= score <= scale:
+            raise ImportFailed(
+                f"human_annotations[{index}]={score} is outside the scale 1..{scale}", number
+            )
+    return list(value)
+
+
+def _grades(value: object, key: str, number: int) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(g, str) and g.strip() for g in value):
+        raise ImportFailed(f"human_annotations.{key} must be a list of grade letters", number)
+    return [g.strip() for g in value]
+
+
+def _mmrb2_pair(obj: object, number: int, default_scale: int) -> PairRecord:
+    if not isinstance(obj, dict):
+        raise ImportFailed("a pair must be a JSON object", number)
+    external_id = _external_id(obj, "id", number)
+    scale = obj.get("scale", default_scale)
+    if not isinstance(scale, int) or isinstance(scale, bool) or not 2 <= scale <= 11:
+        raise ImportFailed(f"scale={scale!r} must be an integer in 2..11", number)
+    prompt_content = None
+    if obj.get("prompt_content") is not None:
+        prompt_content = _parts(obj["prompt_content"], "prompt_content", number)
+    metadata = obj.get("prompt_metadata", {})
+    if not isinstance(metadata, dict):
+        raise ImportFailed("prompt_metadata must be an object", number)
+    source = obj.get("prompt_source", "")
+    if not isinstance(source, str):
+        raise ImportFailed("prompt_source must be a string", number)
+    response_a = _response(obj, "response_a", number)
+    response_b = _response(obj, "response_b", number)
+    chosen = obj.get("chosen", "")
+    if chosen not in ("A", "B", "tie", "", None):
+        raise ImportFailed(f"chosen={chosen!r} must be 'A', 'B' or 'tie'", number)
+
+    annotations = obj.get("human_annotations", [])
+    scores: list[int] = []
+    if isinstance(annotations, dict):  # MMRB2 reasoning: per-response grades
+        unknown = set(annotations) - {"response_a_ratings", "response_b_ratings"}
+        if unknown:
+            raise ImportFailed(f"human_annotations has unknown keys {sorted(unknown)}", number)
+        response_a.grades = _grades(annotations.get("response_a_ratings", []), "response_a_ratings", number)
+        response_b.grades = _grades(annotations.get("response_b_ratings", []), "response_b_ratings", number)
+    elif annotations is not None:
+        scores = _scores(annotations, scale, number)
+    return PairRecord(
+        number=number,
+        external_id=external_id,
+        prompt_source=source,
+        prompt_metadata=metadata,
+        prompt_content=prompt_content,
+        response_a=response_a,
+        response_b=response_b,
+        chosen=chosen or "",
+        scores=scores,
+        scale=scale,
+    )
+
+
+_MJBENCH_LABELS = {0: "A", 1: "B", 0.5: "tie"}
+
+
+def _mjbench_row(obj: object, number: int) -> PairRecord:
+    if not isinstance(obj, dict):
+        raise ImportFailed("a row must be a JSON object", number)
+    external_id = _external_id(obj, "id", number)
+    caption = _require(obj, "caption", str, number)
+    image0 = _require(obj, "image0", str, number)
+    image1 = _require(obj, "image1", str, number)
+    label = _require(obj, "label", (int, float), number)
+    if label not in _MJBENCH_LABELS:
+        raise ImportFailed(f"label={label!r} must be 0, 1 or 0.5 (tie)", number)
+    model = obj.get("model") or "unknown"
+    if not isinstance(model, str):
+        raise ImportFailed("model must be a string", number)
+    metadata = {}
+    for key in ("category", "subcategory"):
+        if obj.get(key) is not None:
+            if not isinstance(obj[key], str):
+                raise ImportFailed(f"{key} must be a string", number)
+            metadata[key] = obj[key]
+    return PairRecord(
+        number=number,
+        external_id=external_id,
+        prompt_source="mjbench",
+        prompt_metadata=metadata,
+        prompt_content=[["text", caption]],
+        response_a=ResponseRecord(model_name=model, content=[["image", image0]]),
+        response_b=ResponseRecord(model_name=model, content=[["image", image1]]),
+        chosen=_MJBENCH_LABELS[label],
+        scores=[],
+        scale=None,
+        metadata=metadata,
+    )

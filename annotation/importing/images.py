@@ -1,0 +1,101 @@
+"""Image files named by pair records: safe path resolution and a strict Pillow check."""
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from django.conf import settings
+from PIL import Image, UnidentifiedImageError
+
+
+class ImageRejected(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class CheckedImage:
+    path: Path
+    sha256: str
+    format: str
+    width: int
+    height: int
+    size_bytes: int
+
+
+class ImageFolder:
+    """The `--images DIR` of an import. Each file is checked once, however often it is named."""
+
+    def __init__(self, root: Path | str | None):
+        self.root = Path(root).resolve() if root else None
+        self.allowed_formats = {f.upper() for f in settings.ARBITER_IMAGE_FORMATS}
+        self.max_pixels = settings.ARBITER_MAX_IMAGE_PIXELS
+        self.max_bytes = settings.ARBITER_MAX_IMAGE_BYTES
+        self._checked: dict[str, CheckedImage] = {}
+
+    def check(self, name: object) -> CheckedImage:
+        if not isinstance(name, str) or not name.strip():
+            raise ImageRejected(f"image reference {name!r} is not a file name")
+        if name not in self._checked:
+            self._checked[name] = self._check_file(self._resolve(name), name)
+        return self._checked[name]
+
+    def _resolve(self, name: str) -> Path:
+        if self.root is None:
+            raise ImageRejected(f"image {name!r} is referenced but no --images folder was given")
+        relative = PurePosixPath(name.replace("\\", "/"))
+        if "\x00" in name or relative.is_absolute() or ".." in relative.parts or ":" in name:
+            raise ImageRejected(f"image path {name!r} leaves the images folder")
+        path = (self.root / relative).resolve()
+        if not path.is_relative_to(self.root):  # a symlink pointing outside
+            raise ImageRejected(f"image path {name!r} leaves the images folder")
+        if not path.is_file():
+            raise ImageRejected(f"image {name!r} not found in {self.root}")
+        return path
+
+    def _check_file(self, path: Path, name: str) -> CheckedImage:
+        size = path.stat().st_size
+        if size == 0:
+            raise ImageRejected(f"image {name!r} is an empty file")
+        if size > self.max_bytes:
+            raise ImageRejected(f"image {name!r} is {size} bytes, above the {self.max_bytes} limit")
+        data = path.read_bytes()
+        checked = inspect_image_bytes(data, name, self.allowed_formats, self.max_pixels)
+        return CheckedImage(path=path, size_bytes=size, **checked)
+
+
+def inspect_image_bytes(data: bytes, name: str, allowed_formats, max_pixels: int) -> dict:
+    """Identify, bound and fully decode an image; any doubt is a rejection."""
+    import io
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as image:
+                image_format = (image.format or "").upper()
+                if image_format not in allowed_formats:
+                    raise ImageRejected(
+                        f"image {name!r} is {image_format or 'an unknown format'}; "
+                        f"allowed: {', '.join(sorted(allowed_formats))}"
+                    )
+                width, height = image.size
+                if width * height > max_pixels:
+                    raise ImageRejected(
+                        f"image {name!r} is {width}×{height} pixels, above the decompression-bomb "
+                        f"limit of {max_pixels}"
+                    )
+                image.load()  # a full decode: truncated or corrupt data fails here
+    except ImageRejected:
+        raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise ImageRejected(f"image {name!r} is a decompression bomb") from None
+    except UnidentifiedImageError:
+        raise ImageRejected(f"{name!r} is not an image") from None
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise ImageRejected(f"image {name!r} cannot be decoded: {exc}") from None
+    return {
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "format": image_format,
+        "width": width,
+        "height": height,
+    }

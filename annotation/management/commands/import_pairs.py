@@ -1,0 +1,53 @@
+import json
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.importing.errors import ImportFailed
+from annotation.importing.formats import FORMATS
+from annotation.services.pair_import import pairs_import
+
+
+class Command(BaseCommand):
+    help = (
+        "Import pairs into a project's task, all or nothing. Re-importing records that exist "
+        "with the same content does nothing; an existing id with other content is an error."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file")
+        parser.add_argument("--project", required=True, help="project slug (created if missing)")
+        parser.add_argument("--task", required=True, help="task slug (created if missing)")
+        parser.add_argument("--format", choices=FORMATS, default="native", dest="file_format")
+        parser.add_argument("--images", help="folder holding the images the records name")
+        parser.add_argument(
+            "--as-candidates",
+            action="store_true",
+            help="put labelled records into the annotation pipeline instead of keeping them",
+        )
+        parser.add_argument("--json", action="store_true", help="print a JSON summary")
+
+    def handle(self, *args, **options):
+        try:
+            summary = pairs_import(
+                options["file"],
+                project_slug=options["project"],
+                task_slug=options["task"],
+                file_format=options["file_format"],
+                images_dir=options["images"],
+                as_candidates=options["as_candidates"],
+            )
+        except ImportFailed as exc:
+            raise CommandError(f"import failed, nothing written: {exc}") from None
+        except ValidationError as exc:
+            raise CommandError(f"import failed, nothing written: {'; '.join(exc.messages)}") from None
+        result = summary.as_dict()
+        if options["json"]:
+            self.stdout.write(json.dumps(result))
+            return
+        self.stdout.write(
+            f"Imported {result['pairs']} pairs ({result['unchanged']} unchanged) into "
+            f"{summary.project}/{summary.task}: {result['prompts']['new']} new prompts, "
+            f"{result['images']['new']} new images ({result['images']['reused']} reused), "
+            f"{result['ratings']} ratings in {result['seconds']} s."
+        )

@@ -1,0 +1,20 @@
+from annotation.models.content import Asset, Generator, Prompt, Response
+from annotation.models.pair import Adjudication, Pair, Side
+from annotation.models.project import Membership, Project, Task
+from annotation.models.rating import AspectScore, Assignment, Rating
+
+__all__ = [
+    "Adjudication",
+    "AspectScore",
+    "Asset",
+    "Assignment",
+    "Generator",
+    "Membership",
+    "Pair",
+    "Project",
+    "Prompt",
+    "Rating",
+    "Response",
+    "Side",
+    "Task",
+]

@@ -1,0 +1,115 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+
+class Side(models.TextChoices):
+    A = "A", "A"
+    B = "B", "B"
+
+
+class Pair(models.Model):
+    """A prompt and two responses to compare.
+
+    `label` is derived, in order of precedence, from the latest adjudication, the consensus of
+    the ratings once there are N, and the imported `reference_label`; `decided_by` says which.
+    The consensus service keeps these columns current (they are what every metric reads).
+    """
+
+    class Status(models.TextChoices):
+        CANDIDATE = "candidate", "Candidate"
+        EASY = "easy", "Easy (removed by the judge ensemble)"
+        QUEUED = "queued", "Queued for annotation"
+        IN_PROGRESS = "in_progress", "In progress"
+        COMPLETE = "complete", "Complete"
+        KEPT = "kept", "Kept"
+        DROPPED = "dropped", "Dropped"
+
+    class DecidedBy(models.TextChoices):
+        NONE = "", "Undecided"
+        CONSENSUS = "consensus", "Consensus"
+        ADJUDICATION = "adjudication", "Adjudication"
+        IMPORTED = "imported", "Imported label"
+
+    project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="pairs")
+    task = models.ForeignKey("annotation.Task", on_delete=models.PROTECT, related_name="pairs")
+    external_id = models.CharField(max_length=255)
+    prompt = models.ForeignKey("annotation.Prompt", on_delete=models.PROTECT, related_name="pairs")
+    response_a = models.ForeignKey(
+        "annotation.Response", on_delete=models.PROTECT, related_name="pairs_as_a"
+    )
+    response_b = models.ForeignKey(
+        "annotation.Response", on_delete=models.PROTECT, related_name="pairs_as_b"
+    )
+    source = models.CharField(max_length=200, blank=True)  # source dataset
+    metadata = models.JSONField(default=dict, blank=True)
+    same_model = models.BooleanField(default=False)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.CANDIDATE)
+
+    reference_label = models.CharField(max_length=3, blank=True)  # imported: A, B or tie
+    label = models.CharField(max_length=1, choices=Side.choices, blank=True)
+    decided_by = models.CharField(max_length=16, choices=DecidedBy.choices, blank=True)
+    rating_count = models.PositiveSmallIntegerField(default=0)
+    consensus_mean = models.FloatField(null=True, blank=True)
+    consensus_span = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    # SHA-256 of the imported record: re-importing the same record is a no-op.
+    fingerprint = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "external_id"], name="pair_external_id_unique_in_project"
+            ),
+            models.CheckConstraint(
+                condition=~Q(response_a=F("response_b")), name="pair_two_distinct_responses"
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    status__in=[
+                        "candidate", "easy", "queued", "in_progress", "complete", "kept", "dropped",
+                    ]
+                ),
+                name="pair_status_valid",
+            ),
+            models.CheckConstraint(condition=Q(label__in=["", "A", "B"]), name="pair_label_valid"),
+            models.CheckConstraint(
+                condition=Q(reference_label__in=["", "A", "B", "tie"]),
+                name="pair_reference_label_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(decided_by__in=["", "consensus", "adjudication", "imported"]),
+                name="pair_decided_by_valid",
+            ),
+        ]
+        indexes = [models.Index(fields=["project", "task", "status"])]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class Adjudication(models.Model):
+    """A lead's decision on a pair. The latest one overrides the consensus rule."""
+
+    class Decision(models.TextChoices):
+        KEEP_A = "keep_a", "Keep, A is better"
+        KEEP_B = "keep_b", "Keep, B is better"
+        DROP = "drop", "Drop"
+
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="adjudications")
+    lead = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
+    decision = models.CharField(max_length=8, choices=Decision.choices)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(decision__in=["keep_a", "keep_b", "drop"]),
+                name="adjudication_decision_valid",
+            ),
+        ]

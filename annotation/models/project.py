@@ -1,0 +1,118 @@
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+
+class Project(models.Model):
+    """One benchmark under construction, with its rating scale and consensus rules."""
+
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    scale_points = models.PositiveSmallIntegerField(
+        "Likert points (K)",
+        default=7,
+        validators=[MinValueValidator(2), MaxValueValidator(11)],
+        help_text="Scores run 1..K; above the centre means A is better.",
+    )
+    annotators_per_pair = models.PositiveSmallIntegerField(
+        "annotators per pair (N)", default=3, validators=[MinValueValidator(1)]
+    )
+    max_span = models.PositiveSmallIntegerField(
+        default=4, help_text="A complete pair whose max − min score exceeds this is dropped."
+    )
+    ambiguous_half_width = models.FloatField(
+        default=0.5,
+        validators=[MinValueValidator(0)],
+        help_text="Pairs whose mean lies within centre ± this are dropped as ambiguous.",
+    )
+    ensemble_threshold = models.FloatField(
+        default=0.9, validators=[MinValueValidator(0), MaxValueValidator(1)]
+    )
+    lease_minutes = models.PositiveIntegerField(default=30, validators=[MinValueValidator(1)])
+    guidelines = models.TextField(blank=True, help_text="Markdown, shown to annotators.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(scale_points__gte=2, scale_points__lte=11), name="project_scale_2_11"
+            ),
+            models.CheckConstraint(condition=Q(annotators_per_pair__gte=1), name="project_n_ge_1"),
+            models.CheckConstraint(
+                condition=Q(ambiguous_half_width__gte=0), name="project_band_non_negative"
+            ),
+            models.CheckConstraint(
+                condition=Q(ensemble_threshold__gte=0, ensemble_threshold__lte=1),
+                name="project_threshold_0_1",
+            ),
+            models.CheckConstraint(condition=Q(lease_minutes__gte=1), name="project_lease_ge_1"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or self.slug
+
+    @property
+    def center(self) -> float:
+        return (self.scale_points + 1) / 2
+
+
+class Task(models.Model):
+    """A category of pairs inside a project, with the aspects its annotators rate."""
+
+    class Kind(models.TextChoices):
+        T2I = "t2i", "Text to image"
+        EDIT = "edit", "Image editing"
+        INTERLEAVED = "interleaved", "Interleaved text and images"
+        REASONING = "reasoning", "Multimodal reasoning"
+        OTHER = "other", "Other"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="tasks")
+    slug = models.SlugField(max_length=64)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.OTHER)
+    # [{"key": "faithfulness", "label": "Faithfulness", "help": "..."}, ...]
+    aspects = models.JSONField(default=list, blank=True)
+    guidelines = models.TextField(blank=True, help_text="Markdown, shown with the project's.")
+
+    class Meta:
+        ordering = ["project", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "slug"], name="task_slug_unique_in_project"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["t2i", "edit", "interleaved", "reasoning", "other"]),
+                name="task_kind_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project.slug}/{self.slug}"
+
+
+class Membership(models.Model):
+    """What a user may do in a project: annotate (optionally only some tasks) or lead."""
+
+    class Role(models.TextChoices):
+        ANNOTATOR = "annotator", "Annotator"
+        LEAD = "lead", "Lead"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    tasks = models.ManyToManyField(
+        Task, blank=True, help_text="Limit an annotator to these tasks (empty: all tasks)."
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "project"], name="membership_unique"),
+            models.CheckConstraint(
+                condition=Q(role__in=["annotator", "lead"]), name="membership_role_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.project.slug} · {self.role}"

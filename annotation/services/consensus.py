@@ -1,0 +1,85 @@
+"""Consensus of a pair's ratings and the label/status that follow from it (DESIGN.md §4)."""
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from annotation.models import Adjudication, Pair, Project, Rating
+
+_EPSILON = 1e-9  # means like 10/3 must not fall out of a closed band by rounding
+
+
+@dataclass(frozen=True)
+class Consensus:
+    mean: float
+    span: int
+    label: str  # "A", "B" or "" (mean exactly at the centre)
+    keep: bool
+
+
+def score_side(score: float, center: float) -> str:
+    """Which response a canonical score prefers: "A", "B" or "" (no preference)."""
+    if score > center:
+        return "A"
+    if score < center:
+        return "B"
+    return ""
+
+
+def consensus_of(scores: list[int], project: Project) -> Consensus:
+    """Mean, span and label of a complete pair, and whether the project's rules keep it:
+    dropped when span > max span or when the mean lies in centre ± half width (inclusive)."""
+    mean = sum(scores) / len(scores)
+    span = max(scores) - min(scores)
+    ambiguous = abs(mean - project.center) <= project.ambiguous_half_width + _EPSILON
+    return Consensus(
+        mean=mean,
+        span=span,
+        label=score_side(mean, project.center),
+        keep=span <= project.max_span and not ambiguous,
+    )
+
+
+_ADJUDICATED = {
+    Adjudication.Decision.KEEP_A: ("A", Pair.Status.KEPT),
+    Adjudication.Decision.KEEP_B: ("B", Pair.Status.KEPT),
+    Adjudication.Decision.DROP: ("", Pair.Status.DROPPED),
+}
+
+
+def pair_decide(pair: Pair, scores: list[int], adjudication: Adjudication | None, project: Project):
+    """Set the pair's derived columns (not saved). Precedence of the label: adjudication,
+    consensus of at least N ratings, imported reference label."""
+    pair.rating_count = len(scores)
+    pair.consensus_mean = sum(scores) / len(scores) if scores else None
+    pair.consensus_span = max(scores) - min(scores) if scores else None
+    if adjudication is not None:
+        pair.label, pair.status = _ADJUDICATED[adjudication.decision]
+        pair.decided_by = Pair.DecidedBy.ADJUDICATION
+    elif len(scores) >= project.annotators_per_pair:
+        consensus = consensus_of(scores, project)
+        pair.label = consensus.label
+        pair.status = Pair.Status.KEPT if consensus.keep else Pair.Status.DROPPED
+        pair.decided_by = Pair.DecidedBy.CONSENSUS
+    elif pair.reference_label in ("A", "B", "tie"):
+        pair.label = pair.reference_label if pair.reference_label != "tie" else ""
+        pair.decided_by = Pair.DecidedBy.IMPORTED
+    else:
+        pair.label = ""
+        pair.decided_by = Pair.DecidedBy.NONE
+
+
+DECIDED_FIELDS = ["rating_count", "consensus_mean", "consensus_span", "label", "status", "decided_by"]
+
+
+def pairs_decide(pairs: list[Pair], project: Project) -> None:
+    """Recompute and save the derived columns of many pairs with three queries."""
+    ids = [pair.id for pair in pairs]
+    scores: dict[int, list[int]] = defaultdict(list)
+    for pair_id, overall in Rating.objects.filter(pair_id__in=ids).values_list("pair_id", "overall"):
+        scores[pair_id].append(overall)
+    latest: dict[int, Adjudication] = {}
+    for adjudication in Adjudication.objects.filter(pair_id__in=ids).order_by("created_at", "id"):
+        latest[adjudication.pair_id] = adjudication
+    for pair in pairs:
+        pair_decide(pair, scores[pair.id], latest.get(pair.id), project)
+    Pair.objects.bulk_update(pairs, DECIDED_FIELDS, batch_size=500)

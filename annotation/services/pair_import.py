@@ -1,0 +1,404 @@
+"""`pairs_import`: all-or-nothing import of a pair file into a project's task.
+
+Two phases. First every record is parsed and every image checked (nothing written); any
+problem stops the import with the record number. Then one transaction writes assets, prompts,
+responses, pairs and imported ratings with bulk inserts; image files are copied into media
+storage inside it and removed again if the transaction fails.
+
+Re-importing a record whose id exists with the same content is a no-op (counted as
+`unchanged`); an existing id with different content is an error.
+"""
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from annotation.importing.errors import ImportFailed
+from annotation.importing.formats import MMRB2_SCALE, PairRecord, read_records
+from annotation.importing.images import CheckedImage, ImageFolder, ImageRejected
+from annotation.models import (
+    Assignment,
+    Asset,
+    Generator,
+    Pair,
+    Project,
+    Prompt,
+    Rating,
+    Response,
+)
+from annotation.models.content import asset_storage_name
+from annotation.services.consensus import pair_decide
+from annotation.services.projects import project_get_or_create, task_get_or_create
+
+_BATCH = 500
+
+
+@dataclass
+class ImportSummary:
+    project: str
+    task: str
+    format: str
+    records: int = 0
+    pairs: int = 0
+    unchanged: int = 0
+    prompts_new: int = 0
+    prompts_reused: int = 0
+    responses: int = 0
+    images_new: int = 0
+    images_reused: int = 0
+    ratings: int = 0
+    graded_responses: int = 0
+    seconds: float = 0.0
+    statuses: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {
+            "project": self.project,
+            "task": self.task,
+            "format": self.format,
+            "records": self.records,
+            "pairs": self.pairs,
+            "unchanged": self.unchanged,
+            "prompts": {"new": self.prompts_new, "reused": self.prompts_reused},
+            "responses": self.responses,
+            "images": {"new": self.images_new, "reused": self.images_reused},
+            "ratings": self.ratings,
+            "graded_responses": self.graded_responses,
+            "statuses": self.statuses,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+@dataclass
+class _Prepared:
+    """A validated record with its images resolved to checked files."""
+
+    record: PairRecord
+    prompt_content: list | None  # parts with image names replaced by SHA-256
+    content_a: list
+    content_b: list
+    prompt_fingerprint: str
+    fingerprint: str
+
+
+def pairs_import(
+    path: Path | str,
+    *,
+    project_slug: str,
+    task_slug: str,
+    file_format: str = "native",
+    images_dir: Path | str | None = None,
+    as_candidates: bool = False,
+) -> ImportSummary:
+    started = time.perf_counter()
+    summary = ImportSummary(project=project_slug, task=task_slug, format=file_format)
+    folder = ImageFolder(images_dir)
+    images: dict[str, CheckedImage] = {}
+    prepared = _prepare_all(Path(path), file_format, task_slug, folder, images)
+    summary.records = len(prepared)
+    file_scale = _file_scale(prepared, file_format)
+
+    written_files: list[Path] = []
+    try:
+        with transaction.atomic():
+            project, created = project_get_or_create(
+                project_slug, scale_points=file_scale or None
+            )
+            if file_scale and project.scale_points != file_scale and _has_scores(prepared):
+                raise ImportFailed(
+                    f"the file's scores are on a 1..{file_scale} scale but project "
+                    f"{project.slug!r} uses K={project.scale_points}; import it into a new project"
+                )
+            task = task_get_or_create(project, task_slug)
+            new_records = _skip_unchanged(project, task, prepared, summary)
+            _write_assets(images, new_records, summary, written_files)
+            _write_pairs(project, task, new_records, summary, as_candidates)
+    except BaseException:
+        for file_path in written_files:
+            file_path.unlink(missing_ok=True)
+        raise
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _prepare_all(path, file_format, task_slug, folder, images) -> list[_Prepared]:
+    prepared: list[_Prepared] = []
+    seen_ids: dict[str, int] = {}
+    for record in read_records(path, file_format):
+        if record.external_id in seen_ids:
+            raise ImportFailed(
+                f"duplicate id {record.external_id!r} (first seen in record "
+                f"{seen_ids[record.external_id]})",
+                record.number,
+            )
+        seen_ids[record.external_id] = record.number
+        try:
+            prepared.append(_prepare(record, task_slug, folder, images))
+        except ImageRejected as exc:
+            raise ImportFailed(str(exc), record.number) from None
+    if not prepared:
+        raise ImportFailed(f"{path.name} holds no records")
+    return prepared
+
+
+def _hashed(parts: list | None, folder: ImageFolder, images: dict) -> list | None:
+    if parts is None:
+        return None
+    hashed = []
+    for kind, value in parts:
+        if kind == "image":
+            checked = folder.check(value)
+            images[checked.sha256] = checked
+            value = checked.sha256
+        hashed.append([kind, value])
+    return hashed
+
+
+def _digest(obj) -> str:
+    text = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _prepare(record: PairRecord, task_slug: str, folder, images) -> _Prepared:
+    prompt_content = _hashed(record.prompt_content, folder, images)
+    content_a = _hashed(record.response_a.content, folder, images)
+    content_b = _hashed(record.response_b.content, folder, images)
+    prompt_fingerprint = _digest([record.prompt_source, record.prompt_metadata, prompt_content])
+    fingerprint = _digest(
+        [
+            task_slug, record.external_id, prompt_fingerprint,
+            [record.response_a.model_name, content_a, record.response_a.grades],
+            [record.response_b.model_name, content_b, record.response_b.grades],
+            record.chosen, record.scores, record.scale, record.metadata,
+        ]
+    )
+    return _Prepared(record, prompt_content, content_a, content_b, prompt_fingerprint, fingerprint)
+
+
+def _has_scores(prepared: list[_Prepared]) -> bool:
+    return any(item.record.scores for item in prepared)
+
+
+def _file_scale(prepared: list[_Prepared], file_format: str) -> int | None:
+    scales = {item.record.scale for item in prepared if item.record.scale is not None}
+    if len(scales) > 1:
+        raise ImportFailed(f"records use different scales {sorted(scales)}; use one per file")
+    if scales:
+        return scales.pop()
+    return MMRB2_SCALE if file_format == "mmrb2" else None
+
+
+def _skip_unchanged(project, task, prepared, summary) -> list[_Prepared]:
+    existing: dict[str, str] = {}
+    ids = [item.record.external_id for item in prepared]
+    for start in range(0, len(ids), _BATCH):
+        rows = Pair.objects.filter(project=project, external_id__in=ids[start : start + _BATCH])
+        existing.update(rows.values_list("external_id", "fingerprint"))
+    new_records = []
+    for item in prepared:
+        fingerprint = existing.get(item.record.external_id)
+        if fingerprint is None:
+            new_records.append(item)
+        elif fingerprint == item.fingerprint:
+            summary.unchanged += 1
+        else:
+            raise ImportFailed(
+                f"pair id {item.record.external_id!r} already exists in project "
+                f"{project.slug!r} with different content",
+                item.record.number,
+            )
+    return new_records
+
+
+def _write_assets(images: dict[str, CheckedImage], new_records, summary, written_files) -> None:
+    used = {
+        value
+        for item in new_records
+        for parts in (item.prompt_content or [], item.content_a, item.content_b)
+        for kind, value in parts
+        if kind == "image"
+    }
+    hashes = sorted(used)
+    known: set[str] = set()
+    for start in range(0, len(hashes), _BATCH):
+        batch = hashes[start : start + _BATCH]
+        known.update(Asset.objects.filter(sha256__in=batch).values_list("sha256", flat=True))
+    fresh = [images[sha] for sha in hashes if sha not in known]
+    summary.images_reused = len(known)
+    summary.images_new = len(fresh)
+    media_root = Path(settings.MEDIA_ROOT)
+    assets = []
+    for image in fresh:
+        name = asset_storage_name(image.sha256, image.format)
+        target = media_root / name
+        if not target.exists():
+            _copy_verified(image, target)
+            written_files.append(target)
+        assets.append(
+            Asset(
+                sha256=image.sha256,
+                file=name,
+                format=image.format,
+                width=image.width,
+                height=image.height,
+                size_bytes=image.size_bytes,
+            )
+        )
+    Asset.objects.bulk_create(assets, batch_size=_BATCH)
+
+
+def _copy_verified(image: CheckedImage, target: Path) -> None:
+    """Copy the checked file, refusing it if it changed since it was checked."""
+    data = image.path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != image.sha256:
+        raise ImportFailed(f"image {image.path.name!r} changed on disk during the import")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_suffix(target.suffix + ".part")
+    temporary.write_bytes(data)
+    os.replace(temporary, target)
+
+
+def _generators(new_records) -> dict[str, Generator]:
+    names = {
+        name
+        for item in new_records
+        for name in (item.record.response_a.model_name, item.record.response_b.model_name)
+    }
+    Generator.objects.bulk_create([Generator(name=n) for n in names], ignore_conflicts=True)
+    return {g.name: g for g in Generator.objects.filter(name__in=names)}
+
+
+def _prompts(project, new_records, summary) -> dict[str, Prompt]:
+    wanted = {item.prompt_fingerprint: item for item in new_records}
+    fingerprints = list(wanted)
+    prompts: dict[str, Prompt] = {}
+    for start in range(0, len(fingerprints), _BATCH):
+        batch = fingerprints[start : start + _BATCH]
+        for prompt in Prompt.objects.filter(project=project, fingerprint__in=batch):
+            prompts[prompt.fingerprint] = prompt
+    summary.prompts_reused = len(prompts)
+    fresh = [
+        Prompt(
+            project=project,
+            source=item.record.prompt_source,
+            metadata=item.record.prompt_metadata,
+            content=item.prompt_content,
+            fingerprint=fingerprint,
+        )
+        for fingerprint, item in wanted.items()
+        if fingerprint not in prompts
+    ]
+    Prompt.objects.bulk_create(fresh, batch_size=_BATCH)
+    summary.prompts_new = len(fresh)
+    prompts.update((prompt.fingerprint, prompt) for prompt in fresh)
+    return prompts
+
+
+def _write_pairs(project, task, new_records, summary, as_candidates) -> None:
+    if not new_records:
+        return
+    generators = _generators(new_records)
+    prompts = _prompts(project, new_records, summary)
+    responses = []
+    for item in new_records:
+        sides = ((item.record.response_a, item.content_a), (item.record.response_b, item.content_b))
+        for side, content in sides:
+            responses.append(
+                Response(
+                    generator=generators[side.model_name],
+                    content=content,
+                    imported_grades=side.grades,
+                )
+            )
+    Response.objects.bulk_create(responses, batch_size=_BATCH)
+    summary.responses = len(responses)
+    summary.graded_responses = sum(1 for r in responses if r.imported_grades)
+
+    pairs = []
+    for index, item in enumerate(new_records):
+        record = item.record
+        pair = Pair(
+            project=project,
+            task=task,
+            external_id=record.external_id,
+            prompt=prompts[item.prompt_fingerprint],
+            response_a=responses[2 * index],
+            response_b=responses[2 * index + 1],
+            source=record.prompt_source,
+            metadata=record.metadata,
+            same_model=record.response_a.model_name == record.response_b.model_name,
+            reference_label=record.chosen,
+            fingerprint=item.fingerprint,
+            status=_initial_status(record, project, as_candidates),
+        )
+        pair_decide(pair, record.scores, None, project)
+        pairs.append(pair)
+    Pair.objects.bulk_create(pairs, batch_size=_BATCH)
+    summary.pairs = len(pairs)
+    for pair in pairs:
+        summary.statuses[pair.status] = summary.statuses.get(pair.status, 0) + 1
+    summary.ratings = _write_ratings(project, new_records, pairs)
+
+
+def _initial_status(record: PairRecord, project: Project, as_candidates: bool) -> str:
+    """Status before the consensus rule runs (which decides pairs with N ratings or more).
+    A labelled record is a finished benchmark pair unless the lead asks to annotate it anew."""
+    if record.scores and len(record.scores) < project.annotators_per_pair:
+        return Pair.Status.IN_PROGRESS
+    if record.chosen and not as_candidates:
+        return Pair.Status.KEPT
+    return Pair.Status.CANDIDATE
+
+
+def _imported_raters(project: Project, count: int) -> list:
+    """Inactive placeholder accounts holding imported ratings: position i of a score list
+    belongs to rater i of this project."""
+    user_model = get_user_model()
+    names = [f"imported-{project.slug}-{i + 1}" for i in range(count)]
+    existing = {u.username: u for u in user_model.objects.filter(username__in=names)}
+    for name in names:
+        if name not in existing:
+            user = user_model(username=name, is_active=False)
+            user.set_unusable_password()
+            user.save()
+            existing[name] = user
+    return [existing[name] for name in names]
+
+
+def _write_ratings(project: Project, new_records, pairs) -> int:
+    longest = max((len(item.record.scores) for item in new_records), default=0)
+    if not longest:
+        return 0
+    raters = _imported_raters(project, longest)
+    assignments, ratings = [], []
+    for item, pair in zip(new_records, pairs, strict=True):
+        for position, score in enumerate(item.record.scores):
+            assignment = Assignment(
+                pair=pair, annotator=raters[position], status=Assignment.Status.SUBMITTED
+            )
+            assignments.append(assignment)
+            ratings.append(
+                Rating(
+                    assignment=assignment,
+                    pair=pair,
+                    annotator=raters[position],
+                    scale=project.scale_points,
+                    overall=score,
+                    imported=True,
+                )
+            )
+    Assignment.objects.bulk_create(assignments, batch_size=_BATCH)
+    for rating in ratings:
+        rating.assignment_id = rating.assignment.id
+    Rating.objects.bulk_create(ratings, batch_size=_BATCH)
+    return len(ratings)
+
+
+__all__ = ["ImportSummary", "pairs_import"]

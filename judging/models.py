@@ -1,0 +1,122 @@
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+
+class Judge(models.Model):
+    """A configured AI judge. The API key is read from the environment variable named in
+    `api_key_env` when the judge runs; the key itself is never stored."""
+
+    class Backend(models.TextChoices):
+        OPENAI = "openai", "OpenAI-compatible chat completions"
+        ANTHROPIC = "anthropic", "Anthropic Messages"
+        ALWAYS_A = "always-a", "Baseline: always A"
+        RANDOM = "random", "Baseline: random (seeded)"
+        EXTERNAL = "external", "External predictions (imported)"
+
+    name = models.CharField(max_length=100, unique=True)
+    backend = models.CharField(max_length=16, choices=Backend.choices)
+    model = models.CharField(max_length=200, blank=True)
+    base_url = models.URLField(blank=True)
+    api_key_env = models.CharField(max_length=100, blank=True)
+    sampling = models.JSONField(default=dict, blank=True)  # temperature, max_tokens, seed ...
+    concurrency = models.PositiveSmallIntegerField(default=4, validators=[MinValueValidator(1)])
+    requests_per_minute = models.PositiveIntegerField(default=60, validators=[MinValueValidator(1)])
+    timeout_seconds = models.FloatField(default=60, validators=[MinValueValidator(0.1)])
+    price_input_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, default=0)
+    price_output_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(backend__in=["openai", "anthropic", "always-a", "random", "external"]),
+                name="judge_backend_valid",
+            ),
+            models.CheckConstraint(condition=Q(concurrency__gte=1), name="judge_concurrency_ge_1"),
+            models.CheckConstraint(condition=Q(requests_per_minute__gte=1), name="judge_rpm_ge_1"),
+            models.CheckConstraint(condition=Q(timeout_seconds__gt=0), name="judge_timeout_gt_0"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class JudgeRun(models.Model):
+    """One run of a judge over a selection of a project's pairs (or one imported file)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        CANCELLED = "cancelled", "Cancelled"
+        FINISHED = "finished", "Finished"
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="runs")
+    project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="runs")
+    task = models.ForeignKey("annotation.Task", null=True, blank=True, on_delete=models.CASCADE)
+    samples = models.PositiveSmallIntegerField(default=1, validators=[MinValueValidator(1)])
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    source = models.CharField(max_length=255, blank=True)  # file name of imported predictions
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(samples__gte=1), name="judge_run_samples_ge_1"),
+        ]
+
+
+class Verdict(models.Model):
+    """A judge's answer on one pair, in one presentation order, for one sample.
+
+    `choice` is canonical: for a `reverse` verdict (B shown first) the judge's letter has been
+    flipped back. A call that finally failed has no choice and an `error`; metrics count it as
+    missing, never as an answer.
+    """
+
+    class Order(models.TextChoices):
+        FORWARD = "forward", "Forward (A shown first)"
+        REVERSE = "reverse", "Reverse (B shown first)"
+
+    class Choice(models.TextChoices):
+        A = "A", "A"
+        B = "B", "B"
+        TIE = "tie", "Tie"
+        INVALID = "invalid", "Invalid (names no side)"
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="verdicts")
+    pair = models.ForeignKey("annotation.Pair", on_delete=models.CASCADE, related_name="verdicts")
+    run = models.ForeignKey(
+        JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="verdicts"
+    )
+    order = models.CharField(max_length=8, choices=Order.choices)
+    sample = models.PositiveSmallIntegerField(default=0)
+    choice = models.CharField(max_length=8, choices=Choice.choices, null=True, blank=True)
+    raw_output = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    template_version = models.PositiveIntegerField(null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["judge", "pair", "order", "sample"], name="verdict_unique_trial"
+            ),
+            models.CheckConstraint(
+                condition=Q(order__in=["forward", "reverse"]), name="verdict_order_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(choice__in=["A", "B", "tie", "invalid"]) | Q(choice__isnull=True),
+                name="verdict_choice_valid",
+            ),
+            # Either an answer or an error, never both, never neither.
+            models.CheckConstraint(
+                condition=(Q(choice__isnull=False) & Q(error=""))
+                | (Q(choice__isnull=True) & ~Q(error="")),
+                name="verdict_choice_xor_error",
+            ),
+        ]
