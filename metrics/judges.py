@@ -1,0 +1,67 @@
+"""Judge accuracy against the human label, MMRB2 protocol (DESIGN.md §5).
+
+Each forward and each reverse verdict (and each sample) is one trial; a trial is correct when
+its canonical choice equals the pair's label; tie and invalid count as wrong; a failed call
+(choice None) is left out of the denominator and counted as missing, as is a trial that was
+never made.
+"""
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+VerdictRow = tuple[int, str, int, str | None]  # pair id, order, sample, canonical choice
+
+
+@dataclass
+class JudgeTaskStats:
+    accuracy: float | None
+    correct: int
+    evaluated: int
+    missing: int
+    invalid: int
+    ties: int
+    position_consistency: float | None
+    accuracy_without_ties: float | None
+    consistent_pairs: int
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def judge_task_stats(
+    verdicts: Iterable[VerdictRow], labels: Mapping[int, str], samples: int
+) -> JudgeTaskStats:
+    """`labels` holds the evaluated pairs (kept, labelled A or B); verdicts on other pairs are
+    ignored. `samples` is how many samples per order the judge was asked for."""
+    correct = evaluated = invalid = ties = 0
+    by_trial: dict[tuple[int, int], dict[str, str]] = defaultdict(dict)
+    for pair_id, order, sample, choice in verdicts:
+        label = labels.get(pair_id)
+        if label is None or choice is None:
+            continue
+        evaluated += 1
+        correct += choice == label
+        invalid += choice == "invalid"
+        ties += choice == "tie"
+        by_trial[(pair_id, sample)][order] = choice
+    both = [t for t in by_trial.values() if "forward" in t and "reverse" in t]
+    consistent = sum(1 for t in both if t["forward"] == t["reverse"] != "invalid")
+    decisive = evaluated - ties
+    return JudgeTaskStats(
+        accuracy=correct / evaluated if evaluated else None,
+        correct=correct,
+        evaluated=evaluated,
+        missing=max(len(labels) * 2 * samples - evaluated, 0),
+        invalid=invalid,
+        ties=ties,
+        position_consistency=consistent / len(both) if both else None,
+        accuracy_without_ties=correct / decisive if decisive else None,
+        consistent_pairs=len(both),
+    )
+
+
+def average_accuracy(task_accuracies: Iterable[float | None]) -> float | None:
+    """The multi-task figure: the mean of the task accuracies that are defined."""
+    values = [a for a in task_accuracies if a is not None]
+    return sum(values) / len(values) if values else None

@@ -1,0 +1,41 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Project
+from metrics.report import project_report
+
+
+def _percent(value) -> str:
+    return "—" if value is None else f"{100 * value:.1f}"
+
+
+class Command(BaseCommand):
+    help = "Agreement, pair status and judge accuracy of a project (--json: one JSON object)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--project", required=True)
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args, **options):
+        project = Project.objects.filter(slug=options["project"]).first()
+        if project is None:
+            raise CommandError(f"project {options['project']!r} does not exist")
+        report = project_report(project)
+        if options["json"]:
+            self.stdout.write(json.dumps(report))
+            return
+        for slug, task in report["tasks"].items():
+            agreement = task["agreement"]
+            self.stdout.write(
+                f"{slug}: {task['pairs']} pairs, {task['kept']} kept, {task['dropped']} dropped, "
+                f"{task['pending']} pending; alpha ordinal {agreement['alpha_ordinal']}, "
+                f"{agreement['ratings']} ratings"
+            )
+            for judge, stats in task["judges"].items():
+                self.stdout.write(
+                    f"  {judge}: {_percent(stats['accuracy'])} % of {stats['evaluated']} "
+                    f"({stats['missing']} missing)"
+                )
+        for judge, stats in report["judges"].items():
+            self.stdout.write(f"{judge}: average {_percent(stats['average'])} %")
