@@ -1,0 +1,43 @@
+# Arbiter: `make demo` serves the demo project, `make test` runs the test suite.
+# Both create ./.venv and install the project first when needed (Python 3.11+).
+
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+	&& echo $$p && break; done)
+VENV := .venv
+BIN := $(VENV)/bin
+PYTEST_ARGS ?=
+HOST ?= 127.0.0.1:8000
+
+.PHONY: install demo serve test lint format bench clean
+
+$(BIN)/.installed: pyproject.toml
+	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11, python3.12, ...)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(BIN)/.installed
+
+demo: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py demo
+	$(BIN)/python manage.py runserver $(HOST)
+
+test: install
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: install
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache
