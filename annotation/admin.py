@@ -4,8 +4,8 @@ from django.utils.html import format_html
 
 from annotation.models import (
     Adjudication,
-    Assignment,
     Asset,
+    Assignment,
     Generator,
     Membership,
     Pair,
@@ -48,7 +48,10 @@ def _thumbnail(asset: Asset, size: int = 96):
     return format_html(
         '<a href="{}" target="_blank"><img src="{}" alt="" style="max-width:{}px;max-height:{}px">'
         "</a>",
-        url, url, size, size,
+        url,
+        url,
+        size,
+        size,
     )
 
 
@@ -83,7 +86,15 @@ def _content_html(parts):
 
 @admin.register(Pair)
 class PairAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "project", "task", "status", "label", "decided_by", "rating_count"]
+    list_display = [
+        "external_id",
+        "project",
+        "task",
+        "status",
+        "label",
+        "decided_by",
+        "rating_count",
+    ]
     list_filter = ["project", "task__kind", "status", "decided_by", "same_model"]
     search_fields = ["external_id"]
     list_select_related = ["project", "task"]

@@ -66,6 +66,9 @@ class JudgeRun(models.Model):
             models.CheckConstraint(condition=Q(samples__gte=1), name="judge_run_samples_ge_1"),
         ]
 
+    def __str__(self) -> str:
+        return f"run {self.pk} of {self.judge} on {self.project}"
+
 
 class Verdict(models.Model):
     """A judge's answer on one pair, in one presentation order, for one sample.
@@ -92,7 +95,10 @@ class Verdict(models.Model):
     )
     order = models.CharField(max_length=8, choices=Order.choices)
     sample = models.PositiveSmallIntegerField(default=0)
-    choice = models.CharField(max_length=8, choices=Choice.choices, null=True, blank=True)
+    # NULL, not "": a failed call has no answer at all (see the constraint below).
+    choice = models.CharField(  # noqa: DJ001
+        max_length=8, choices=Choice.choices, null=True, blank=True
+    )
     raw_output = models.TextField(blank=True)
     error = models.TextField(blank=True)
     template_version = models.PositiveIntegerField(null=True, blank=True)
@@ -120,3 +126,8 @@ class Verdict(models.Model):
                 name="verdict_choice_xor_error",
             ),
         ]
+
+    def __str__(self) -> str:
+        return (
+            f"{self.judge} · {self.pair} · {self.order}#{self.sample}: {self.choice or self.error}"
+        )

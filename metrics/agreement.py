@@ -18,9 +18,7 @@ def side_of(score: float, center: float) -> Side:
     return ""
 
 
-def krippendorff_alpha(
-    scores_by_unit: Iterable[list[int]], scale: int, level: str
-) -> float | None:
+def krippendorff_alpha(scores_by_unit: Iterable[list[int]], scale: int, level: str) -> float | None:
     """Krippendorff's alpha of scores on 1..scale, one list of scores per unit (pair).
 
     Only units with two or more scores are pairable. With no pairable unit, or a single value

@@ -76,7 +76,9 @@ def _load_json(text: str) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ImportFailed(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise ImportFailed(
+            f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
 
 
 def _json_list(text: str) -> Iterator[tuple[int, object]]:
@@ -110,7 +112,9 @@ def _external_id(obj: dict, key: str, number: int) -> str:
     value = _require(obj, key, (str, int), number)
     value = str(value).strip()
     if not value or len(value) > 255:
-        raise ImportFailed(f"field {key!r} must be a non-empty id of at most 255 characters", number)
+        raise ImportFailed(
+            f"field {key!r} must be a non-empty id of at most 255 characters", number
+        )
     return value
 
 
@@ -192,8 +196,12 @@ def _mmrb2_pair(obj: object, number: int, default_scale: int) -> PairRecord:
         unknown = set(annotations) - {"response_a_ratings", "response_b_ratings"}
         if unknown:
             raise ImportFailed(f"human_annotations has unknown keys {sorted(unknown)}", number)
-        response_a.grades = _grades(annotations.get("response_a_ratings", []), "response_a_ratings", number)
-        response_b.grades = _grades(annotations.get("response_b_ratings", []), "response_b_ratings", number)
+        response_a.grades = _grades(
+            annotations.get("response_a_ratings", []), "response_a_ratings", number
+        )
+        response_b.grades = _grades(
+            annotations.get("response_b_ratings", []), "response_b_ratings", number
+        )
     elif annotations is not None:
         scores = _scores(annotations, scale, number)
     return PairRecord(

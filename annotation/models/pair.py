@@ -31,7 +31,9 @@ class Pair(models.Model):
         ADJUDICATION = "adjudication", "Adjudication"
         IMPORTED = "imported", "Imported label"
 
-    project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="pairs")
+    project = models.ForeignKey(
+        "annotation.Project", on_delete=models.CASCADE, related_name="pairs"
+    )
     task = models.ForeignKey("annotation.Task", on_delete=models.PROTECT, related_name="pairs")
     external_id = models.CharField(max_length=255)
     prompt = models.ForeignKey("annotation.Prompt", on_delete=models.PROTECT, related_name="pairs")
@@ -70,7 +72,13 @@ class Pair(models.Model):
             models.CheckConstraint(
                 condition=Q(
                     status__in=[
-                        "candidate", "easy", "queued", "in_progress", "complete", "kept", "dropped",
+                        "candidate",
+                        "easy",
+                        "queued",
+                        "in_progress",
+                        "complete",
+                        "kept",
+                        "dropped",
                     ]
                 ),
                 name="pair_status_valid",
@@ -113,3 +121,6 @@ class Adjudication(models.Model):
                 name="adjudication_decision_valid",
             ),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.pair} → {self.decision}"

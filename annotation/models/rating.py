@@ -12,7 +12,9 @@ class Assignment(models.Model):
         SKIPPED = "skipped", "Skipped"
         EXPIRED = "expired", "Expired"
 
-    pair = models.ForeignKey("annotation.Pair", on_delete=models.CASCADE, related_name="assignments")
+    pair = models.ForeignKey(
+        "annotation.Pair", on_delete=models.CASCADE, related_name="assignments"
+    )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments"
     )
@@ -25,13 +27,18 @@ class Assignment(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["pair", "annotator"], name="assignment_one_per_annotator"),
+            models.UniqueConstraint(
+                fields=["pair", "annotator"], name="assignment_one_per_annotator"
+            ),
             models.CheckConstraint(
                 condition=Q(status__in=["leased", "submitted", "skipped", "expired"]),
                 name="assignment_status_valid",
             ),
         ]
         indexes = [models.Index(fields=["annotator", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.pair} · {self.annotator} · {self.status}"
 
 
 class Rating(models.Model):
@@ -66,6 +73,9 @@ class Rating(models.Model):
             models.UniqueConstraint(fields=["pair", "annotator"], name="rating_one_per_annotator"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.pair} · {self.annotator}: {self.overall}/{self.scale}"
+
 
 class AspectScore(models.Model):
     """A rating's score on one aspect of its task, canonical like `Rating.overall`."""
@@ -82,3 +92,6 @@ class AspectScore(models.Model):
                 condition=Q(score__gte=1, score__lte=F("scale")), name="aspect_score_in_scale"
             ),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.aspect}: {self.score}/{self.scale}"

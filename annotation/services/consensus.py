@@ -68,14 +68,23 @@ def pair_decide(pair: Pair, scores: list[int], adjudication: Adjudication | None
         pair.decided_by = Pair.DecidedBy.NONE
 
 
-DECIDED_FIELDS = ["rating_count", "consensus_mean", "consensus_span", "label", "status", "decided_by"]
+DECIDED_FIELDS = [
+    "rating_count",
+    "consensus_mean",
+    "consensus_span",
+    "label",
+    "status",
+    "decided_by",
+]
 
 
 def pairs_decide(pairs: list[Pair], project: Project) -> None:
     """Recompute and save the derived columns of many pairs with three queries."""
     ids = [pair.id for pair in pairs]
     scores: dict[int, list[int]] = defaultdict(list)
-    for pair_id, overall in Rating.objects.filter(pair_id__in=ids).values_list("pair_id", "overall"):
+    for pair_id, overall in Rating.objects.filter(pair_id__in=ids).values_list(
+        "pair_id", "overall"
+    ):
         scores[pair_id].append(overall)
     latest: dict[int, Adjudication] = {}
     for adjudication in Adjudication.objects.filter(pair_id__in=ids).order_by("created_at", "id"):

@@ -24,8 +24,8 @@ from annotation.importing.errors import ImportFailed
 from annotation.importing.formats import MMRB2_SCALE, PairRecord, read_records
 from annotation.importing.images import CheckedImage, ImageFolder, ImageRejected
 from annotation.models import (
-    Assignment,
     Asset,
+    Assignment,
     Generator,
     Pair,
     Project,
@@ -108,9 +108,9 @@ def pairs_import(
     written_files: list[Path] = []
     try:
         with transaction.atomic():
-            project, created = project_get_or_create(
-                project_slug, scale_points=file_scale or None
-            )
+            project, _ = project_get_or_create(project_slug, scale_points=file_scale or None)
+            # Imports into one project take turns: each sees what the previous one committed.
+            project = Project.objects.select_for_update().get(pk=project.pk)
             if file_scale and project.scale_points != file_scale and _has_scores(prepared):
                 raise ImportFailed(
                     f"the file's scores are on a 1..{file_scale} scale but project "
@@ -121,8 +121,7 @@ def pairs_import(
             _write_assets(images, new_records, summary, written_files)
             _write_pairs(project, task, new_records, summary, as_candidates)
     except BaseException:
-        for file_path in written_files:
-            file_path.unlink(missing_ok=True)
+        _remove_orphans(written_files)
         raise
     summary.seconds = time.perf_counter() - started
     return summary
@@ -173,10 +172,15 @@ def _prepare(record: PairRecord, task_slug: str, folder, images) -> _Prepared:
     prompt_fingerprint = _digest([record.prompt_source, record.prompt_metadata, prompt_content])
     fingerprint = _digest(
         [
-            task_slug, record.external_id, prompt_fingerprint,
+            task_slug,
+            record.external_id,
+            prompt_fingerprint,
             [record.response_a.model_name, content_a, record.response_a.grades],
             [record.response_b.model_name, content_b, record.response_b.grades],
-            record.chosen, record.scores, record.scale, record.metadata,
+            record.chosen,
+            record.scores,
+            record.scale,
+            record.metadata,
         ]
     )
     return _Prepared(record, prompt_content, content_a, content_b, prompt_fingerprint, fingerprint)
@@ -251,7 +255,22 @@ def _write_assets(images: dict[str, CheckedImage], new_records, summary, written
                 size_bytes=image.size_bytes,
             )
         )
-    Asset.objects.bulk_create(assets, batch_size=_BATCH)
+    # ignore_conflicts: an import into another project may add the same image concurrently.
+    Asset.objects.bulk_create(assets, batch_size=_BATCH, ignore_conflicts=True)
+
+
+def _remove_orphans(written_files: list[Path]) -> None:
+    """After a rollback, remove the files this import wrote, unless a concurrent import has
+    since committed an asset for the same bytes."""
+    if not written_files:
+        return
+    by_hash = {path.stem: path for path in written_files}
+    referenced = set(
+        Asset.objects.filter(sha256__in=list(by_hash)).values_list("sha256", flat=True)
+    )
+    for sha256, path in by_hash.items():
+        if sha256 not in referenced:
+            path.unlink(missing_ok=True)
 
 
 def _copy_verified(image: CheckedImage, target: Path) -> None:

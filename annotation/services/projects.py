@@ -1,5 +1,7 @@
 """Creating projects and tasks the way the command line names them (DESIGN.md §7)."""
 
+from django.db import IntegrityError, transaction
+
 from annotation.models import Project, Task
 
 TASK_KINDS = {choice.value for choice in Task.Kind}
@@ -42,7 +44,11 @@ def project_get_or_create(slug: str, *, scale_points: int | None = None) -> tupl
     if scale_points:
         project.scale_points = scale_points
     project.full_clean()
-    project.save()
+    try:
+        with transaction.atomic():
+            project.save()
+    except IntegrityError:  # created meanwhile by a concurrent command
+        return Project.objects.get(slug=slug), False
     return project, True
 
 
@@ -54,5 +60,9 @@ def task_get_or_create(project: Project, slug: str) -> Task:
     kind = slug if slug in TASK_KINDS else Task.Kind.OTHER
     task = Task(project=project, slug=slug, name=slug, kind=kind, aspects=default_aspects(kind))
     task.full_clean(exclude=["project"])
-    task.save()
+    try:
+        with transaction.atomic():
+            task.save()
+    except IntegrityError:  # created meanwhile by a concurrent command
+        return Task.objects.get(project=project, slug=slug)
     return task

@@ -53,7 +53,9 @@ def verdicts_import(
     rows = []
     for number, (external_id, entry) in enumerate(predictions.items(), start=1):
         if not isinstance(entry, dict):
-            raise ImportFailed(f"pair {external_id!r}: expected an object with forward/reverse", number)
+            raise ImportFailed(
+                f"pair {external_id!r}: expected an object with forward/reverse", number
+            )
         for order in _ORDERS:
             samples = entry.get(order, [])
             if not isinstance(samples, list):

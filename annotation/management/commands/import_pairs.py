@@ -40,7 +40,9 @@ class Command(BaseCommand):
         except ImportFailed as exc:
             raise CommandError(f"import failed, nothing written: {exc}") from None
         except ValidationError as exc:
-            raise CommandError(f"import failed, nothing written: {'; '.join(exc.messages)}") from None
+            raise CommandError(
+                f"import failed, nothing written: {'; '.join(exc.messages)}"
+            ) from None
         result = summary.as_dict()
         if options["json"]:
             self.stdout.write(json.dumps(result))

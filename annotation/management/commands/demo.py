@@ -1,0 +1,37 @@
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.demo import DEFAULT_PASSWORD, demo_seed
+from annotation.importing.errors import ImportFailed
+
+
+class Command(BaseCommand):
+    help = (
+        "Create or refresh the demo project: four tasks of generated image pairs queued for "
+        "annotation, three annotators and a lead. Safe to run again; prints the logins."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--password",
+            default=DEFAULT_PASSWORD,
+            help=f"password of every demo user, set again on each run (default {DEFAULT_PASSWORD})",
+        )
+
+    def handle(self, *args, **options):
+        password = options["password"]
+        if not password:
+            raise CommandError("--password must not be empty")
+        try:
+            result = demo_seed(password)
+        except ImportFailed as exc:
+            raise CommandError(f"demo import failed: {exc}") from None
+        except ValidationError as exc:
+            raise CommandError(f"demo setup failed: {'; '.join(exc.messages)}") from None
+        write = self.stdout.write
+        write(f"Demo project {result['project']!r} is ready at {result['url']}")
+        for task, count in result["pairs"].items():
+            write(f"  {task:<12} {count:>3} pairs ({result['new_pairs'][task]} new)")
+        write(f"Log in with password {password!r} as:")
+        write(f"  {', '.join(result['annotators'])}  (annotators)")
+        write(f"  {result['lead']}  (lead; staff, so {result['url']}admin/ is reachable)")
