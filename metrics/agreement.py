@@ -27,14 +27,17 @@ def krippendorff_alpha(scores_by_unit: Iterable[list[int]], scale: int, level: s
     pairable = [unit for unit in scores_by_unit if len(unit) >= 2]
     if not pairable or len({score for unit in pairable for score in unit}) < 2:
         return None
-    counts = np.zeros((len(pairable), scale), dtype=np.float64)
+    # Sized to the largest score too: a project whose K was lowered after rating must still
+    # report rather than crash.
+    width = max(scale, max(score for unit in pairable for score in unit))
+    counts = np.zeros((len(pairable), width), dtype=np.float64)
     for row, unit in enumerate(pairable):
         for score in unit:
             counts[row, score - 1] += 1
     with np.errstate(divide="ignore", invalid="ignore"):
         value = krippendorff.alpha(
             value_counts=counts,
-            value_domain=list(range(1, scale + 1)),
+            value_domain=list(range(1, width + 1)),
             level_of_measurement=level,
         )
     return float(value) if math.isfinite(value) else None

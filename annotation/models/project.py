@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
@@ -52,6 +53,20 @@ class Project(models.Model):
 
     def __str__(self) -> str:
         return self.name or self.slug
+
+    def clean(self):
+        # Stored ratings are canonical on the K they were made with; a new K would silently
+        # change what they mean.
+        if self.pk is None:
+            return
+        stored_k = Project.objects.filter(pk=self.pk).values_list("scale_points", flat=True).first()
+        if (
+            stored_k not in (None, self.scale_points)
+            and self.pairs.filter(ratings__isnull=False).exists()
+        ):
+            raise ValidationError(
+                {"scale_points": f"ratings exist on the {stored_k}-point scale; K cannot change"}
+            )
 
     @property
     def center(self) -> float:
