@@ -17,6 +17,34 @@ from annotation.models import (
 )
 
 
+class LeadScopedAdmin(admin.ModelAdmin):
+    """Leads see and edit only the rows of projects they lead; superusers see everything."""
+
+    project_path = "project"  # lookup from this model to its Project
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        prefix = f"{self.project_path}__" if self.project_path else ""
+        return queryset.filter(
+            **{
+                f"{prefix}memberships__user": request.user,
+                f"{prefix}memberships__role": Membership.Role.LEAD,
+            }
+        ).distinct()
+
+
+class SuperuserOnlyAdmin(admin.ModelAdmin):
+    """Shared across projects (images by hash, generator names): not a lead's to browse."""
+
+    def has_module_permission(self, request):
+        return request.user.is_superuser
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+
 class TaskInline(admin.TabularInline):
     model = Task
     extra = 0
@@ -31,14 +59,15 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(Project)
-class ProjectAdmin(admin.ModelAdmin):
+class ProjectAdmin(LeadScopedAdmin):
+    project_path = ""
     list_display = ["slug", "name", "scale_points", "annotators_per_pair", "max_span"]
     search_fields = ["slug", "name"]
     inlines = [TaskInline, MembershipInline]
 
 
 @admin.register(Task)
-class TaskAdmin(admin.ModelAdmin):
+class TaskAdmin(LeadScopedAdmin):
     list_display = ["slug", "project", "kind"]
     list_filter = ["kind", "project"]
 
@@ -56,7 +85,7 @@ def _thumbnail(asset: Asset, size: int = 96):
 
 
 @admin.register(Asset)
-class AssetAdmin(admin.ModelAdmin):
+class AssetAdmin(SuperuserOnlyAdmin):
     list_display = ["thumbnail", "sha256", "format", "width", "height", "size_bytes"]
     search_fields = ["sha256"]
     readonly_fields = ["thumbnail", "sha256", "format", "width", "height", "size_bytes", "file"]
@@ -85,7 +114,7 @@ def _content_html(parts):
 
 
 @admin.register(Pair)
-class PairAdmin(admin.ModelAdmin):
+class PairAdmin(LeadScopedAdmin):
     list_display = [
         "external_id",
         "project",
@@ -115,7 +144,7 @@ class PairAdmin(admin.ModelAdmin):
 
 
 @admin.register(Prompt)
-class PromptAdmin(admin.ModelAdmin):
+class PromptAdmin(LeadScopedAdmin):
     list_display = ["id", "project", "source"]
     list_filter = ["project"]
     readonly_fields = ["content_view"]
@@ -126,7 +155,8 @@ class PromptAdmin(admin.ModelAdmin):
 
 
 @admin.register(Response)
-class ResponseAdmin(admin.ModelAdmin):
+class ResponseAdmin(LeadScopedAdmin):
+    project_path = "pairs_as_a__project"
     list_display = ["id", "generator"]
     readonly_fields = ["content_view"]
     list_select_related = ["generator"]
@@ -137,25 +167,28 @@ class ResponseAdmin(admin.ModelAdmin):
 
 
 @admin.register(Generator)
-class GeneratorAdmin(admin.ModelAdmin):
+class GeneratorAdmin(SuperuserOnlyAdmin):
     search_fields = ["name"]
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(LeadScopedAdmin):
+    project_path = "pair__project"
     list_display = ["pair", "annotator", "status", "swapped", "lease_expires_at"]
     list_filter = ["status"]
     raw_id_fields = ["pair", "annotator"]
 
 
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(LeadScopedAdmin):
+    project_path = "pair__project"
     list_display = ["pair", "annotator", "overall", "scale", "imported", "created_at"]
     list_filter = ["imported"]
     raw_id_fields = ["assignment", "pair", "annotator"]
 
 
 @admin.register(Adjudication)
-class AdjudicationAdmin(admin.ModelAdmin):
+class AdjudicationAdmin(LeadScopedAdmin):
+    project_path = "pair__project"
     list_display = ["pair", "decision", "lead", "created_at"]
     raw_id_fields = ["pair"]

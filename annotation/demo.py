@@ -24,6 +24,7 @@ from annotation.demo_scenes import (
     t2i_scene,
 )
 from annotation.models import Membership, Pair, Project, Rating, Task
+from annotation.services.members import membership_set
 from annotation.services.pair_import import pairs_import
 from annotation.services.projects import default_aspects
 
@@ -153,7 +154,7 @@ def _users(project: Project, password: str) -> None:
         user.is_staff = role == Membership.Role.LEAD
         user.set_password(password)
         user.save()
-        Membership.objects.update_or_create(user=user, project=project, defaults={"role": role})
+        membership_set(user, project, role)
 
 
 def demo_seed(password: str = DEFAULT_PASSWORD, *, pairs_per_task: int = PAIRS_PER_TASK) -> dict:

@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from annotation.admin import LeadScopedAdmin
 from judging.models import Judge, JudgeRun, Verdict
 
 
@@ -10,13 +11,14 @@ class JudgeAdmin(admin.ModelAdmin):
 
 
 @admin.register(JudgeRun)
-class JudgeRunAdmin(admin.ModelAdmin):
+class JudgeRunAdmin(LeadScopedAdmin):
     list_display = ["id", "judge", "project", "task", "status", "created_at"]
     list_filter = ["status", "judge"]
 
 
 @admin.register(Verdict)
-class VerdictAdmin(admin.ModelAdmin):
+class VerdictAdmin(LeadScopedAdmin):
+    project_path = "pair__project"
     list_display = ["pair", "judge", "order", "sample", "choice", "error"]
     list_filter = ["judge", "order", "choice"]
     raw_id_fields = ["pair", "run"]

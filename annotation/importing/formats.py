@@ -63,7 +63,10 @@ def read_records(path: Path, file_format: str) -> Iterator[PairRecord]:
 
 
 def _jsonl_objects(text: str) -> Iterator[tuple[int, object]]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Split on "\n" only: str.splitlines() would also cut at U+2028 and friends, which JSON
+    # allows raw inside strings.
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         try:

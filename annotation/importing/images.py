@@ -43,7 +43,8 @@ class ImageFolder:
         if self.root is None:
             raise ImageRejected(f"image {name!r} is referenced but no --images folder was given")
         relative = PurePosixPath(name.replace("\\", "/"))
-        if "\x00" in name or relative.is_absolute() or ".." in relative.parts or ":" in name:
+        windows_drive = len(name) > 1 and name[1] == ":" and name[0].isalpha()
+        if "\x00" in name or relative.is_absolute() or ".." in relative.parts or windows_drive:
             raise ImageRejected(f"image path {name!r} leaves the images folder")
         path = (self.root / relative).resolve()
         if not path.is_relative_to(self.root):  # a symlink pointing outside

@@ -61,7 +61,13 @@ def verdicts_import(
             if not isinstance(samples, list):
                 raise ImportFailed(f"pair {external_id!r}: {order!r} must be a list", number)
             for sample, item in enumerate(samples):
-                judgement = item.get("judgement") if isinstance(item, dict) else None
+                if not isinstance(item, dict):
+                    raise ImportFailed(
+                        f"pair {external_id!r}: {order}[{sample}] must be an object with "
+                        f"a 'judgement'",
+                        number,
+                    )
+                judgement = item.get("judgement")
                 choice, error = canonical_choice(judgement, order)
                 rows.append(
                     Verdict(
