@@ -19,8 +19,17 @@ def image_bytes(color=(0, 0, 0), size=(8, 8), fmt="PNG") -> bytes:
     return buffer.getvalue()
 
 
-def mmrb2_pair(pair_id: str, *, scores=(5, 6, 5), chosen="A", image_a="a.png", image_b="b.png",
-               prompt=None, model_a="gen-1", model_b="gen-2") -> dict:
+def mmrb2_pair(
+    pair_id: str,
+    *,
+    scores=(5, 6, 5),
+    chosen="A",
+    image_a="a.png",
+    image_b="b.png",
+    prompt=None,
+    model_a="gen-1",
+    model_b="gen-2",
+) -> dict:
     pair = {
         "id": pair_id,
         "prompt_source": "unit-test",
