@@ -128,7 +128,43 @@ class PairAdmin(LeadScopedAdmin):
     search_fields = ["external_id"]
     list_select_related = ["project", "task"]
     raw_id_fields = ["prompt", "response_a", "response_b"]
-    readonly_fields = ["prompt_view", "response_a_view", "response_b_view", "fingerprint"]
+    # The decision columns are derived by the consensus service: read-only here.
+    readonly_fields = [
+        "prompt_view",
+        "response_a_view",
+        "response_b_view",
+        "fingerprint",
+        "label",
+        "decided_by",
+        "reference_label",
+        "rating_count",
+        "consensus_mean",
+        "consensus_span",
+    ]
+    fieldsets = [
+        (None, {"fields": ["external_id", "project", "task", "status", "source", "metadata"]}),
+        ("Content", {"fields": ["prompt_view", "response_a_view", "response_b_view"]}),
+        (
+            "Decision",
+            {
+                "fields": [
+                    "label",
+                    "decided_by",
+                    "reference_label",
+                    "rating_count",
+                    "consensus_mean",
+                    "consensus_span",
+                ]
+            },
+        ),
+        (
+            "Records",
+            {
+                "classes": ["collapse"],
+                "fields": ["prompt", "response_a", "response_b", "same_model", "fingerprint"],
+            },
+        ),
+    ]
 
     @admin.display(description="prompt")
     def prompt_view(self, pair):

@@ -104,6 +104,10 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT") or VAR_DIR / "staticfiles")
 # Serve straight from the app folders until collectstatic has run (embedded mode).
 WHITENOISE_USE_FINDERS = True
+try:  # WhiteNoise warns on every start when the folder is missing
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+except OSError:
+    pass
 
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or VAR_DIR / "media")
 MEDIA_URL = "media/"

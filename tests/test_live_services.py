@@ -5,7 +5,7 @@ import os
 import threading
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 
 from annotation.models import Assignment, Pair, Rating
 from annotation.services.pair_import import pairs_import
@@ -95,6 +95,9 @@ def browser_page():
         page.console_errors = errors
         yield page
         browser.close()
+        # ORM calls made while Playwright's loop runs get their own connections (Django's
+        # connections are context-local); close them here, in that context.
+        connections.close_all()
     os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
