@@ -5,6 +5,7 @@ With DATABASE_URL / REDIS_URL set: PostgreSQL and Redis. `config.production` tig
 for a deployment (`manage.py check --deploy` is clean there).
 """
 
+import contextlib
 import secrets
 from pathlib import Path
 
@@ -104,10 +105,8 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT") or VAR_DIR / "staticfiles")
 # Serve straight from the app folders until collectstatic has run (embedded mode).
 WHITENOISE_USE_FINDERS = True
-try:  # WhiteNoise warns on every start when the folder is missing
+with contextlib.suppress(OSError):  # WhiteNoise warns on every start when it is missing
     STATIC_ROOT.mkdir(parents=True, exist_ok=True)
-except OSError:
-    pass
 
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or VAR_DIR / "media")
 MEDIA_URL = "media/"
