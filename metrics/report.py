@@ -3,7 +3,7 @@ queries whatever the size of the project."""
 
 from collections import defaultdict
 
-from django.db.models import Count, Max
+from django.db.models import Count
 
 from annotation.models import AspectScore, Pair, Project, Rating
 from judging.models import Verdict
@@ -79,17 +79,13 @@ def project_report(project: Project) -> dict:
         scores[task_id][pair_id].append(overall)
 
     verdicts: dict = defaultdict(lambda: defaultdict(list))
+    samples: dict = defaultdict(int)  # samples per order each judge was asked for
     verdict_rows = Verdict.objects.filter(pair__project=project).values_list(
         "judge__name", "pair__task_id", "pair_id", "order", "sample", "choice"
     )
     for judge, task_id, pair_id, order, sample, choice in verdict_rows:
         verdicts[judge][task_id].append((pair_id, order, sample, choice))
-    samples = dict(
-        Verdict.objects.filter(pair__project=project)
-        .values_list("judge__name")
-        .annotate(top=Max("sample"))
-        .order_by()
-    )
+        samples[judge] = max(samples[judge], sample + 1)
     aspects = _aspect_agreement(project)
 
     report_tasks = {}
@@ -100,7 +96,7 @@ def project_report(project: Project) -> dict:
         for judge in sorted(verdicts):
             if task.id not in verdicts[judge]:
                 continue
-            stats = judge_task_stats(verdicts[judge][task.id], labels[task.id], samples[judge] + 1)
+            stats = judge_task_stats(verdicts[judge][task.id], labels[task.id], samples[judge])
             judges[judge] = {key: _rounded(value) for key, value in stats.as_dict().items()}
             judge_accuracies[judge].append(stats.accuracy)
         report_tasks[task.slug] = {

@@ -1,6 +1,8 @@
 """Image files named by pair records: safe path resolution and a strict Pillow check."""
 
 import hashlib
+import io
+import warnings
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -66,9 +68,6 @@ class ImageFolder:
 
 def inspect_image_bytes(data: bytes, name: str, allowed_formats, max_pixels: int) -> dict:
     """Identify, bound and fully decode an image; any doubt is a rejection."""
-    import io
-    import warnings
-
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)

@@ -4,6 +4,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from annotation.models import Adjudication, Pair, Project, Rating
+from metrics.agreement import side_of
 
 _EPSILON = 1e-9  # means like 10/3 must not fall out of a closed band by rounding
 
@@ -16,15 +17,6 @@ class Consensus:
     keep: bool
 
 
-def score_side(score: float, center: float) -> str:
-    """Which response a canonical score prefers: "A", "B" or "" (no preference)."""
-    if score > center:
-        return "A"
-    if score < center:
-        return "B"
-    return ""
-
-
 def consensus_of(scores: list[int], project: Project) -> Consensus:
     """Mean, span and label of a complete pair, and whether the project's rules keep it:
     dropped when span > max span or when the mean lies in centre ± half width (inclusive)."""
@@ -34,7 +26,7 @@ def consensus_of(scores: list[int], project: Project) -> Consensus:
     return Consensus(
         mean=mean,
         span=span,
-        label=score_side(mean, project.center),
+        label=side_of(mean, project.center),
         keep=span <= project.max_span and not ambiguous,
     )
 
