@@ -1,8 +1,15 @@
 """Reads for pages and commands: ready querysets, no writes."""
 
-from django.db.models import QuerySet
+from dataclasses import dataclass
+from datetime import datetime
 
-from annotation.models import Membership, Project
+from django.db.models import Count, QuerySet
+from django.http import Http404
+
+from annotation.models import Asset, Assignment, Membership, Project, Task
+from annotation.services.assignments import OPEN_STATUSES, claimable_pairs
+
+RECENT_EDITABLE = 5  # how many of their latest submissions an annotator can reopen
 
 
 def projects_for_user(user) -> QuerySet[Project]:
@@ -12,4 +19,124 @@ def projects_for_user(user) -> QuerySet[Project]:
 
 
 def memberships_for_user(user) -> QuerySet[Membership]:
-    return Membership.objects.filter(user=user).select_related("project").order_by("project__slug")
+    return (
+        Membership.objects.filter(user=user)
+        .select_related("project")
+        .prefetch_related("tasks")
+        .order_by("project__slug")
+    )
+
+
+def tasks_for_membership(membership: Membership) -> list[Task]:
+    """The tasks a member may annotate: those the membership names, else all of the project's."""
+    limited = list(membership.tasks.all())
+    if limited:
+        return sorted(limited, key=lambda task: task.slug)
+    return list(Task.objects.filter(project=membership.project).order_by("slug"))
+
+
+def task_for_annotator(user, project_slug: str, task_slug: str) -> Task:
+    """A task the user may annotate, or 404."""
+    membership = (
+        Membership.objects.filter(user=user, project__slug=project_slug)
+        .select_related("project")
+        .first()
+    )
+    if membership is None:
+        raise Http404("no such task")
+    for task in tasks_for_membership(membership):
+        if task.slug == task_slug:
+            task.project = membership.project
+            return task
+    raise Http404("no such task")
+
+
+@dataclass(frozen=True)
+class TaskProgress:
+    task: Task
+    done: int  # pairs this annotator rated
+    remaining: int  # pairs still open to them
+
+    @property
+    def percent(self) -> int:
+        total = self.done + self.remaining
+        return round(100 * self.done / total) if total else 100
+
+
+def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgress]:
+    """Rated / remaining per task, with two queries whatever the number of tasks."""
+    if not tasks:
+        return []
+    done = dict(
+        Assignment.objects.filter(
+            annotator=user, status=Assignment.Status.SUBMITTED, pair__task__in=tasks
+        )
+        .values("pair__task")
+        .annotate(n=Count("id"))
+        .values_list("pair__task", "n")
+    )
+    leased = dict(
+        Assignment.objects.filter(
+            annotator=user,
+            status=Assignment.Status.LEASED,
+            pair__task__in=tasks,
+            pair__status__in=OPEN_STATUSES,
+        )
+        .values("pair__task")
+        .annotate(n=Count("id"))
+        .values_list("pair__task", "n")
+    )
+    claimable = dict(
+        claimable_pairs(user, now)
+        .filter(task__in=tasks)
+        .values("task")
+        .annotate(n=Count("id"))
+        .values_list("task", "n")
+    )
+    return [
+        TaskProgress(task, done.get(task.pk, 0), claimable.get(task.pk, 0) + leased.get(task.pk, 0))
+        for task in tasks
+    ]
+
+
+def assignment_for_annotator(user, assignment_id: int) -> Assignment:
+    """One of the user's own assignments, with everything the annotate page shows, or 404.
+    A user who left the project loses access to its assignments too."""
+    assignment = (
+        Assignment.objects.filter(
+            pk=assignment_id, annotator=user, pair__project__memberships__user=user
+        )
+        .select_related(
+            "pair__project",
+            "pair__task",
+            "pair__prompt",
+            "pair__response_a",
+            "pair__response_b",
+            "rating",
+        )
+        .prefetch_related("rating__aspect_scores")
+        .first()
+    )
+    if assignment is None:
+        raise Http404("no such assignment")
+    return assignment
+
+
+def recent_submissions(user, task: Task) -> list[Assignment]:
+    """The annotator's latest submissions in the task whose pairs are still open."""
+    return list(
+        Assignment.objects.filter(
+            annotator=user,
+            status=Assignment.Status.SUBMITTED,
+            pair__task=task,
+            pair__status__in=OPEN_STATUSES,
+        )
+        .select_related("rating")
+        .order_by("-submitted_at", "-id")[:RECENT_EDITABLE]
+    )
+
+
+def assets_by_sha(shas: set[str]) -> dict[str, Asset]:
+    if not shas:
+        return {}
+    return {asset.sha256: asset for asset in Asset.objects.filter(sha256__in=shas)}

@@ -1,4 +1,5 @@
 from annotation.models.content import Asset, Generator, Prompt, Response
+from annotation.models.flag import Flag
 from annotation.models.pair import Adjudication, Pair, Side
 from annotation.models.project import Membership, Project, Task
 from annotation.models.rating import AspectScore, Assignment, Rating
@@ -8,6 +9,7 @@ __all__ = [
     "AspectScore",
     "Asset",
     "Assignment",
+    "Flag",
     "Generator",
     "Membership",
     "Pair",

@@ -1,0 +1,194 @@
+"""Handing pairs to annotators (DESIGN.md §4.3).
+
+Rules: every open pair gets N distinct annotators; nobody sees the same pair twice (not even
+after a skip); at most N live-or-submitted assignments per pair; a lease that expires gives
+its slot back; partly rated pairs go first so that pairs complete early.
+
+Concurrency: a claim locks the pair row (`SELECT … FOR UPDATE SKIP LOCKED` on PostgreSQL, so
+claimers never wait on each other) and recounts the pair's live assignments with a fresh
+statement before inserting; every write that can add a live assignment holds that lock. On
+SQLite, transactions are IMMEDIATE and so already serialised. The unique constraints on
+(pair, annotator) remain the last line of defence.
+"""
+
+import random
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from annotation.models import Assignment, Flag, Pair, Task
+
+OPEN_STATUSES = (Pair.Status.QUEUED, Pair.Status.IN_PROGRESS)
+_CLAIM_ATTEMPTS = 5
+
+
+class AssignmentClosed(Exception):
+    """The assignment can no longer take this action; the message says why, for the user."""
+
+
+def live_assignments(now: datetime) -> Q:
+    """Assignments that hold one of a pair's N slots."""
+    return Q(status=Assignment.Status.SUBMITTED) | Q(
+        status=Assignment.Status.LEASED, lease_expires_at__gt=now
+    )
+
+
+def claimable_pairs(user, now: datetime) -> QuerySet[Pair]:
+    """Open pairs that still have a free slot and that the user never had (filter by task)."""
+    live_count = (
+        Assignment.objects.filter(live_assignments(now), pair=OuterRef("pk"))
+        .order_by()
+        .values("pair")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    mine = Assignment.objects.filter(pair=OuterRef("pk"), annotator=user)
+    return (
+        Pair.objects.filter(status__in=OPEN_STATUSES)
+        .alias(live=Coalesce(Subquery(live_count, output_field=IntegerField()), 0))
+        .filter(live__lt=F("project__annotators_per_pair"))
+        .filter(~Exists(mine))
+    )
+
+
+def _lease_end(task: Task, now: datetime) -> datetime:
+    return now + timedelta(minutes=task.project.lease_minutes)
+
+
+def pair_has_free_slot(pair: Pair | int, now: datetime, *, excluding: Assignment | None = None):
+    """Recount with a fresh statement; call with the pair row locked."""
+    pair_id = pair if isinstance(pair, int) else pair.pk
+    live = Assignment.objects.filter(live_assignments(now), pair_id=pair_id)
+    if excluding is not None:
+        live = live.exclude(pk=excluding.pk)
+    limit = Pair.objects.filter(pk=pair_id).values_list("project__annotators_per_pair", flat=True)
+    return live.count() < limit.get()
+
+
+def _balanced_side(pair_id: int) -> bool:
+    """`swapped` for a new assignment: the less used side of this pair, else a coin toss,
+    so that the position of A averages out across the pair's annotators."""
+    sides = dict(
+        Assignment.objects.filter(pair_id=pair_id)
+        .values("swapped")
+        .annotate(n=Count("id"))
+        .values_list("swapped", "n")
+    )
+    swapped, straight = sides.get(True, 0), sides.get(False, 0)
+    if swapped != straight:
+        return swapped < straight
+    return random.random() < 0.5
+
+
+def _resume(user, task: Task, now: datetime) -> Assignment | None:
+    """The user's current lease in the task, renewed; an expired one only if its slot is free."""
+    leases = Assignment.objects.filter(
+        annotator=user, pair__task=task, status=Assignment.Status.LEASED
+    ).order_by("created_at", "id")
+    for lease in leases:
+        pair = Pair.objects.select_for_update().filter(pk=lease.pair_id).first()
+        still_open = pair is not None and pair.status in OPEN_STATUSES
+        if still_open and (
+            lease.lease_expires_at > now or pair_has_free_slot(pair, now, excluding=lease)
+        ):
+            lease.lease_expires_at = _lease_end(task, now)
+            lease.save(update_fields=["lease_expires_at"])
+            return lease
+        lease.status = Assignment.Status.EXPIRED
+        lease.save(update_fields=["status"])
+    return None
+
+
+def assignment_claim(user, task: Task, *, now: datetime | None = None) -> Assignment | None:
+    """The user's next assignment in the task (their current lease if they have one), or None
+    when nothing is left for them."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        current = _resume(user, task, now)
+        if current is not None:
+            return current
+        passed_over: list[int] = []
+        for _attempt in range(_CLAIM_ATTEMPTS):
+            pair_id = (
+                claimable_pairs(user, now)
+                .filter(task=task)
+                .exclude(pk__in=passed_over)
+                .order_by("-rating_count", "id")
+                .select_for_update(skip_locked=True, of=("self",))
+                .values_list("pk", flat=True)
+                .first()
+            )
+            if pair_id is None:
+                return None
+            # The candidate query's snapshot may predate a claim committed just before we
+            # took the lock: recount now that nobody else can add to this pair.
+            mine = Assignment.objects.filter(pair_id=pair_id, annotator=user).exists()
+            if mine or not pair_has_free_slot(pair_id, now):
+                passed_over.append(pair_id)
+                continue
+            return Assignment.objects.create(
+                pair_id=pair_id,
+                annotator=user,
+                swapped=_balanced_side(pair_id),
+                lease_expires_at=_lease_end(task, now),
+            )
+    return None
+
+
+def lock_own_assignment(assignment_id: int, user) -> tuple[Assignment, Pair]:
+    """Lock the user's assignment and its pair (pair first, the order every writer uses).
+    Raises Assignment.DoesNotExist when the assignment is not the user's."""
+    pair_id = (
+        Assignment.objects.filter(pk=assignment_id, annotator=user)
+        .values_list("pair_id", flat=True)
+        .get()
+    )
+    pair = (
+        Pair.objects.select_for_update(of=("self",))
+        .select_related("project", "task")
+        .get(pk=pair_id)
+    )
+    return Assignment.objects.select_for_update().get(pk=assignment_id), pair
+
+
+def assignment_skip(assignment_id: int, user, reason: str) -> Assignment:
+    """Give the pair back without rating it; the user will not get it again."""
+    reason = reason.strip()
+    if not reason:
+        raise AssignmentClosed("Say briefly why you skip this pair.")
+    with transaction.atomic():
+        assignment, _pair = lock_own_assignment(assignment_id, user)
+        if assignment.status == Assignment.Status.SKIPPED:
+            return assignment  # a repeated skip
+        if assignment.status == Assignment.Status.SUBMITTED:
+            raise AssignmentClosed("You already rated this pair; it cannot be skipped now.")
+        assignment.status = Assignment.Status.SKIPPED
+        assignment.skip_reason = reason[:2000]
+        assignment.save(update_fields=["status", "skip_reason"])
+        return assignment
+
+
+def assignment_flag(assignment_id: int, user, reason: str, note: str = "") -> Flag:
+    """Report the pair to the leads (broken or unsafe content) and skip it."""
+    if reason not in Flag.Reason.values:
+        raise AssignmentClosed("Choose why you flag this pair.")
+    with transaction.atomic():
+        assignment, _pair = lock_own_assignment(assignment_id, user)
+        existing = Flag.objects.filter(assignment=assignment).first()
+        if existing is not None:
+            return existing  # a repeated flag
+        if assignment.status == Assignment.Status.SUBMITTED:
+            raise AssignmentClosed("You already rated this pair; it cannot be flagged now.")
+        assignment.status = Assignment.Status.SKIPPED
+        assignment.skip_reason = f"flagged: {Flag.Reason(reason).label}"
+        assignment.save(update_fields=["status", "skip_reason"])
+        return Flag.objects.create(
+            pair_id=assignment.pair_id,
+            assignment=assignment,
+            reported_by=user,
+            reason=reason,
+            note=note.strip()[:2000],
+        )

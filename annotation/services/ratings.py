@@ -1,0 +1,180 @@
+"""Storing an annotator's rating, and deciding the pair when its N-th rating arrives.
+
+The form speaks of Left and Right: score 1 = Left much better … K = Right much better. Ratings
+are stored canonically (DESIGN.md §3: above the centre = A better); `swapped` says whether B
+was on the left.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Adjudication, AspectScore, Assignment, Pair, Rating
+from annotation.services.assignments import (
+    OPEN_STATUSES,
+    AssignmentClosed,
+    lock_own_assignment,
+    pair_has_free_slot,
+)
+from annotation.services.consensus import DECIDED_FIELDS, pair_decide
+
+MAX_ACTIVE_SECONDS = 6 * 3600  # a client clock gone wrong must not skew time-per-pair figures
+MAX_RATIONALE_CHARS = 10_000
+
+
+def to_canonical(form_score: int, scale: int, swapped: bool) -> int:
+    """Left/Right form score → canonical score; the mapping is its own inverse."""
+    return form_score if swapped else scale + 1 - form_score
+
+
+to_form = to_canonical
+
+
+class RatingInvalid(Exception):
+    def __init__(self, errors: dict[str, str]):
+        super().__init__("; ".join(f"{key}: {message}" for key, message in errors.items()))
+        self.errors = errors
+
+
+@dataclass
+class RatingInput:
+    """What the form sends, in Left/Right orientation, not yet checked."""
+
+    overall: str | int | None
+    aspects: dict[str, str | int | None] = field(default_factory=dict)
+    rationale: str = ""
+    active_seconds: str | float | None = None
+
+
+@dataclass(frozen=True)
+class CheckedRating:
+    overall: int
+    aspects: dict[str, int]
+    rationale: str
+    active_seconds: float | None
+
+
+def _score(value, scale: int) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        score = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"must be a whole number from 1 to {scale}") from None
+    if not 1 <= score <= scale:
+        raise ValueError(f"must be from 1 to {scale}")
+    return score
+
+
+def rating_check(data: RatingInput, scale: int, aspect_keys: list[str]) -> CheckedRating:
+    """Validate form input; aspects are optional, the overall score is not."""
+    errors: dict[str, str] = {}
+    overall = None
+    try:
+        overall = _score(data.overall, scale)
+        if overall is None:
+            errors["overall"] = "choose an overall preference"
+    except ValueError as error:
+        errors["overall"] = str(error)
+    aspects: dict[str, int] = {}
+    for key, value in data.aspects.items():
+        if key not in aspect_keys:
+            errors[f"aspect_{key}"] = "not an aspect of this task"
+            continue
+        try:
+            score = _score(value, scale)
+        except ValueError as error:
+            errors[f"aspect_{key}"] = str(error)
+            continue
+        if score is not None:
+            aspects[key] = score
+    if len(data.rationale) > MAX_RATIONALE_CHARS:
+        errors["rationale"] = f"keep it under {MAX_RATIONALE_CHARS} characters"
+    active = None
+    if data.active_seconds not in (None, ""):
+        try:
+            active = min(max(float(data.active_seconds), 0.0), MAX_ACTIVE_SECONDS)
+        except (TypeError, ValueError):
+            errors["active_seconds"] = "must be a number of seconds"
+        else:
+            if active != active:  # NaN
+                errors["active_seconds"] = "must be a number of seconds"
+    if errors:
+        raise RatingInvalid(errors)
+    return CheckedRating(overall, aspects, data.rationale.strip(), active)
+
+
+def _elapsed(assignment: Assignment, now: datetime) -> float:
+    """Server-side fallback for the active time (no JavaScript): time since the claim."""
+    return min(max((now - assignment.created_at).total_seconds(), 0.0), MAX_ACTIVE_SECONDS)
+
+
+def _unchanged(rating: Rating, canonical: int, aspects: dict[str, int], rationale: str) -> bool:
+    stored = {score.aspect: score.score for score in rating.aspect_scores.all()}
+    return (rating.overall, stored, rating.rationale) == (canonical, aspects, rationale)
+
+
+def rating_submit(
+    assignment_id: int, user, data: RatingInput, *, now: datetime | None = None
+) -> Rating:
+    """Store (or, while the pair is not complete, change) the user's rating of an assignment.
+    A repeated submit stores one rating. The N-th rating decides the pair in this transaction.
+    Raises Assignment.DoesNotExist for someone else's assignment, RatingInvalid for bad
+    input and AssignmentClosed when the assignment cannot take a rating any more."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        assignment, pair = lock_own_assignment(assignment_id, user)
+        scale, swapped = pair.project.scale_points, assignment.swapped
+        keys = [aspect["key"] for aspect in pair.task.aspects]
+        checked = rating_check(data, scale, keys)
+        canonical = to_canonical(checked.overall, scale, swapped)
+        aspects = {key: to_canonical(v, scale, swapped) for key, v in checked.aspects.items()}
+
+        if assignment.status == Assignment.Status.SKIPPED:
+            raise AssignmentClosed("You skipped this pair; it cannot be rated now.")
+        rating = Rating.objects.filter(assignment=assignment).first()
+        if rating is not None and pair.status not in OPEN_STATUSES:
+            if _unchanged(rating, canonical, aspects, checked.rationale):
+                return rating  # a repeated submit after the pair was decided
+            raise AssignmentClosed("This pair is complete; its ratings can no longer change.")
+        if rating is None:
+            if pair.status not in OPEN_STATUSES:
+                raise AssignmentClosed("This pair is no longer being annotated.")
+            lease_over = assignment.status == Assignment.Status.EXPIRED or (
+                assignment.lease_expires_at is not None and assignment.lease_expires_at <= now
+            )
+            if lease_over and not pair_has_free_slot(pair, now, excluding=assignment):
+                raise AssignmentClosed(
+                    "Your time on this pair ran out and it went to another annotator."
+                )
+            rating = Rating(
+                assignment=assignment, pair=pair, annotator=user, scale=scale, active_seconds=0
+            )
+        active = checked.active_seconds
+        rating.active_seconds += _elapsed(assignment, now) if active is None else active
+        rating.overall = canonical
+        rating.rationale = checked.rationale
+        rating.save()
+        AspectScore.objects.filter(rating=rating).delete()
+        AspectScore.objects.bulk_create(
+            AspectScore(rating=rating, aspect=key, scale=scale, score=score)
+            for key, score in aspects.items()
+        )
+        if assignment.status != Assignment.Status.SUBMITTED:
+            assignment.status = Assignment.Status.SUBMITTED
+            assignment.submitted_at = now
+            assignment.save(update_fields=["status", "submitted_at"])
+        _pair_update(pair)
+        return rating
+
+
+def _pair_update(pair: Pair) -> None:
+    """Derived columns after a rating: in progress until N ratings, then kept or dropped."""
+    scores = list(Rating.objects.filter(pair=pair).values_list("overall", flat=True))
+    adjudication = Adjudication.objects.filter(pair=pair).first()  # latest first
+    pair_decide(pair, scores, adjudication, pair.project)
+    if pair.status == Pair.Status.QUEUED:
+        pair.status = Pair.Status.IN_PROGRESS
+    pair.save(update_fields=[*DECIDED_FIELDS, "updated_at"])

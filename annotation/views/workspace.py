@@ -1,0 +1,111 @@
+"""What the annotate page shows for one assignment, blinded: no generator names, no external
+ids, no other annotator's rating, no judge verdict."""
+
+import json
+from datetime import datetime
+
+from annotation.models import Assignment, Flag
+from annotation.rendering import content_parts, guidelines_html, image_shas
+from annotation.selectors import annotator_progress, assets_by_sha, recent_submissions
+from annotation.services.assignments import OPEN_STATUSES
+from annotation.services.ratings import to_form
+
+_SEVEN_POINT_LABELS = [
+    "Left much better",
+    "Left better",
+    "Left slightly better",
+    "About the same",
+    "Right slightly better",
+    "Right better",
+    "Right much better",
+]
+
+
+def scale_labels(scale: int) -> list[tuple[int, str]]:
+    """(value, label) from 1 = Left much better to K = Right much better."""
+    if scale == 7:
+        return list(enumerate(_SEVEN_POINT_LABELS, start=1))
+    center = (scale + 1) / 2
+    labels = []
+    for value in range(1, scale + 1):
+        if value == center:
+            labels.append((value, "About the same"))
+        elif value == 1:
+            labels.append((value, "Left much better"))
+        elif value == scale:
+            labels.append((value, "Right much better"))
+        else:
+            labels.append((value, "Left better" if value < center else "Right better"))
+    return labels
+
+
+def _stored_form_values(assignment: Assignment) -> dict[str, str]:
+    """The annotator's saved rating, back in Left/Right orientation, keyed like the form."""
+    rating = getattr(assignment, "rating", None)
+    if rating is None:
+        return {}
+    scale, swapped = rating.scale, assignment.swapped
+    values = {
+        "overall": str(to_form(rating.overall, scale, swapped)),
+        "rationale": rating.rationale,
+    }
+    for score in rating.aspect_scores.all():
+        values[f"aspect_{score.aspect}"] = str(to_form(score.score, scale, swapped))
+    return values
+
+
+def workspace_context(
+    user,
+    assignment: Assignment,
+    now: datetime,
+    *,
+    errors: dict[str, str] | None = None,
+    posted=None,
+    message: str = "",
+) -> dict:
+    pair, task, project = assignment.pair, assignment.pair.task, assignment.pair.project
+    left, right = pair.response_a, pair.response_b
+    if assignment.swapped:
+        left, right = right, left
+    assets = assets_by_sha(image_shas(pair.prompt.content, left.content, right.content))
+    values = dict(posted.items()) if posted is not None else _stored_form_values(assignment)
+    rated = assignment.status == Assignment.Status.SUBMITTED
+    editable = assignment.status == Assignment.Status.LEASED or (
+        rated and pair.status in OPEN_STATUSES
+    )
+    labels = scale_labels(project.scale_points)
+    aspects = [
+        {
+            **aspect,
+            "field": f"aspect_{aspect['key']}",
+            "value": values.get(f"aspect_{aspect['key']}"),
+        }
+        for aspect in task.aspects
+    ]
+    progress = annotator_progress(user, [task], now)[0]
+    guidelines = "\n\n".join(text for text in (project.guidelines, task.guidelines) if text)
+    return {
+        "assignment": assignment,
+        "task": task,
+        "project": project,
+        "prompt": pair.prompt,
+        "prompt_parts": content_parts(pair.prompt.content, assets),
+        "prompt_metadata": json.dumps(pair.prompt.metadata, indent=2, ensure_ascii=False)
+        if pair.prompt.metadata
+        else "",
+        "left_parts": content_parts(left.content, assets),
+        "right_parts": content_parts(right.content, assets),
+        "guidelines": guidelines_html(guidelines) if guidelines else "",
+        "labels": labels,
+        "values": values,
+        "aspects": aspects,
+        "errors": errors or {},
+        "message": message,
+        "rated": rated,
+        "editable": editable,
+        "progress": progress,
+        "position": progress.done + (0 if rated else 1),
+        "total": progress.done + progress.remaining,
+        "recent": [a for a in recent_submissions(user, task) if a.pk != assignment.pk],
+        "flag_reasons": Flag.Reason.choices,
+    }
