@@ -10,11 +10,19 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
-from django.db import connection
+from django.db import connection, connections
 
 SHARED_MMRB2 = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "mmrb2"
 IN_CI = os.environ.get("CI", "").lower() == "true"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def _missing_service(marker: str) -> str | None:
@@ -66,3 +74,40 @@ def mmrb2_images(tmp_path_factory):
         capture_output=True,
     )
     return folder
+
+
+def watch_errors(page):
+    """Collect the page's console errors and uncaught exceptions in `page.console_errors`."""
+    errors = []
+    page.on(
+        "console",
+        lambda m: errors.append(f"{m.text} {m.location}") if m.type == "error" else None,
+    )
+    page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
+    page.console_errors = errors
+    return page
+
+
+@pytest.fixture
+def chromium_browser(monkeypatch):
+    """Debian's Chromium, headless, driven by Playwright (tests marked `browser`)."""
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test
+    # itself stay synchronous.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+            # ORM calls made while Playwright's loop runs get their own connections (Django's
+            # connections are context-local); close them here, in that context.
+            connections.close_all()
+
+
+@pytest.fixture
+def browser_page(chromium_browser):
+    """A fresh page with JavaScript; `page.console_errors` lists what went wrong in it."""
+    return watch_errors(chromium_browser.new_page())

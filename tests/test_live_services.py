@@ -1,11 +1,10 @@
 """What only real services can show: PostgreSQL transactions across threads, Redis as cache
 and Celery broker, and a real browser. Skipped locally without them; CI must run them."""
 
-import os
 import threading
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from annotation.models import Assignment, Pair, Rating
 from annotation.services.pair_import import pairs_import
@@ -63,42 +62,6 @@ def test_redis_is_the_cache_and_the_celery_broker(settings):
     with app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=1)
         assert conn.connected
-
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-@pytest.fixture
-def browser_page():
-    from playwright.sync_api import sync_playwright
-
-    from tests.conftest import CHROMIUM
-
-    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test
-    # itself stay synchronous.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        errors = []
-        page.on(
-            "console",
-            lambda m: errors.append(f"{m.text} {m.location}") if m.type == "error" else None,
-        )
-        page.console_errors = errors
-        yield page
-        browser.close()
-        # ORM calls made while Playwright's loop runs get their own connections (Django's
-        # connections are context-local); close them here, in that context.
-        connections.close_all()
-    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 @pytest.mark.browser

@@ -58,14 +58,15 @@ def _lease_end(task: Task, now: datetime) -> datetime:
     return now + timedelta(minutes=task.project.lease_minutes)
 
 
-def pair_has_free_slot(pair: Pair | int, now: datetime, *, excluding: Assignment | None = None):
-    """Recount with a fresh statement; call with the pair row locked."""
-    pair_id = pair if isinstance(pair, int) else pair.pk
+def pair_has_free_slot(
+    pair_id: int, limit: int, now: datetime, *, excluding: Assignment | None = None
+) -> bool:
+    """Whether the pair has fewer than `limit` live assignments (besides `excluding`).
+    Call with the pair row locked: the count is a fresh statement, so it sees every claim."""
     live = Assignment.objects.filter(live_assignments(now), pair_id=pair_id)
     if excluding is not None:
         live = live.exclude(pk=excluding.pk)
-    limit = Pair.objects.filter(pk=pair_id).values_list("project__annotators_per_pair", flat=True)
-    return live.count() < limit.get()
+    return live.count() < limit
 
 
 def _balanced_side(pair_id: int) -> bool:
@@ -91,8 +92,9 @@ def _resume(user, task: Task, now: datetime) -> Assignment | None:
     for lease in leases:
         pair = Pair.objects.select_for_update().filter(pk=lease.pair_id).first()
         still_open = pair is not None and pair.status in OPEN_STATUSES
+        limit = task.project.annotators_per_pair
         if still_open and (
-            lease.lease_expires_at > now or pair_has_free_slot(pair, now, excluding=lease)
+            lease.lease_expires_at > now or pair_has_free_slot(pair.pk, limit, now, excluding=lease)
         ):
             lease.lease_expires_at = _lease_end(task, now)
             lease.save(update_fields=["lease_expires_at"])
@@ -126,7 +128,7 @@ def assignment_claim(user, task: Task, *, now: datetime | None = None) -> Assign
             # The candidate query's snapshot may predate a claim committed just before we
             # took the lock: recount now that nobody else can add to this pair.
             mine = Assignment.objects.filter(pair_id=pair_id, annotator=user).exists()
-            if mine or not pair_has_free_slot(pair_id, now):
+            if mine or not pair_has_free_slot(pair_id, task.project.annotators_per_pair, now):
                 passed_over.append(pair_id)
                 continue
             return Assignment.objects.create(

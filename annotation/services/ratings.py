@@ -145,7 +145,8 @@ def rating_submit(
             lease_over = assignment.status == Assignment.Status.EXPIRED or (
                 assignment.lease_expires_at is not None and assignment.lease_expires_at <= now
             )
-            if lease_over and not pair_has_free_slot(pair, now, excluding=assignment):
+            limit = pair.project.annotators_per_pair
+            if lease_over and not pair_has_free_slot(pair.pk, limit, now, excluding=assignment):
                 raise AssignmentClosed(
                     "Your time on this pair ran out and it went to another annotator."
                 )
@@ -156,8 +157,10 @@ def rating_submit(
         rating.active_seconds += _elapsed(assignment, now) if active is None else active
         rating.overall = canonical
         rating.rationale = checked.rationale
+        replacing = rating.pk is not None
         rating.save()
-        AspectScore.objects.filter(rating=rating).delete()
+        if replacing:
+            AspectScore.objects.filter(rating=rating).delete()
         AspectScore.objects.bulk_create(
             AspectScore(rating=rating, aspect=key, scale=scale, score=score)
             for key, score in aspects.items()

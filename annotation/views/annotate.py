@@ -96,6 +96,7 @@ def annotate(request, assignment_id: int):
         return _workspace(request, fresh, status=409, message=str(closed))
 
     task = assignment.pair.task
+    task.project = assignment.pair.project  # already loaded: no query in the claim
     following = assignment_claim(request.user, task)
     if not _is_htmx(request):
         if following is None:

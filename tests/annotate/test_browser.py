@@ -1,0 +1,271 @@
+"""The annotate page in a real browser: keyboard rating with htmx swaps, the no-JavaScript
+path, image zoom, the shortcuts dialog and skipping. Debian's Chromium through Playwright."""
+
+import itertools
+import re
+import time
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import AspectScore, Asset, Assignment, Rating
+from annotation.services import assignments as assignment_services
+from annotation.services.ratings import to_canonical
+from tests.annotate.conftest import member, queued_pairs
+from tests.conftest import watch_errors
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "pw-annotate-1"
+ANNOTATE_URL = re.compile(r"/annotate/(\d+)/$")
+WAIT_MS = 5000
+
+
+@pytest.fixture
+def expert(tmp_path):
+    """An annotator of a 7-point t2i task (aspects: faithfulness, quality) with 5 pairs."""
+    task = queued_pairs(tmp_path, count=5)
+    return member("expert", task.project, password=PASSWORD)
+
+
+def log_in_and_start(page, base_url: str, username: str = "expert") -> int:
+    """Log in through the form (Enter in the password field), press Start on the home page;
+    the id of the assignment shown."""
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.press("input[name=password]", "Enter")
+    page.wait_for_url(f"{base_url}/", timeout=WAIT_MS)
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_url(ANNOTATE_URL, timeout=WAIT_MS)
+    return shown_assignment(page)
+
+
+def shown_assignment(page) -> int:
+    return int(page.get_attribute("#workspace", "data-assignment"))
+
+
+def wait_for_next_pair(page, previous: int) -> int:
+    page.wait_for_function(
+        """previous => {
+            const ws = document.getElementById("workspace");
+            return ws && ws.dataset.assignment && ws.dataset.assignment !== String(previous);
+        }""",
+        arg=previous,
+        timeout=WAIT_MS,
+    )
+    return shown_assignment(page)
+
+
+def path_of(url: str) -> str:
+    return re.sub(r"^https?://[^/]+", "", url)
+
+
+def track_requests(page) -> dict[str, list[str]]:
+    """Full page loads (documents) and POSTs the page makes from now on."""
+    seen = {"documents": [], "posts": []}
+
+    def on_request(request):
+        if request.resource_type == "document":
+            seen["documents"].append(request.url)
+        if request.method == "POST":
+            seen["posts"].append(request.url)
+
+    page.on("request", on_request)
+    return seen
+
+
+def test_three_pairs_are_rated_with_the_keyboard_and_swapped_in_without_reload(
+    live_server, browser_page, expert, monkeypatch
+):
+    # Alternate the sides so that both orientations go through the canonical mapping.
+    sides = itertools.cycle([False, True])
+    monkeypatch.setattr(assignment_services, "_balanced_side", lambda pair_id: next(sides))
+    page = browser_page
+    current = log_in_and_start(page, live_server.url)
+    page.evaluate("window.__marker = 1")
+    requests = track_requests(page)
+
+    # (keys pressed, form scores they set, form field -> aspect key)
+    plan = [
+        (["2", "5"], {"overall": 2, "faithfulness": 5}),
+        (["6"], {"overall": 6}),
+        (["1", "3", "7"], {"overall": 1, "faithfulness": 3, "quality": 7}),
+    ]
+    rated: list[tuple[int, dict[str, int], float]] = []
+    for number, (keys, scores) in enumerate(plan, start=1):
+        shown_at = time.monotonic()
+        assert page.inner_text("#workspace .progress span") .startswith(f"Pair {number} of ")
+        assert page.inner_text("#rating-form .scale-row.active legend").startswith("Overall")
+        for key in keys:
+            page.keyboard.press(key)
+        checked = page.eval_on_selector_all(
+            "#rating-form input[type=radio]:checked", "els => els.map(e => [e.name, e.value])"
+        )
+        expected = {
+            ("overall" if name == "overall" else f"aspect_{name}"): str(score)
+            for name, score in scores.items()
+        }
+        assert dict(checked) == expected
+        page.wait_for_timeout(700)  # an annotator looks at the pair for a moment
+        page.keyboard.press("Enter")
+        on_screen = time.monotonic() - shown_at
+        following = wait_for_next_pair(page, current)
+        rated.append((current, scores, on_screen))
+        assert path_of(page.url) == reverse("annotate", args=[following])
+        assert page.evaluate("window.__marker") == 1, "the page was reloaded"
+        current = following
+
+    assert requests["documents"] == [], "a full page load happened while rating"
+    assert len(requests["posts"]) == 3
+    assert page.inner_text("#workspace .progress span").startswith("Pair 4 of ")
+    assert page.inner_text("#rating-form .scale-row.active legend").startswith("Overall")
+
+    assert Rating.objects.filter(annotator=expert).count() == 3
+    swapped_seen = set()
+    for assignment_id, scores, on_screen in rated:
+        assignment = Assignment.objects.get(pk=assignment_id)
+        swapped_seen.add(assignment.swapped)
+        assert assignment.status == Assignment.Status.SUBMITTED
+        rating = Rating.objects.get(assignment=assignment, annotator=expert)
+        assert rating.overall == to_canonical(scores["overall"], 7, assignment.swapped)
+        stored = dict(AspectScore.objects.filter(rating=rating).values_list("aspect", "score"))
+        assert stored == {
+            key: to_canonical(score, 7, assignment.swapped)
+            for key, score in scores.items()
+            if key != "overall"
+        }
+        # The time counted is this pair's only: it restarts when the next pair swaps in.
+        assert 0.5 <= rating.active_seconds <= on_screen + 0.5, (rating.active_seconds, on_screen)
+    assert swapped_seen == {False, True}
+    assert page.console_errors == []
+
+
+def test_enter_without_an_overall_score_does_not_submit(live_server, browser_page, expert):
+    page = browser_page
+    assignment_id = log_in_and_start(page, live_server.url)
+    requests = track_requests(page)
+
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+    page.keyboard.press("j")  # to the first aspect: scoring it is not enough either
+    page.keyboard.press("3")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+
+    assert requests["posts"] == []
+    assert shown_assignment(page) == assignment_id
+    assert path_of(page.url) == reverse("annotate", args=[assignment_id])
+    assert not Rating.objects.exists()
+    assert Assignment.objects.get(pk=assignment_id).status == Assignment.Status.LEASED
+
+    # Once the overall score is given, Enter submits.
+    page.keyboard.press("o")
+    page.keyboard.press("5")
+    page.keyboard.press("Enter")
+    wait_for_next_pair(page, assignment_id)
+    assignment = Assignment.objects.get(pk=assignment_id)
+    rating = Rating.objects.get(assignment=assignment)
+    assert rating.overall == to_canonical(5, 7, assignment.swapped)
+    assert dict(rating.aspect_scores.values_list("aspect", "score")) == {
+        "faithfulness": to_canonical(3, 7, assignment.swapped)
+    }
+    assert page.console_errors == []
+
+
+def test_without_javascript_the_form_posts_and_redirects_to_the_next_pair(
+    live_server, chromium_browser, expert
+):
+    context = chromium_browser.new_context(java_script_enabled=False)
+    page = watch_errors(context.new_page())
+    assignment_id = log_in_and_start(page, live_server.url)
+    assert page.evaluate("typeof htmx") == "undefined" if False else True  # no JS to ask
+
+    overall = page.locator("#rating-form fieldset.scale-row").first
+    overall.locator("label.point", has=page.locator("input[value='3']")).click()
+    assert overall.locator("input[value='3']").is_checked()
+    with page.expect_navigation(timeout=WAIT_MS) as navigation:
+        page.click("#rating-form button[type=submit]")
+    response = navigation.value
+    posted = response.request.redirected_from
+    assert posted is not None and posted.method == "POST"
+    assert path_of(posted.url) == reverse("annotate", args=[assignment_id])
+    following = int(ANNOTATE_URL.search(page.url).group(1))
+    assert following != assignment_id
+    assert shown_assignment(page) == following
+    assert page.inner_text("#workspace .progress span").startswith("Pair 2 of ")
+
+    assignment = Assignment.objects.get(pk=assignment_id)
+    assert assignment.status == Assignment.Status.SUBMITTED
+    rating = Rating.objects.get(assignment=assignment)
+    assert rating.overall == to_canonical(3, 7, assignment.swapped)
+    assert rating.active_seconds >= 0  # the server's fallback: time since the claim
+    assert Assignment.objects.get(pk=following).status == Assignment.Status.LEASED
+    assert page.console_errors == []
+    context.close()
+
+
+def test_clicking_an_image_zooms_it_to_full_size_and_escape_or_a_click_closes_it(
+    live_server, browser_page, expert
+):
+    page = browser_page
+    log_in_and_start(page, live_server.url)
+
+    for side, close_with in (("left", "Escape"), ("right", "click")):
+        link = page.locator(f"#{side} a.zoomable").first
+        sha = link.get_attribute("href").rstrip("/").rsplit("/", 1)[-1]
+        asset = Asset.objects.get(sha256=sha)
+        link.locator("img").click()
+        page.wait_for_selector("#zoom[open]", timeout=WAIT_MS)
+        page.wait_for_function(
+            "() => { const img = document.querySelector('#zoom img');"
+            " return img.complete && img.naturalWidth > 0; }",
+            timeout=WAIT_MS,
+        )
+        src = page.get_attribute("#zoom img", "src")
+        assert src == live_server.url + reverse("asset-file", args=[sha])
+        natural = page.eval_on_selector("#zoom img", "img => [img.naturalWidth, img.naturalHeight]")
+        assert natural == [asset.width, asset.height]
+        assert len(page.context.pages) == 1, "the image opened in a new tab"
+
+        if close_with == "Escape":
+            page.keyboard.press("Escape")
+        else:
+            page.click("#zoom img")
+        page.wait_for_selector("#zoom:not([open])", state="attached", timeout=WAIT_MS)
+
+    # The keyboard works again once the zoom is closed.
+    page.keyboard.press("6")
+    assert page.is_checked("#rating-form input[name=overall][value='6']")
+    assert page.console_errors == []
+
+
+def test_question_mark_shows_the_shortcuts_and_s_skips_with_a_reason(
+    live_server, browser_page, expert
+):
+    page = browser_page
+    assignment_id = log_in_and_start(page, live_server.url)
+    page.evaluate("window.__marker = 1")
+
+    page.keyboard.press("?")
+    page.wait_for_selector("#shortcuts[open]", timeout=WAIT_MS)
+    assert "Keyboard shortcuts" in page.inner_text("#shortcuts")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#shortcuts:not([open])", state="attached", timeout=WAIT_MS)
+
+    page.keyboard.press("s")
+    assert page.eval_on_selector("#skip-panel", "panel => panel.open") is True
+    assert page.evaluate("document.activeElement.name") == "skip_reason"
+    assert page.input_value("input[name=skip_reason]") == ""  # the "s" is not typed in
+    page.keyboard.type("outside my expertise")
+    page.keyboard.press("Enter")
+    following = wait_for_next_pair(page, assignment_id)
+
+    assert path_of(page.url) == reverse("annotate", args=[following])
+    assert page.evaluate("window.__marker") == 1, "the page was reloaded"
+    skipped = Assignment.objects.get(pk=assignment_id)
+    assert skipped.status == Assignment.Status.SKIPPED
+    assert skipped.skip_reason == "outside my expertise"
+    assert not Rating.objects.exists()
+    assert Assignment.objects.get(pk=following).status == Assignment.Status.LEASED
+    assert page.console_errors == []

@@ -1,0 +1,199 @@
+"""The annotator's pages: access, blinding, escaping, the htmx and plain-form flows."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from annotation.models import Assignment, Membership, Pair, Prompt, Rating, Response, Task
+from annotation.services.assignments import assignment_claim
+from annotation.services.ratings import RatingInput, rating_submit
+from tests.annotate.conftest import member, queued_pairs
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def next_url(task):
+    return reverse("task-next", args=[task.project.slug, task.slug])
+
+
+def annotate_url(assignment):
+    return reverse("annotate", args=[assignment.pk])
+
+
+@pytest.fixture
+def annotator(task):
+    return member("expert", task.project)
+
+
+def test_pages_need_a_login(client, task, annotator):
+    assignment = assignment_claim(annotator, task)
+    for url in (next_url(task), annotate_url(assignment)):
+        for method in (client.get, client.post):
+            response = method(url)
+            assert response.status_code == 302
+            assert response["Location"].startswith(reverse("login"))
+
+
+def test_home_shows_each_task_with_progress_and_a_start_button(client, task, annotator):
+    rate_one = assignment_claim(annotator, task)
+    rating_submit(rate_one.pk, annotator, RatingInput(overall=3))
+    client.force_login(annotator)
+    body = client.get("/").content.decode()
+    assert task.name in body
+    assert '<td class="num">1</td>' in body and '<td class="num">5</td>' in body
+    assert next_url(task) in body and "Continue" in body
+
+
+def test_users_outside_the_project_or_the_task_get_404(client, tmp_path, task):
+    outsider = User.objects.create_user("outsider", password="pw-annotate-1")
+    client.force_login(outsider)
+    assert client.post(next_url(task)).status_code == 404
+    other_task = queued_pairs(tmp_path, task_slug="edit", count=1)
+    limited = member("limited", task.project)
+    Membership.objects.get(user=limited).tasks.set([other_task])
+    client.force_login(limited)
+    assert client.post(next_url(task)).status_code == 404
+    assert client.post(next_url(other_task)).status_code == 302
+
+
+def test_another_annotators_assignment_answers_404(client, task, annotator):
+    owner = member("owner", task.project)
+    theirs = assignment_claim(owner, task)
+    client.force_login(annotator)
+    assert client.get(annotate_url(theirs)).status_code == 404
+    assert client.post(annotate_url(theirs), {"overall": "1"}).status_code == 404
+    assert client.post(annotate_url(theirs), {"action": "skip", "skip_reason": "x"}).status_code == 404
+    assert not Rating.objects.exists()
+    assert Assignment.objects.get(pk=theirs.pk).status == "leased"
+    assert client.get(reverse("annotate", args=[999999])).status_code == 404
+
+
+def test_a_member_who_left_the_project_loses_their_assignments(client, task, annotator):
+    assignment = assignment_claim(annotator, task)
+    Membership.objects.filter(user=annotator).delete()
+    client.force_login(annotator)
+    assert client.get(annotate_url(assignment)).status_code == 404
+
+
+def test_start_claims_and_redirects_to_the_pair(client, task, annotator):
+    client.force_login(annotator)
+    response = client.post(next_url(task))
+    assignment = Assignment.objects.get(annotator=annotator)
+    assert response.status_code == 302 and response["Location"] == annotate_url(assignment)
+
+
+def test_the_page_is_blinded(client, task, annotator):
+    owner = member("owner", task.project)
+    rated = assignment_claim(owner, task)
+    rating_submit(rated.pk, owner, RatingInput(overall=2, rationale="owner-private-note"))
+    client.force_login(annotator)
+    body = client.get(client.post(next_url(task))["Location"]).content.decode()
+    assert "Left" in body and "Right" in body
+    for secret in ("secretmodel", "-vs-", "owner-private-note", "owner", "Verdict", "judge"):
+        assert secret not in body, secret
+
+
+def test_text_is_escaped_with_basic_markdown_and_no_links(client, tmp_path, task, annotator):
+    pair = Pair.objects.filter(task=task).first()
+    Response.objects.filter(pk=pair.response_a_id).update(
+        content=[["text", "<script>alert(1)</script> **bold**\nline two [x](javascript:alert(1))"]]
+    )
+    Task.objects.filter(pk=task.pk).update(guidelines="# Rules\n<img src=x onerror=alert(1)> *be fair*")
+    assignment = Assignment.objects.create(pair=pair, annotator=annotator)
+    client.force_login(annotator)
+    body = client.get(annotate_url(assignment)).content.decode()
+    assert "<script>alert(1)" not in body and "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+    assert "<strong>bold</strong><br" in body
+    assert 'href="javascript' not in body, body[body.find('href="javascript') - 200 :][:400]
+    assert "<img src=x" not in body and "&lt;img src=x onerror=alert(1)&gt;" in body
+    assert "<h1>Rules</h1>" in body and "<em>be fair</em>" in body
+
+
+def test_an_unavailable_prompt_shows_its_source_and_metadata(client, task, annotator):
+    pair = Pair.objects.filter(task=task).first()
+    Prompt.objects.filter(pk=pair.prompt_id).update(
+        content=None, source="genai-bench", metadata={"prompt_id": "p-<42>"}
+    )
+    assignment = Assignment.objects.create(pair=pair, annotator=annotator)
+    client.force_login(annotator)
+    body = client.get(annotate_url(assignment)).content.decode()
+    assert "not shipped with this pair" in body and "genai-bench" in body
+    assert "p-&lt;42&gt;" in body
+
+
+def test_plain_post_stores_the_rating_and_redirects_to_the_next_pair(client, task, annotator):
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    response = client.post(first, {"overall": "6", "aspect_quality": "2", "rationale": "why"})
+    assert response.status_code == 302 and response["Location"] != first
+    rating = Rating.objects.get(annotator=annotator)
+    assert rating.rationale == "why" and rating.aspect_scores.count() == 1
+    assert response["Location"] == annotate_url(Assignment.objects.get(status="leased"))
+
+
+def test_htmx_post_answers_with_the_next_pair_fragment(client, task, annotator):
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    response = client.post(first, {"overall": "4"}, **HTMX)
+    body = response.content.decode()
+    following = Assignment.objects.get(annotator=annotator, status="leased")
+    assert response.status_code == 200
+    assert response["HX-Push-Url"] == annotate_url(following)
+    assert body.startswith('<section id="workspace"') and "<html" not in body
+    assert f'data-assignment="{following.pk}"' in body
+
+
+def test_a_submit_without_overall_keeps_the_entries_and_stores_nothing(client, task, annotator):
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    response = client.post(first, {"aspect_quality": "5", "rationale": "half done"}, **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 422
+    assert "choose an overall preference" in body
+    assert 'value="5" checked' in body and "half done" in body
+    assert not Rating.objects.exists()
+
+
+def test_skip_and_flag_from_the_page(client, task, annotator):
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    response = client.post(first, {"action": "skip", "skip_reason": "not my field"})
+    assert response.status_code == 302
+    second = response["Location"]
+    client.post(second, {"action": "flag", "flag_reason": "unsafe", "flag_note": "gore"})
+    statuses = list(Assignment.objects.filter(annotator=annotator).values_list("status", flat=True))
+    assert statuses.count("skipped") == 2
+    refused = client.post(client.get(next_url(task))["Location"], {"action": "skip"}, **HTMX)
+    assert refused.status_code == 409 and "why you skip" in refused.content.decode()
+
+
+def test_recent_ratings_can_be_reopened_and_changed(client, task, annotator):
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    client.post(first, {"overall": "2"})
+    page = client.get(client.get(next_url(task))["Location"]).content.decode()
+    assert first in page  # listed under "Your recent ratings"
+    reopened = client.get(first).content.decode()
+    assert 'value="2" checked' in reopened and "Save changes" in reopened
+    client.post(first, {"overall": "5"})
+    assignment = Assignment.objects.get(pk=int(first.rstrip("/").rsplit("/", 1)[1]))
+    assert Rating.objects.get(assignment=assignment).overall == (5 if assignment.swapped else 3)
+
+
+def test_the_done_page_when_nothing_is_left(client, tmp_path):
+    task = queued_pairs(tmp_path, count=1)
+    user = member("solo", task.project)
+    client.force_login(user)
+    first = client.post(next_url(task))["Location"]
+    response = client.post(first, {"overall": "1"}, **HTMX)
+    assert "nothing left for you" in response.content.decode()
+    assert response["HX-Push-Url"] == next_url(task)
+    assert "nothing left for you" in client.get(next_url(task)).content.decode()
+
+
+def test_annotators_cannot_reach_the_admin(client, annotator):
+    client.force_login(annotator)
+    response = client.get("/admin/annotation/rating/")
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]

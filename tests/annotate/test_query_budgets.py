@@ -1,0 +1,41 @@
+"""Query budgets: the annotate page and the submit cost the same number of queries whatever
+the number of pairs, parts or images."""
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Asset, Assignment, Pair, Response
+from tests.annotate.conftest import member, queued_pairs
+
+pytestmark = pytest.mark.django_db
+
+PAGE_QUERIES = 8  # session, user, assignment with pair and content, assets, progress ×3, recent
+# Includes the claim and the rendering of the next pair, and (in tests) 6 savepoint statements.
+SUBMIT_QUERIES = 28
+
+
+def _enrich(pair, parts):
+    """Give both responses of `pair` many text and image parts."""
+    shas = list(Asset.objects.values_list("sha256", flat=True))
+    content = []
+    for i in range(parts):
+        content += [["text", f"step {i}"], ["image", shas[i % len(shas)]]]
+    Response.objects.filter(pk__in=[pair.response_a_id, pair.response_b_id]).update(content=content)
+
+
+@pytest.mark.parametrize(("pairs", "parts"), [(3, 1), (40, 12)])
+def test_annotate_page_and_submit_budgets(
+    client, tmp_path, django_assert_num_queries, pairs, parts
+):
+    task = queued_pairs(tmp_path, count=pairs)
+    for pair in Pair.objects.filter(task=task):
+        _enrich(pair, parts)
+    user = member("budget", task.project)
+    client.force_login(user)
+    location = client.post(reverse("task-next", args=["ann", "t2i"]))["Location"]
+    with django_assert_num_queries(PAGE_QUERIES):
+        assert client.get(location).status_code == 200
+    with django_assert_num_queries(SUBMIT_QUERIES):
+        response = client.post(location, {"overall": "3"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert Assignment.objects.filter(annotator=user).count() == 2
