@@ -12,6 +12,7 @@ SQLite, transactions are IMMEDIATE and so already serialised. The unique constra
 """
 
 import random
+import time
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -22,7 +23,8 @@ from django.utils import timezone
 from annotation.models import Assignment, Flag, Pair, Task
 
 OPEN_STATUSES = (Pair.Status.QUEUED, Pair.Status.IN_PROGRESS)
-_CLAIM_ATTEMPTS = 5
+_BUSY_RETRIES = 200  # × 5–30 ms: a few seconds at most under extreme contention
+_BUSY = object()
 
 
 class AssignmentClosed(Exception):
@@ -107,37 +109,44 @@ def _resume(user, task: Task, now: datetime) -> Assignment | None:
 def assignment_claim(user, task: Task, *, now: datetime | None = None) -> Assignment | None:
     """The user's next assignment in the task (their current lease if they have one), or None
     when nothing is left for them."""
-    now = now or timezone.now()
-    with transaction.atomic():
-        current = _resume(user, task, now)
-        if current is not None:
-            return current
-        passed_over: list[int] = []
-        for _attempt in range(_CLAIM_ATTEMPTS):
-            pair_id = (
-                claimable_pairs(user, now)
-                .filter(task=task)
-                .exclude(pk__in=passed_over)
-                .order_by("-rating_count", "id")
-                .select_for_update(skip_locked=True, of=("self",))
-                .values_list("pk", flat=True)
-                .first()
-            )
-            if pair_id is None:
-                return None
-            # The candidate query's snapshot may predate a claim committed just before we
-            # took the lock: recount now that nobody else can add to this pair.
-            mine = Assignment.objects.filter(pair_id=pair_id, annotator=user).exists()
-            if mine or not pair_has_free_slot(pair_id, task.project.annotators_per_pair, now):
-                passed_over.append(pair_id)
-                continue
-            return Assignment.objects.create(
-                pair_id=pair_id,
-                annotator=user,
-                swapped=_balanced_side(pair_id),
-                lease_expires_at=_lease_end(task, now),
-            )
+    for _attempt in range(_BUSY_RETRIES):
+        with transaction.atomic():
+            outcome = _claim_once(user, task, now or timezone.now())
+        if outcome is not _BUSY:
+            return outcome
+        # The only pairs left are being claimed by others this instant: wait for their short
+        # transactions (outside ours, holding no lock) rather than say that nothing is left.
+        time.sleep(random.uniform(0.005, 0.03))
     return None
+
+
+def _claim_once(user, task: Task, now: datetime):
+    current = _resume(user, task, now)
+    if current is not None:
+        return current
+    candidates = claimable_pairs(user, now).filter(task=task).order_by("-rating_count", "id")
+    passed_over: list[int] = []
+    while True:
+        pair_id = (
+            candidates.exclude(pk__in=passed_over)
+            .select_for_update(skip_locked=True, of=("self",))
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if pair_id is None:
+            return _BUSY if candidates.exclude(pk__in=passed_over).exists() else None
+        # The candidate query's snapshot may predate a claim committed just before we took
+        # the lock: recount now that nobody else can add to this pair.
+        mine = Assignment.objects.filter(pair_id=pair_id, annotator=user).exists()
+        if mine or not pair_has_free_slot(pair_id, task.project.annotators_per_pair, now):
+            passed_over.append(pair_id)
+            continue
+        return Assignment.objects.create(
+            pair_id=pair_id,
+            annotator=user,
+            swapped=_balanced_side(pair_id),
+            lease_expires_at=_lease_end(task, now),
+        )
 
 
 def lock_own_assignment(assignment_id: int, user) -> tuple[Assignment, Pair]:
