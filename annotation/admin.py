@@ -6,6 +6,7 @@ from annotation.models import (
     Adjudication,
     Asset,
     Assignment,
+    Flag,
     Generator,
     Membership,
     Pair,
@@ -228,3 +229,11 @@ class AdjudicationAdmin(LeadScopedAdmin):
     project_path = "pair__project"
     list_display = ["pair", "decision", "lead", "created_at"]
     raw_id_fields = ["pair"]
+
+
+@admin.register(Flag)
+class FlagAdmin(LeadScopedAdmin):
+    project_path = "pair__project"
+    list_display = ["pair", "reason", "reported_by", "created_at", "resolved_at"]
+    list_filter = ["reason", ("resolved_at", admin.EmptyFieldListFilter)]
+    raw_id_fields = ["pair", "assignment", "reported_by", "resolved_by"]

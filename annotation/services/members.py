@@ -18,6 +18,7 @@ _LEAD_MODELS = {
         "assignment",
         "rating",
         "adjudication",
+        "flag",
     ],
     "judging": ["judge", "judgerun", "verdict"],
 }
