@@ -64,7 +64,9 @@ def test_another_annotators_assignment_answers_404(client, task, annotator):
     client.force_login(annotator)
     assert client.get(annotate_url(theirs)).status_code == 404
     assert client.post(annotate_url(theirs), {"overall": "1"}).status_code == 404
-    assert client.post(annotate_url(theirs), {"action": "skip", "skip_reason": "x"}).status_code == 404
+    assert (
+        client.post(annotate_url(theirs), {"action": "skip", "skip_reason": "x"}).status_code == 404
+    )
     assert not Rating.objects.exists()
     assert Assignment.objects.get(pk=theirs.pk).status == "leased"
     assert client.get(reverse("annotate", args=[999999])).status_code == 404
@@ -100,7 +102,9 @@ def test_text_is_escaped_with_basic_markdown_and_no_links(client, tmp_path, task
     Response.objects.filter(pk=pair.response_a_id).update(
         content=[["text", "<script>alert(1)</script> **bold**\nline two [x](javascript:alert(1))"]]
     )
-    Task.objects.filter(pk=task.pk).update(guidelines="# Rules\n<img src=x onerror=alert(1)> *be fair*")
+    Task.objects.filter(pk=task.pk).update(
+        guidelines="# Rules\n<img src=x onerror=alert(1)> *be fair*"
+    )
     assignment = Assignment.objects.create(pair=pair, annotator=annotator)
     client.force_login(annotator)
     body = client.get(annotate_url(assignment)).content.decode()
