@@ -1,6 +1,8 @@
+from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 
 class Judge(models.Model):
@@ -20,12 +22,15 @@ class Judge(models.Model):
     base_url = models.URLField(blank=True)
     api_key_env = models.CharField(max_length=100, blank=True)
     sampling = models.JSONField(default=dict, blank=True)  # temperature, max_tokens, seed ...
+    # {task kind: template name}; a kind not named uses the built-in "mmrb2-<kind>" template.
+    templates = models.JSONField(default=dict, blank=True)
     concurrency = models.PositiveSmallIntegerField(default=4, validators=[MinValueValidator(1)])
     requests_per_minute = models.PositiveIntegerField(default=60, validators=[MinValueValidator(1)])
     timeout_seconds = models.FloatField(default=60, validators=[MinValueValidator(0.1)])
     price_input_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, default=0)
     price_output_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["name"]
@@ -52,18 +57,38 @@ class JudgeRun(models.Model):
         CANCELLED = "cancelled", "Cancelled"
         FINISHED = "finished", "Finished"
 
+    class Purpose(models.TextChoices):
+        EVALUATE = "evaluate", "Evaluate against the experts"
+        ENSEMBLE = "ensemble", "Ensemble filter of candidate pairs"
+        IMPORT = "import", "Imported predictions"
+
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="runs")
     project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="runs")
     task = models.ForeignKey("annotation.Task", null=True, blank=True, on_delete=models.CASCADE)
     samples = models.PositiveSmallIntegerField(default=1, validators=[MinValueValidator(1)])
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     source = models.CharField(max_length=255, blank=True)  # file name of imported predictions
+    purpose = models.CharField(max_length=16, choices=Purpose.choices, default=Purpose.EVALUATE)
+    trials = models.PositiveIntegerField(default=0)  # pairs × 2 orders × samples
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(condition=Q(samples__gte=1), name="judge_run_samples_ge_1"),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "running", "cancelled", "finished"]),
+                name="judge_run_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(purpose__in=["evaluate", "ensemble", "import"]),
+                name="judge_run_purpose_valid",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -101,11 +126,13 @@ class Verdict(models.Model):
     )
     raw_output = models.TextField(blank=True)
     error = models.TextField(blank=True)
-    template_version = models.PositiveIntegerField(null=True, blank=True)
+    template = models.ForeignKey(
+        "judging.PromptTemplate", null=True, blank=True, on_delete=models.PROTECT
+    )
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
     input_tokens = models.PositiveIntegerField(null=True, blank=True)
     output_tokens = models.PositiveIntegerField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(default=timezone.now)  # when this answer (or error) came
 
     class Meta:
         constraints = [
@@ -131,3 +158,87 @@ class Verdict(models.Model):
         return (
             f"{self.judge} · {self.pair} · {self.order}#{self.sample}: {self.choice or self.error}"
         )
+
+
+class JudgeRunChunk(models.Model):
+    """A slice of a run's pairs, executed by one Celery task. A chunk is done when every
+    trial of its pairs has a verdict (an answer or a final error); resuming a run re-enqueues
+    the chunks that are not done, and a chunk only calls for the trials still missing."""
+
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    pair_ids = models.JSONField()
+    done = models.BooleanField(default=False)
+    attempts = models.PositiveIntegerField(default=0)  # deliveries, >1 after a crash or resume
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Tallies of the chunk's trials, refreshed from the verdicts at every flush (a duplicate
+    # delivery cannot double count): answers naming a side, ties, invalid answers, failures.
+    answered = models.PositiveIntegerField(default=0)
+    ties = models.PositiveIntegerField(default=0)
+    invalid = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    input_tokens = models.PositiveBigIntegerField(default=0)
+    output_tokens = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "index"], name="judge_run_chunk_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} chunk {self.index}"
+
+
+class PromptTemplate(models.Model):
+    """A judge prompt. Editing makes a new version; verdicts point at the version they used.
+
+    The body is text with three markers, `{prompt}`, `{first}` and `{second}`, replaced by the
+    interleaved content (text and images) of the prompt and of the responses in the order
+    shown; `answer_format` says how the reply is parsed."""
+
+    class AnswerFormat(models.TextChoices):
+        JSON = "json", 'JSON with "better_response" (MMRB2)'
+        MJBENCH = "mjbench", "BETTER IMAGE: 0|1|2 (MJ-Bench)"
+
+    name = models.SlugField(max_length=64)
+    version = models.PositiveIntegerField()
+    answer_format = models.CharField(max_length=16, choices=AnswerFormat.choices)
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "version"], name="prompt_template_version"),
+            models.CheckConstraint(
+                condition=Q(answer_format__in=["json", "mjbench"]),
+                name="prompt_template_format_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"
+
+
+class TaskEnsemble(models.Model):
+    """The judges whose agreement removes a task's easy pairs before annotation."""
+
+    task = models.OneToOneField(
+        "annotation.Task", on_delete=models.CASCADE, related_name="ensemble"
+    )
+    judges = models.ManyToManyField(Judge, related_name="ensembles")
+    # Share of verdicts agreeing with the majority at or above which a pair is easy;
+    # empty: the project's ensemble_threshold (default 0.9).
+    threshold = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(threshold__isnull=True) | Q(threshold__gt=0.5, threshold__lte=1),
+                name="task_ensemble_threshold_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"ensemble of {self.task}"

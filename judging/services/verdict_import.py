@@ -88,6 +88,8 @@ def verdicts_import(
             task=task,
             samples=max((r.sample for r in rows), default=0) + 1,
             status=JudgeRun.Status.FINISHED,
+            purpose=JudgeRun.Purpose.IMPORT,
+            trials=len(rows),
             source=path.name,
             finished_at=timezone.now(),
         )
@@ -99,7 +101,7 @@ def verdicts_import(
             batch_size=1000,
             update_conflicts=True,
             unique_fields=["judge", "pair", "order", "sample"],
-            update_fields=["choice", "error", "raw_output", "run"],
+            update_fields=["choice", "error", "raw_output", "run", "created_at"],
         )
     counts = {choice: 0 for choice in ("A", "B", "tie", "invalid", "failed")}
     for row in rows:

@@ -1,0 +1,205 @@
+"""How each judge backend is called: one HTTP attempt, no retries (judging/retry.py owns those).
+
+`openai`: OpenAI-compatible chat completions (OpenAI, vLLM, Ollama, LM Studio, Gemini's
+compatible endpoint), images as base64 data URLs. `anthropic`: the Messages API, images as
+base64 sources. `always-a` and `random` need no network (demo, tests, baselines).
+"""
+
+import base64
+import hashlib
+import os
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+
+import httpx
+from django.utils import timezone
+
+from judging.models import Judge
+from judging.prompts import Message
+
+ANTHROPIC_URL = "https://api.anthropic.com"
+ANTHROPIC_VERSION = "2023-06-01"
+_RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+class CallFailed(Exception):
+    """One attempt failed. `retryable` failures (429, 5xx, timeouts, connection errors) may
+    be tried again, after `retry_after` seconds when the server said so."""
+
+    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+class ConfigurationError(Exception):
+    """The judge cannot be called at all (e.g. its API key variable is not set)."""
+
+
+def api_key(judge: Judge) -> str | None:
+    if not judge.api_key_env:
+        return None
+    key = os.environ.get(judge.api_key_env)
+    if not key:
+        raise ConfigurationError(
+            f"judge {judge.name!r}: environment variable {judge.api_key_env} is not set"
+        )
+    return key
+
+
+def check_callable(judge: Judge) -> None:
+    """Raise ConfigurationError now rather than fail every call of a run."""
+    if judge.backend in (Judge.Backend.OPENAI, Judge.Backend.ANTHROPIC):
+        if judge.backend == Judge.Backend.OPENAI and not judge.base_url:
+            raise ConfigurationError(f"judge {judge.name!r} needs a base URL")
+        if not judge.model:
+            raise ConfigurationError(f"judge {judge.name!r} needs a model name")
+        api_key(judge)
+    elif judge.backend == Judge.Backend.EXTERNAL:
+        raise ConfigurationError(
+            f"judge {judge.name!r} is external: import its predictions with import_verdicts"
+        )
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        return max((parsedate_to_datetime(value) - timezone.now()).total_seconds(), 0.0)
+    except (TypeError, ValueError):
+        return None
+
+
+def _checked_json(response: httpx.Response) -> dict:
+    if response.status_code >= 400:
+        snippet = response.text[:300]
+        raise CallFailed(
+            f"HTTP {response.status_code}: {snippet}",
+            retryable=response.status_code in _RETRYABLE_STATUS,
+            retry_after=_retry_after(response),
+        )
+    try:
+        body = response.json()
+    except ValueError:
+        raise CallFailed(
+            f"HTTP {response.status_code} with a body that is not JSON: {response.text[:200]!r}",
+            retryable=False,
+        ) from None
+    if not isinstance(body, dict):
+        raise CallFailed("the answer body is not a JSON object", retryable=False)
+    return body
+
+
+async def _post(client: httpx.AsyncClient, url: str, headers: dict, body: dict) -> dict:
+    try:
+        response = await client.post(url, headers=headers, json=body)
+    except httpx.TimeoutException:
+        raise CallFailed("timed out", retryable=True) from None
+    except httpx.TransportError as error:
+        raise CallFailed(f"connection failed: {error!r}", retryable=True) from None
+    return _checked_json(response)
+
+
+def _data_url(media_type: str, data: bytes) -> str:
+    return f"data:{media_type};base64,{base64.b64encode(data).decode()}"
+
+
+def _sampling(judge: Judge, sample: int) -> dict:
+    params = dict(judge.sampling or {})
+    if isinstance(params.get("seed"), int):
+        params["seed"] += sample  # K samples must not be K copies of one answer
+    return params
+
+
+async def call_openai(client, judge: Judge, message: Message, sample: int) -> Reply:
+    content = []
+    for kind, value in message.parts:
+        if kind == "text":
+            content.append({"type": "text", "text": value})
+        else:
+            content.append({"type": "image_url", "image_url": {"url": _data_url(*value)}})
+    headers = {}
+    if key := api_key(judge):
+        headers["Authorization"] = f"Bearer {key}"
+    body = {
+        "model": judge.model,
+        "messages": [{"role": "user", "content": content}],
+        **_sampling(judge, sample),
+    }
+    answer = await _post(client, judge.base_url.rstrip("/") + "/chat/completions", headers, body)
+    try:
+        reply = answer["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        raise CallFailed("no choices[0].message.content in the answer", retryable=False) from None
+    if isinstance(reply, list):  # some servers answer with content parts
+        reply = "".join(p.get("text", "") for p in reply if isinstance(p, dict))
+    usage = answer.get("usage") or {}
+    return Reply(str(reply or ""), usage.get("prompt_tokens"), usage.get("completion_tokens"))
+
+
+async def call_anthropic(client, judge: Judge, message: Message, sample: int) -> Reply:
+    content = []
+    for kind, value in message.parts:
+        if kind == "text":
+            content.append({"type": "text", "text": value})
+        else:
+            media_type, data = value
+            source = {"type": "base64", "media_type": media_type}
+            content.append({"type": "image", "source": {**source, "data": _b64(data)}})
+    headers = {"anthropic-version": ANTHROPIC_VERSION}
+    if key := api_key(judge):
+        headers["x-api-key"] = key
+    params = _sampling(judge, sample)
+    params.pop("seed", None)  # not an Anthropic parameter
+    body = {
+        "model": judge.model,
+        "max_tokens": params.pop("max_tokens", 1024),
+        "messages": [{"role": "user", "content": content}],
+        **params,
+    }
+    url = (judge.base_url or ANTHROPIC_URL).rstrip("/") + "/v1/messages"
+    answer = await _post(client, url, headers, body)
+    blocks = answer.get("content")
+    if not isinstance(blocks, list):
+        raise CallFailed("no content blocks in the answer", retryable=False)
+    text = "".join(
+        b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"
+    )
+    usage = answer.get("usage") or {}
+    return Reply(text, usage.get("input_tokens"), usage.get("output_tokens"))
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def baseline_reply(judge: Judge, trial_key: str) -> Reply:
+    """always-a answers with the response shown first; random flips a coin seeded by the
+    judge's seed and the trial, so a rerun gives the same answers."""
+    if judge.backend == Judge.Backend.ALWAYS_A:
+        return Reply('{"better_response": "A"}')
+    seed = (judge.sampling or {}).get("seed", 0)
+    digest = hashlib.sha256(f"{seed}:{trial_key}".encode()).digest()
+    return Reply('{"better_response": "%s"}' % ("A" if digest[0] % 2 == 0 else "B"))
+
+
+async def call_backend(client, judge: Judge, message: Message, sample: int, trial_key: str):
+    if judge.backend == Judge.Backend.OPENAI:
+        return await call_openai(client, judge, message, sample)
+    if judge.backend == Judge.Backend.ANTHROPIC:
+        return await call_anthropic(client, judge, message, sample)
+    if judge.backend in (Judge.Backend.ALWAYS_A, Judge.Backend.RANDOM):
+        return baseline_reply(judge, trial_key)
+    raise ConfigurationError(f"judge {judge.name!r} has no callable backend ({judge.backend})")

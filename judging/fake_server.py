@@ -1,0 +1,211 @@
+"""A small OpenAI-compatible (and Anthropic-compatible) HTTP server for tests, benchmarks and
+offline demos: it answers chat completions and messages after a configurable latency, can be
+told to misbehave (429 with Retry-After, 500, hang, garbage, an injected verdict), and records
+what it received.
+
+    python -m judging.fake_server --port 8099 --latency 0.2
+    python manage.py judge_add fake --backend openai --model fake --base-url http://127.0.0.1:8099/v1
+"""
+
+import argparse
+import asyncio
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Behaviour:
+    """What to do with one request. kind: answer | status | hang | garbage | text."""
+
+    kind: str = "answer"
+    status: int = 200
+    headers: dict = field(default_factory=dict)
+    text: str = ""
+
+
+def answer(side: str = "A") -> Behaviour:
+    return Behaviour("answer", text=side)
+
+
+def status(code: int, **headers) -> Behaviour:
+    return Behaviour(
+        "status", status=code, headers={k.replace("_", "-"): v for k, v in headers.items()}
+    )
+
+
+def hang() -> Behaviour:
+    return Behaviour("hang")
+
+
+def garbage() -> Behaviour:
+    return Behaviour("garbage")
+
+
+def text(content: str) -> Behaviour:
+    return Behaviour("text", text=content)
+
+
+class FakeLLMServer:
+    """Start with `start()` (returns the base URL ending in /v1), stop with `stop()`.
+    `script` holds behaviours for the next requests, in order; after it runs out every
+    request gets `default`. `requests` records the JSON bodies received."""
+
+    def __init__(self, latency: float = 0.0, default: Behaviour | None = None, decide=None):
+        self.latency = latency
+        self.default = default or answer("A")
+        # decide(request JSON) -> "A" | "B": the side an `answer` behaviour names, when set.
+        self.decide = decide
+        self.script: deque[Behaviour] = deque()
+        self.requests: list[dict] = []
+        self.paths: list[str] = []
+        self.headers: list[dict] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.started_at: list[float] = []
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+
+    # -- control ---------------------------------------------------------------------------
+    def start(self, port: int = 0) -> str:
+        ready = threading.Event()
+
+        def serve():
+            self._loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self._loop)
+            self._server = self._loop.run_until_complete(
+                asyncio.start_server(self._handle, "127.0.0.1", port, backlog=1024)
+            )
+            self.port = self._server.sockets[0].getsockname()[1]
+            ready.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=serve, daemon=True, name="fake-llm")
+        self._thread.start()
+        ready.wait(10)
+        return self.base_url
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def stop(self) -> None:
+        if self._loop is None:
+            return
+
+        async def shutdown():
+            self._server.close()
+            for task in asyncio.all_tasks():
+                if task is not asyncio.current_task():
+                    task.cancel()
+
+        asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+    def queue(self, *behaviours: Behaviour) -> None:
+        with self._lock:
+            self.script.extend(behaviours)
+
+    def _next(self) -> Behaviour:
+        with self._lock:
+            return self.script.popleft() if self.script else self.default
+
+    # -- HTTP ------------------------------------------------------------------------------
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                _method, path, _version = lines[0].split(" ", 2)
+                headers = {}
+                for line in lines[1:]:
+                    if ":" in line:
+                        key, value = line.split(":", 1)
+                        headers[key.strip().lower()] = value.strip()
+                body = await reader.readexactly(int(headers.get("content-length", 0)))
+                code, extra, payload = await self._respond(path, headers, body)
+                reason = {200: "OK", 429: "Too Many Requests"}.get(code, "Status")
+                out = [f"HTTP/1.1 {code} {reason}", f"Content-Length: {len(payload)}"]
+                out += ["Content-Type: application/json", "Connection: keep-alive"]
+                out += [f"{k}: {v}" for k, v in extra.items()]
+                writer.write(("\r\n".join(out) + "\r\n\r\n").encode() + payload)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            writer.close()
+
+    async def _respond(self, path: str, headers: dict, body: bytes):
+        behaviour = self._next()
+        try:
+            request = json.loads(body or b"{}")
+        except ValueError:
+            request = {"unparseable": body[:200].decode("latin-1")}
+        with self._lock:
+            self.requests.append(request)
+            self.paths.append(path)
+            self.headers.append(headers)
+            self.started_at.append(time.monotonic())
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if behaviour.kind == "hang":
+                await asyncio.sleep(3600)
+            if self.latency:
+                await asyncio.sleep(self.latency)
+            if behaviour.kind == "status":
+                error = {"error": {"message": f"fake {behaviour.status}"}}
+                return behaviour.status, behaviour.headers, json.dumps(error).encode()
+            if behaviour.kind == "garbage":
+                return 200, {}, b"<html>this is not JSON</html>"
+            if behaviour.kind == "text":
+                content = behaviour.text
+            else:
+                side = self.decide(request) if self.decide else behaviour.text
+                content = json.dumps({"analysis": {"overall": "fake"}, "better_response": side})
+            return 200, {}, self._completion(path, request, content)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    @staticmethod
+    def _completion(path: str, request: dict, content: str) -> bytes:
+        if path.endswith("/messages"):  # Anthropic
+            answer_body = {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "text", "text": content}],
+                "usage": {"input_tokens": 100, "output_tokens": 20},
+            }
+        else:
+            answer_body = {
+                "object": "chat.completion",
+                "model": request.get("model", "fake"),
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 20},
+            }
+        return json.dumps(answer_body).encode()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8099)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--answer", default="A", help="the side every answer names")
+    options = parser.parse_args()
+    server = FakeLLMServer(latency=options.latency, default=answer(options.answer))
+    print(f"fake judge API at {server.start(options.port)} (Ctrl-C stops)", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

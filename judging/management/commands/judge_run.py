@@ -1,0 +1,58 @@
+import json
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Task
+from annotation.services.projects import project_get_or_create, task_get_or_create
+from judging.models import Judge, JudgeRun
+from judging.selectors import run_progress
+from judging.services.runs import RunRefused, judge_run_start
+
+_POLL_SECONDS = 1.0
+
+
+class Command(BaseCommand):
+    help = (
+        "Run a judge over a project's pairs (or one task's) in both orders, K samples each. "
+        "Trials that already have an answer are not called again."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--project", required=True)
+        parser.add_argument("--judge", required=True)
+        parser.add_argument("--task")
+        parser.add_argument("--samples", type=int, default=1)
+        parser.add_argument("--wait", action="store_true", help="wait until the run is over")
+        parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+
+    def handle(self, *args, **options):
+        judge = Judge.objects.filter(name=options["judge"]).first()
+        if judge is None:
+            raise CommandError(f"no judge {options['judge']!r}: create it with judge_add")
+        project, _ = project_get_or_create(options["project"])
+        task: Task | None = None
+        if options["task"]:
+            task = task_get_or_create(project, options["task"])
+        started = time.perf_counter()
+        try:
+            run = judge_run_start(judge, project, task=task, samples=options["samples"])
+        except RunRefused as refused:
+            raise CommandError(str(refused)) from None
+        if options["wait"]:
+            while True:
+                run.refresh_from_db()
+                if run.status in (JudgeRun.Status.FINISHED, JudgeRun.Status.CANCELLED):
+                    break
+                time.sleep(_POLL_SECONDS)
+        outcome = run_progress(run).as_dict()
+        outcome["wall_seconds"] = round(time.perf_counter() - started, 3)
+        if options["json"]:
+            self.stdout.write(json.dumps(outcome))
+            return
+        self.stdout.write(
+            f"Run {run.pk} of {judge.name}: {run.status}; {outcome['done']} of "
+            f"{outcome['trials']} trials answered ({outcome['invalid']} invalid, "
+            f"{outcome['ties']} ties), {outcome['failed']} failed, {outcome['remaining']} "
+            f"remaining; {outcome['wall_seconds']} s."
+        )

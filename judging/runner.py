@@ -1,0 +1,265 @@
+"""Executing one chunk of a judge run: every missing trial (pair × order × sample) of the
+chunk's pairs, concurrently with asyncio, within the judge's limits.
+
+Answers are written in small batches while the chunk runs (so a killed worker loses at most
+the calls in flight), as upserts on (judge, pair, order, sample): a chunk delivered twice, a
+resumed run or a rerun never duplicates a verdict. Trials whose call failed for good are
+stored with their error and are called again by the next resume or rerun.
+"""
+
+import asyncio
+import json
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import httpx
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.db import connection
+from django.db.models import Count, F, Q, Sum
+from django.utils import timezone
+
+from annotation.models import Asset, Pair
+from judging.backends import call_backend
+from judging.limits import limits_for
+from judging.models import Judge, JudgeRun, JudgeRunChunk, PromptTemplate, Verdict
+from judging.parsing import parse_answer
+from judging.prompts import build_message, template_for
+from judging.retry import RetryPolicy, call_with_retries
+
+log = logging.getLogger(__name__)
+
+ORDERS = (Verdict.Order.FORWARD, Verdict.Order.REVERSE)
+_FLIP = {"A": "B", "B": "A"}
+_FLUSH_SECONDS = 0.5
+_FLUSH_ROWS = 200
+_BASELINES = (Judge.Backend.ALWAYS_A, Judge.Backend.RANDOM)
+RETRY_POLICY = RetryPolicy()
+
+
+@dataclass(frozen=True)
+class Trial:
+    pair_id: int
+    order: str
+    sample: int
+
+
+def missing_trials(judge: Judge, pair_ids: list[int], samples: int) -> list[Trial]:
+    """Trials without an answer: never made, or made and failed."""
+    answered = set(
+        Verdict.objects.filter(
+            judge=judge, pair_id__in=pair_ids, sample__lt=samples, choice__isnull=False
+        ).values_list("pair_id", "order", "sample")
+    )
+    return [
+        Trial(pair_id, order, sample)
+        for pair_id in pair_ids
+        for order in ORDERS
+        for sample in range(samples)
+        if (pair_id, order, sample) not in answered
+    ]
+
+
+def chunk_tally(chunk: JudgeRunChunk) -> dict:
+    """The chunk's verdict counts, from the verdicts themselves."""
+    run = chunk.run
+    return Verdict.objects.filter(
+        judge_id=run.judge_id, pair_id__in=chunk.pair_ids, sample__lt=run.samples
+    ).aggregate(
+        answered=Count("id", filter=Q(choice__in=["A", "B"])),
+        ties=Count("id", filter=Q(choice="tie")),
+        invalid=Count("id", filter=Q(choice="invalid")),
+        failed=Count("id", filter=Q(choice__isnull=True)),
+        input_tokens=Sum("input_tokens", default=0),
+        output_tokens=Sum("output_tokens", default=0),
+    )
+
+
+class _PairContents:
+    """What the judge sees of each pair: parts with images as storage names until sent."""
+
+    def __init__(self, pairs: list[Pair]):
+        shas = {
+            value
+            for pair in pairs
+            for content in (pair.prompt.content, pair.response_a.content, pair.response_b.content)
+            for kind, value in (content or [])
+            if kind == "image"
+        }
+        self.assets = {
+            sha: (name, f"image/{fmt.lower()}")
+            for sha, name, fmt in Asset.objects.filter(sha256__in=shas).values_list(
+                "sha256", "file", "format"
+            )
+        }
+        self.pairs = {pair.pk: pair for pair in pairs}
+
+    def _parts(self, content) -> list:
+        parts = []
+        for kind, value in content or []:
+            if kind == "text":
+                parts.append(("text", value))
+            elif value in self.assets:
+                name, media_type = self.assets[value]
+                with default_storage.open(name, "rb") as handle:
+                    parts.append(("image", (media_type, handle.read())))
+            else:
+                parts.append(("text", "[image missing]"))
+        return parts
+
+    def message(self, template: PromptTemplate, trial: Trial):
+        """Blocking (reads image files): call through asyncio.to_thread."""
+        pair = self.pairs[trial.pair_id]
+        prompt = pair.prompt
+        if prompt.content is None:
+            about = json.dumps(prompt.metadata, ensure_ascii=False)
+            prompt_parts = [("text", f"(prompt not provided; source {prompt.source}: {about})")]
+        else:
+            prompt_parts = self._parts(prompt.content)
+        a, b = self._parts(pair.response_a.content), self._parts(pair.response_b.content)
+        first, second = (a, b) if trial.order == Verdict.Order.FORWARD else (b, a)
+        return build_message(template.body, prompt_parts, first, second)
+
+
+class _VerdictWriter:
+    """Writes batches from one dedicated thread (Django connections are per thread)."""
+
+    def __init__(self, chunk: JudgeRunChunk):
+        self.chunk = chunk
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="verdicts")
+
+    def _write(self, rows: list[Verdict]) -> bool:
+        answered = [row for row in rows if row.choice is not None]
+        failed = [row for row in rows if row.choice is None]
+        unique = ["judge", "pair", "order", "sample"]
+        fields = ["choice", "error", "raw_output", "run", "template", "latency_ms"]
+        fields += ["input_tokens", "output_tokens", "created_at"]
+        Verdict.objects.bulk_create(
+            answered, update_conflicts=True, unique_fields=unique, update_fields=fields
+        )
+        # A failure never replaces an answer (another delivery of this chunk may have stored
+        # one); an earlier failure of the same trial stays as it was.
+        Verdict.objects.bulk_create(failed, ignore_conflicts=True)
+        JudgeRunChunk.objects.filter(pk=self.chunk.pk).update(**chunk_tally(self.chunk))
+        return JudgeRun.objects.filter(
+            pk=self.chunk.run_id, status=JudgeRun.Status.CANCELLED
+        ).exists()
+
+    async def write(self, rows: list[Verdict]) -> bool:
+        """Store the rows; True when the run has been cancelled meanwhile."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, self._write, rows)
+
+    def close(self):
+        # Resolved inside the writer thread: its own connection, not the caller's.
+        self.executor.submit(lambda: connection.close()).result()
+        self.executor.shutdown()
+
+
+def _verdict(run: JudgeRun, template, trial: Trial, outcome, seconds: float) -> Verdict:
+    row = Verdict(
+        judge_id=run.judge_id,
+        pair_id=trial.pair_id,
+        run=run,
+        order=trial.order,
+        sample=trial.sample,
+        template=template,
+        latency_ms=int(seconds * 1000),
+        created_at=timezone.now(),
+    )
+    if outcome.reply is None:
+        row.error = outcome.error[:2000] or "failed"
+        return row
+    row.raw_output = outcome.reply.text
+    row.input_tokens = outcome.reply.input_tokens
+    row.output_tokens = outcome.reply.output_tokens
+    choice = parse_answer(outcome.reply.text, template.answer_format)
+    if trial.order == Verdict.Order.REVERSE:
+        choice = _FLIP.get(choice, choice)  # B was shown first: back to canonical
+    row.choice = choice
+    return row
+
+
+async def _execute(run, trials, contents, templates, writer) -> bool:
+    """Run the trials; returns False when stopped by a cancellation."""
+    judge = run.judge
+    limits = limits_for(judge, settings.REDIS_URL)
+    gate = asyncio.Semaphore(judge.concurrency)  # bounds the messages held in memory
+    pending: list[Verdict] = []
+    cancelled = asyncio.Event()
+    http_limits = httpx.Limits(
+        max_connections=judge.concurrency, max_keepalive_connections=judge.concurrency
+    )
+    async with httpx.AsyncClient(timeout=judge.timeout_seconds, limits=http_limits) as client:
+
+        async def run_trial(trial: Trial):
+            async with gate:
+                if cancelled.is_set():
+                    return
+                template = templates[contents.pairs[trial.pair_id].task_id]
+                message = await asyncio.to_thread(contents.message, template, trial)
+                trial_key = f"{trial.pair_id}:{trial.order}:{trial.sample}"
+
+                async def attempt():
+                    if judge.backend in _BASELINES:
+                        return await call_backend(client, judge, message, trial.sample, trial_key)
+                    async with limits.slot():
+                        return await call_backend(client, judge, message, trial.sample, trial_key)
+
+                started = time.perf_counter()
+                outcome = await call_with_retries(attempt, RETRY_POLICY)
+                pending.append(
+                    _verdict(run, template, trial, outcome, time.perf_counter() - started)
+                )
+
+        async def flush_periodically():
+            while True:
+                await asyncio.sleep(_FLUSH_SECONDS)
+                await flush()
+
+        async def flush():
+            batch = pending[:]
+            del pending[: len(batch)]
+            if await writer.write(batch):
+                cancelled.set()
+
+        flusher = asyncio.create_task(flush_periodically())
+        try:
+            await asyncio.gather(*(run_trial(trial) for trial in trials))
+        finally:
+            flusher.cancel()
+            await flush()
+            await limits.close()
+    return not cancelled.is_set()
+
+
+def chunk_execute(chunk: JudgeRunChunk) -> bool:
+    """Call for the chunk's missing trials; True when every trial now has a verdict (an
+    answer or a final error), False when a cancellation stopped it."""
+    run = chunk.run
+    JudgeRunChunk.objects.filter(pk=chunk.pk).update(attempts=F("attempts") + 1)
+    JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.PENDING).update(
+        status=JudgeRun.Status.RUNNING, started_at=timezone.now()
+    )
+    pairs = list(
+        Pair.objects.filter(pk__in=chunk.pair_ids).select_related(
+            "prompt", "response_a", "response_b", "task"
+        )
+    )
+    trials = missing_trials(run.judge, [pair.pk for pair in pairs], run.samples)
+    templates = {pair.task_id: template_for(run.judge, pair.task.kind) for pair in pairs}
+    completed = True
+    if trials:
+        writer = _VerdictWriter(chunk)
+        try:
+            completed = asyncio.run(_execute(run, trials, _PairContents(pairs), templates, writer))
+        finally:
+            writer.close()
+    else:
+        JudgeRunChunk.objects.filter(pk=chunk.pk).update(**chunk_tally(chunk))
+    log.info(
+        "run %s chunk %s: %d trials, completed=%s", run.pk, chunk.index, len(trials), completed
+    )
+    return completed

@@ -1,0 +1,101 @@
+"""Reads of the judging app: run progress, run lists, judges."""
+
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+from django.db.models import Count, Q, QuerySet, Sum
+from django.utils import timezone
+
+from judging.models import Judge, JudgeRun, JudgeRunChunk, Verdict
+
+RATE_WINDOW_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    run: JudgeRun
+    trials: int
+    answered: int  # naming a side
+    ties: int
+    invalid: int
+    failed: int
+    rate_per_second: float  # verdicts of this run over the last minute
+    input_tokens: int
+    output_tokens: int
+    chunks: int
+    chunks_done: int
+
+    @property
+    def done(self) -> int:
+        return self.answered + self.ties + self.invalid
+
+    @property
+    def remaining(self) -> int:
+        return max(self.trials - self.done - self.failed, 0)
+
+    @property
+    def percent(self) -> int:
+        return round(100 * (self.done + self.failed) / self.trials) if self.trials else 100
+
+    @property
+    def eta_seconds(self) -> float | None:
+        if self.run.status != JudgeRun.Status.RUNNING or not self.rate_per_second:
+            return None
+        return self.remaining / self.rate_per_second
+
+    @property
+    def cost(self) -> Decimal:
+        judge = self.run.judge
+        return (
+            judge.price_input_per_mtok * self.input_tokens
+            + judge.price_output_per_mtok * self.output_tokens
+        ) / Decimal(1_000_000)
+
+    def as_dict(self) -> dict:
+        return {
+            "run": self.run.pk,
+            "judge": self.run.judge.name,
+            "status": self.run.status,
+            "trials": self.trials,
+            "done": self.done,
+            "answered": self.answered,
+            "ties": self.ties,
+            "invalid": self.invalid,
+            "failed": self.failed,
+            "remaining": self.remaining,
+            "rate_per_second": round(self.rate_per_second, 2),
+            "eta_seconds": None if self.eta_seconds is None else round(self.eta_seconds, 1),
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost": float(round(self.cost, 4)),
+        }
+
+
+def run_progress(run: JudgeRun) -> RunProgress:
+    """Counts from the chunk tallies (kept by the runner) and the recent verdict rate: two
+    queries whatever the size of the run."""
+    totals = JudgeRunChunk.objects.filter(run=run).aggregate(
+        answered=Sum("answered", default=0),
+        ties=Sum("ties", default=0),
+        invalid=Sum("invalid", default=0),
+        failed=Sum("failed", default=0),
+        input_tokens=Sum("input_tokens", default=0),
+        output_tokens=Sum("output_tokens", default=0),
+        chunks=Count("id"),
+        chunks_done=Count("id", filter=Q(done=True)),
+    )
+    since = timezone.now() - timedelta(seconds=RATE_WINDOW_SECONDS)
+    recent = Verdict.objects.filter(run=run, created_at__gte=since).count()
+    window = RATE_WINDOW_SECONDS
+    if run.started_at and run.started_at > since:
+        window = max((timezone.now() - run.started_at).total_seconds(), 1.0)
+    return RunProgress(run=run, trials=run.trials, rate_per_second=recent / window, **totals)
+
+
+def runs_of_project(project) -> QuerySet[JudgeRun]:
+    return JudgeRun.objects.filter(project=project).select_related("judge", "task")
+
+
+def callable_judges() -> QuerySet[Judge]:
+    return Judge.objects.exclude(backend=Judge.Backend.EXTERNAL)

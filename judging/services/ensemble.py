@@ -1,0 +1,125 @@
+"""Ensemble filtering (DESIGN.md §4.2): the task's ensemble judges look at its candidate pairs
+in both orders; a pair is `easy` when the share of their verdicts that agree with the majority
+side is at or above the threshold, else `queued` for the annotators.
+
+Failed calls are left out of the share; tie and invalid answers count against agreement. A
+candidate with no answer at all goes to the annotators (nothing says it is easy).
+"""
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from annotation.models import Pair, Project, Task
+from judging.models import JudgeRun, TaskEnsemble, Verdict
+from judging.services.runs import RunRefused, judge_run_start
+
+
+@dataclass
+class EnsembleSummary:
+    task: str
+    candidates: int = 0
+    easy: int = 0
+    queued: int = 0
+    threshold: float = 0.9
+    # Pairs each judge alone would have removed (its own verdicts agreeing at the threshold).
+    by_judge: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def ensemble_of(task: Task) -> TaskEnsemble | None:
+    return TaskEnsemble.objects.filter(task=task).prefetch_related("judges").first()
+
+
+def ensemble_set(task: Task, judges, threshold: float | None = None) -> TaskEnsemble:
+    if threshold is not None and not 0.5 < threshold <= 1:
+        raise RunRefused("the agreement threshold must be above 0.5 and at most 1")
+    ensemble, _ = TaskEnsemble.objects.update_or_create(
+        task=task, defaults={"threshold": threshold}
+    )
+    ensemble.judges.set(judges)
+    return ensemble
+
+
+def ensemble_start(project: Project, task: Task, *, user=None, background=False) -> list[JudgeRun]:
+    """Start one run per ensemble judge over the task's candidate pairs."""
+    ensemble = ensemble_of(task)
+    if ensemble is None or not ensemble.judges.exists():
+        raise RunRefused(f"task {task.slug!r} names no ensemble judges")
+    candidates = list(
+        Pair.objects.filter(task=task, status=Pair.Status.CANDIDATE).values_list("id", flat=True)
+    )
+    if not candidates:
+        raise RunRefused(f"task {task.slug!r} has no candidate pairs")
+    return [
+        judge_run_start(
+            judge,
+            project,
+            task=task,
+            pair_ids=candidates,
+            purpose=JudgeRun.Purpose.ENSEMBLE,
+            user=user,
+            background=background,
+        )
+        for judge in ensemble.judges.all()
+    ]
+
+
+def _agreement(choices: list[str]) -> float:
+    """Share of the answers that side with the majority side (A or B)."""
+    if not choices:
+        return 0.0
+    sides = Counter(choice for choice in choices if choice in ("A", "B"))
+    return max(sides.values(), default=0) / len(choices)
+
+
+def ensemble_apply(task: Task) -> EnsembleSummary:
+    """Mark the task's candidates easy or queued from the ensemble judges' verdicts."""
+    ensemble = ensemble_of(task)
+    judges = list(ensemble.judges.all()) if ensemble else []
+    threshold = (
+        ensemble.threshold
+        if ensemble and ensemble.threshold is not None
+        else task.project.ensemble_threshold
+    )
+    summary = EnsembleSummary(task=task.slug, threshold=threshold)
+    with transaction.atomic():
+        candidates = list(
+            Pair.objects.select_for_update()
+            .filter(task=task, status=Pair.Status.CANDIDATE)
+            .values_list("id", flat=True)
+        )
+        choices: dict[int, list[str]] = defaultdict(list)
+        per_judge: dict[tuple[str, int], list[str]] = defaultdict(list)
+        names = {judge.pk: judge.name for judge in judges}
+        rows = Verdict.objects.filter(
+            judge__in=judges, pair_id__in=candidates, choice__isnull=False
+        ).values_list("judge_id", "pair_id", "choice")
+        for judge_id, pair_id, choice in rows:
+            choices[pair_id].append(choice)
+            per_judge[(names[judge_id], pair_id)].append(choice)
+        easy = [pid for pid in candidates if choices[pid] and _agreement(choices[pid]) >= threshold]
+        queued = sorted(set(candidates) - set(easy))
+        Pair.objects.filter(pk__in=easy).update(status=Pair.Status.EASY)
+        Pair.objects.filter(pk__in=queued).update(status=Pair.Status.QUEUED)
+    summary.candidates, summary.easy, summary.queued = len(candidates), len(easy), len(queued)
+    summary.by_judge = {name: 0 for name in names.values()}
+    for (name, _pair_id), judge_choices in per_judge.items():
+        summary.by_judge[name] += _agreement(judge_choices) >= threshold
+    return summary
+
+
+def ensemble_apply_when_ready(project: Project, task: Task | None) -> EnsembleSummary | None:
+    """Called when an ensemble run finishes: apply once no ensemble run of the task is open."""
+    if task is None:
+        return None
+    still_running = JudgeRun.objects.filter(
+        project=project,
+        task=task,
+        purpose=JudgeRun.Purpose.ENSEMBLE,
+        status__in=[JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING],
+    ).exists()
+    return None if still_running else ensemble_apply(task)

@@ -1,0 +1,161 @@
+"""Judge runs: start, execute a chunk, finish, cancel, resume.
+
+A run covers a selection of pairs in both orders with K samples each; it is split into chunks,
+each a Celery task enqueued on commit. Chunk size keeps a chunk well inside the Celery time
+limit at the judge's requests-per-minute budget.
+"""
+
+import threading
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Pair, Project, Task
+from judging.backends import ConfigurationError, check_callable
+from judging.models import Judge, JudgeRun, JudgeRunChunk
+from judging.runner import chunk_execute
+
+MAX_CHUNK_PAIRS = 500
+
+
+class RunRefused(Exception):
+    """The run cannot start or change state; the message says why, for the user."""
+
+
+def chunk_pair_count(judge: Judge, samples: int) -> int:
+    """Pairs per chunk: at most MAX_CHUNK_PAIRS, and few enough that the chunk's calls fit in
+    half the task time limit at the judge's rpm budget."""
+    if judge.backend in (Judge.Backend.ALWAYS_A, Judge.Backend.RANDOM):
+        return MAX_CHUNK_PAIRS
+    budget_calls = judge.requests_per_minute * settings.CELERY_TASK_TIME_LIMIT / 60 / 2
+    return max(1, min(MAX_CHUNK_PAIRS, int(budget_calls // (2 * samples))))
+
+
+def judge_run_start(
+    judge: Judge,
+    project: Project,
+    *,
+    task: Task | None = None,
+    samples: int = 1,
+    pair_ids: list[int] | None = None,
+    purpose: str = JudgeRun.Purpose.EVALUATE,
+    user=None,
+    background: bool = False,
+) -> JudgeRun:
+    """Create the run and its chunks and enqueue them. `pair_ids` narrows the selection
+    (default: every pair of the project, or of the task). `background` asks the embedded mode
+    (no Celery worker) to run the chunks in a thread instead of inside this call."""
+    if not 1 <= samples <= 50:
+        raise RunRefused("samples must be between 1 and 50")
+    try:
+        check_callable(judge)
+    except ConfigurationError as error:
+        raise RunRefused(str(error)) from None
+    pairs = Pair.objects.filter(project=project)
+    if task is not None:
+        pairs = pairs.filter(task=task)
+    if pair_ids is not None:
+        pairs = pairs.filter(pk__in=pair_ids)
+    ids = list(pairs.order_by("id").values_list("id", flat=True))
+    if not ids:
+        raise RunRefused("no pairs to judge in this selection")
+    size = chunk_pair_count(judge, samples)
+    with transaction.atomic():
+        run = JudgeRun.objects.create(
+            judge=judge,
+            project=project,
+            task=task,
+            samples=samples,
+            purpose=purpose,
+            trials=len(ids) * 2 * samples,
+            created_by=user,
+        )
+        chunks = JudgeRunChunk.objects.bulk_create(
+            JudgeRunChunk(run=run, index=number, pair_ids=ids[start : start + size])
+            for number, start in enumerate(range(0, len(ids), size))
+        )
+        _enqueue([chunk.pk for chunk in chunks], background)
+    return run
+
+
+def _enqueue(chunk_ids: list[int], background: bool) -> None:
+    from judging.tasks import judge_chunk
+
+    if settings.CELERY_TASK_ALWAYS_EAGER and background:
+        thread = threading.Thread(target=_run_inline, args=(chunk_ids,), daemon=True)
+        transaction.on_commit(thread.start)
+        return
+    for chunk_id in chunk_ids:
+        judge_chunk.delay_on_commit(chunk_id)
+
+
+def _run_inline(chunk_ids: list[int]) -> None:
+    from django.db import connection
+
+    try:
+        for chunk_id in chunk_ids:
+            judge_chunk_run(chunk_id)
+    finally:
+        connection.close()
+
+
+def judge_chunk_run(chunk_id: int) -> None:
+    """Execute a chunk (idempotent: a repeated delivery does only what is missing), then
+    finish the run when it was the last one."""
+    chunk = JudgeRunChunk.objects.select_related("run__judge").filter(pk=chunk_id).first()
+    if chunk is None or chunk.done:
+        return
+    if chunk.run.status in (JudgeRun.Status.CANCELLED, JudgeRun.Status.FINISHED):
+        return
+    if not chunk_execute(chunk):
+        return  # cancelled: the chunk stays open for a resume
+    JudgeRunChunk.objects.filter(pk=chunk.pk).update(done=True, finished_at=timezone.now())
+    _finish_if_complete(chunk.run)
+
+
+def _finish_if_complete(run: JudgeRun) -> None:
+    if JudgeRunChunk.objects.filter(run=run, done=False).exists():
+        return
+    finished = JudgeRun.objects.filter(
+        pk=run.pk, status__in=[JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING]
+    ).update(status=JudgeRun.Status.FINISHED, finished_at=timezone.now())
+    if finished and run.purpose == JudgeRun.Purpose.ENSEMBLE:
+        from judging.services.ensemble import ensemble_apply_when_ready
+
+        ensemble_apply_when_ready(run.project, run.task)
+
+
+def judge_run_cancel(run: JudgeRun) -> JudgeRun:
+    """Stop a run: chunks stop starting calls at their next flush; answers so far stay."""
+    updated = JudgeRun.objects.filter(
+        pk=run.pk, status__in=[JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING]
+    ).update(status=JudgeRun.Status.CANCELLED)
+    if not updated:
+        raise RunRefused(f"run {run.pk} is {run.status}; only a pending or running run stops")
+    run.refresh_from_db()
+    return run
+
+
+def judge_run_resume(run: JudgeRun, *, background: bool = False) -> JudgeRun:
+    """Continue a cancelled run, or retry the failed calls of a finished one: every chunk
+    with a missing trial is enqueued again and calls only for what is missing."""
+    run.refresh_from_db()
+    if run.purpose == JudgeRun.Purpose.IMPORT:
+        raise RunRefused("imported predictions cannot be resumed; import the file again")
+    if run.status in (JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING):
+        raise RunRefused(f"run {run.pk} is already {run.status}")
+    try:
+        check_callable(run.judge)
+    except ConfigurationError as error:
+        raise RunRefused(str(error)) from None
+    with transaction.atomic():
+        chunks = list(JudgeRunChunk.objects.select_for_update().filter(run=run))
+        reopen = [c.pk for c in chunks if not c.done or c.failed]
+        if not reopen:
+            raise RunRefused(f"run {run.pk} has nothing missing")
+        JudgeRunChunk.objects.filter(pk__in=reopen).update(done=False, finished_at=None)
+        JudgeRun.objects.filter(pk=run.pk).update(status=JudgeRun.Status.RUNNING, finished_at=None)
+        _enqueue(reopen, background)
+    run.refresh_from_db()
+    return run

@@ -1,0 +1,32 @@
+"""Fixtures of the judging tests: the fake OpenAI-compatible server and judged pairs."""
+
+import pytest
+
+from judging.fake_server import FakeLLMServer
+from judging.services.judges import judge_save
+from tests.annotate.conftest import queued_pairs
+
+
+@pytest.fixture
+def fake_llm():
+    server = FakeLLMServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pairs_task(tmp_path):
+    """A project `ann` with a t2i task of 6 pairs (each response holds one image)."""
+    return queued_pairs(tmp_path, count=6)
+
+
+def openai_judge(server, name="gpt-fake", **settings):
+    judge, _ = judge_save(
+        name,
+        backend="openai",
+        model="fake-model",
+        base_url=server.base_url,
+        **{"concurrency": 8, "requests_per_minute": 60_000, "timeout_seconds": 5, **settings},
+    )
+    return judge
