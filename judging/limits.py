@@ -70,8 +70,9 @@ class RedisLimits:
         self.client = redis_asyncio.from_url(redis_url)
         self.limit = judge.concurrency
         self.interval_us = int(60_000_000 / judge.requests_per_minute)
-        # An entry older than this belongs to a dead worker (one attempt never lasts longer).
-        self.stale_us = int((judge.timeout_seconds + 60) * 1_000_000)
+        # An entry older than this belongs to a dead worker: an attempt is cut off at the
+        # judge's timeout (see runner), so a live one never holds a slot that long.
+        self.stale_us = int((judge.timeout_seconds + 5) * 1_000_000)
         self.inflight_key = f"arbiter:judge:{judge.pk}:inflight"
         self.schedule_key = f"arbiter:judge:{judge.pk}:tat"
         self.acquire = self.client.register_script(_ACQUIRE)

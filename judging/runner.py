@@ -22,12 +22,12 @@ from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from annotation.models import Asset, Pair
-from judging.backends import call_backend
+from judging.backends import CallFailed, call_backend
 from judging.limits import limits_for
 from judging.models import Judge, JudgeRun, JudgeRunChunk, PromptTemplate, Verdict
 from judging.parsing import parse_answer
 from judging.prompts import build_message, template_for
-from judging.retry import RetryPolicy, call_with_retries
+from judging.retry import Outcome, RetryPolicy, call_with_retries
 
 log = logging.getLogger(__name__)
 
@@ -199,17 +199,30 @@ async def _execute(run, trials, contents, templates, writer) -> bool:
                 if cancelled.is_set():
                     return
                 template = templates[contents.pairs[trial.pair_id].task_id]
-                message = await asyncio.to_thread(contents.message, template, trial)
                 trial_key = f"{trial.pair_id}:{trial.order}:{trial.sample}"
+                try:
+                    message = await asyncio.to_thread(contents.message, template, trial)
+                except OSError as error:  # an image file gone from the media folder
+                    outcome = Outcome(None, f"cannot read the pair's content: {error}", 0)
+                    pending.append(_verdict(run, template, trial, outcome, 0.0))
+                    return
 
                 async def attempt():
+                    call = call_backend(client, judge, message, trial.sample, trial_key)
                     if judge.backend in _BASELINES:
-                        return await call_backend(client, judge, message, trial.sample, trial_key)
+                        return await call
                     async with limits.slot():
-                        return await call_backend(client, judge, message, trial.sample, trial_key)
+                        try:  # httpx times single reads; this bounds the whole attempt
+                            return await asyncio.wait_for(call, judge.timeout_seconds)
+                        except TimeoutError:
+                            raise CallFailed("timed out", retryable=True) from None
 
                 started = time.perf_counter()
-                outcome = await call_with_retries(attempt, RETRY_POLICY)
+                try:
+                    outcome = await call_with_retries(attempt, RETRY_POLICY)
+                except Exception as error:  # a bug or a bad file must not sink the chunk
+                    log.exception("trial %s failed", trial_key)
+                    outcome = Outcome(None, f"internal error: {error!r}", 1)
                 pending.append(
                     _verdict(run, template, trial, outcome, time.perf_counter() - started)
                 )

@@ -1,0 +1,107 @@
+"""A real `celery worker` process on Redis and PostgreSQL, killed with SIGKILL in the middle of
+a judge run and started again: the run completes with exactly one verdict per pair × order ×
+sample. Skipped without PostgreSQL and Redis; CI runs it."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.db.models import Count
+
+from judging.fake_server import FakeLLMServer
+from judging.models import JudgeRun, Verdict
+from judging.services.runs import judge_run_start
+from tests.annotate.conftest import queued_pairs
+from tests.judging.conftest import openai_judge
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+
+ROOT = Path(__file__).resolve().parents[2]
+VISIBILITY_SECONDS = 3
+
+
+def _database_url() -> str:
+    s = connection.settings_dict
+    return f"postgres://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+def _start_worker(media_root: Path, log: Path) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+        "MEDIA_ROOT": str(media_root),
+        "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_SECONDS),
+    }
+    command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo"]
+    command += ["--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"]
+    return subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=log.open("ab"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def _wait(condition, seconds: float, what: str, log: Path):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    pytest.fail(f"timed out waiting for {what}; worker log:\n{log.read_text()[-3000:]}")
+
+
+def test_a_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path, _media_in_tmp):
+    from config.celery import app
+
+    app.control.purge()  # nothing left over from an earlier session in this Redis database
+    task = queued_pairs(tmp_path, count=30)
+    server = FakeLLMServer(latency=0.05)
+    server.start()
+    log = tmp_path / "worker.log"
+    worker = _start_worker(_media_in_tmp, log)
+    try:
+        judge = openai_judge(server, concurrency=2)
+        run = judge_run_start(judge, task.project, samples=2)  # 120 trials, about 3 s
+        _wait(
+            lambda: Verdict.objects.filter(judge=judge).count() >= 20,
+            60,
+            "the first verdicts",
+            log,
+        )
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(10)
+        killed_at = Verdict.objects.filter(judge=judge).count()
+        run.refresh_from_db()
+        assert run.status == JudgeRun.Status.RUNNING and killed_at < 120
+
+        time.sleep(VISIBILITY_SECONDS + 0.5)  # the unacknowledged chunk becomes visible again
+        worker = _start_worker(_media_in_tmp, log)
+        _wait(
+            lambda: JudgeRun.objects.get(pk=run.pk).status == JudgeRun.Status.FINISHED,
+            90,
+            "the run to finish after the restart",
+            log,
+        )
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(10)
+        server.stop()
+
+    verdicts = Verdict.objects.filter(judge=judge)
+    assert verdicts.count() == 30 * 2 * 2
+    assert not verdicts.filter(choice__isnull=True).exists()
+    per_trial = verdicts.values("pair", "order", "sample").annotate(n=Count("id"))
+    assert {row["n"] for row in per_trial} == {1}
+    # The restarted worker called only for what was missing, plus the calls that were in
+    # flight or answered but not yet written (at most half a second) when the first one died.
+    assert len(server.requests) <= 120 + 30
