@@ -45,7 +45,8 @@ def ensemble_set(task: Task, judges, threshold: float | None = None) -> TaskEnse
 
 
 def ensemble_start(project: Project, task: Task, *, user=None, background=False) -> list[JudgeRun]:
-    """Start one run per ensemble judge over the task's candidate pairs."""
+    """Start one run per ensemble judge over the task's candidate pairs. The runs are created
+    together so that the pairs are decided only when the last one finishes."""
     ensemble = ensemble_of(task)
     if ensemble is None or not ensemble.judges.exists():
         raise RunRefused(f"task {task.slug!r} names no ensemble judges")
@@ -54,18 +55,25 @@ def ensemble_start(project: Project, task: Task, *, user=None, background=False)
     )
     if not candidates:
         raise RunRefused(f"task {task.slug!r} has no candidate pairs")
-    return [
-        judge_run_start(
-            judge,
-            project,
-            task=task,
-            pair_ids=candidates,
-            purpose=JudgeRun.Purpose.ENSEMBLE,
-            user=user,
-            background=background,
-        )
-        for judge in ensemble.judges.all()
-    ]
+    with transaction.atomic():  # the chunks are enqueued when this commits
+        return [
+            judge_run_start(
+                judge,
+                project,
+                task=task,
+                pair_ids=candidates,
+                purpose=JudgeRun.Purpose.ENSEMBLE,
+                user=user,
+                background=background,
+            )
+            for judge in ensemble.judges.all()
+        ]
+
+
+def _threshold(task: Task, ensemble: TaskEnsemble | None) -> float:
+    if ensemble is not None and ensemble.threshold is not None:
+        return ensemble.threshold
+    return task.project.ensemble_threshold
 
 
 def _agreement(choices: list[str]) -> float:
@@ -76,50 +84,82 @@ def _agreement(choices: list[str]) -> float:
     return max(sides.values(), default=0) / len(choices)
 
 
-def ensemble_apply(task: Task) -> EnsembleSummary:
-    """Mark the task's candidates easy or queued from the ensemble judges' verdicts."""
+def _choices(judges, pair_ids) -> tuple[dict, dict]:
+    """Answers per pair (all judges) and per (judge name, pair); failed calls left out."""
+    names = {judge.pk: judge.name for judge in judges}
+    per_pair: dict[int, list[str]] = defaultdict(list)
+    per_judge: dict[tuple[str, int], list[str]] = defaultdict(list)
+    rows = Verdict.objects.filter(
+        judge__in=judges, pair_id__in=pair_ids, choice__isnull=False
+    ).values_list("judge_id", "pair_id", "choice")
+    for judge_id, pair_id, choice in rows:
+        per_pair[pair_id].append(choice)
+        per_judge[(names[judge_id], pair_id)].append(choice)
+    return per_pair, per_judge
+
+
+def ensemble_apply(task: Task) -> int:
+    """Mark the task's candidates easy or queued from the ensemble judges' verdicts;
+    returns how many were decided."""
     ensemble = ensemble_of(task)
     judges = list(ensemble.judges.all()) if ensemble else []
-    threshold = (
-        ensemble.threshold
-        if ensemble and ensemble.threshold is not None
-        else task.project.ensemble_threshold
-    )
-    summary = EnsembleSummary(task=task.slug, threshold=threshold)
+    threshold = _threshold(task, ensemble)
     with transaction.atomic():
         candidates = list(
             Pair.objects.select_for_update()
             .filter(task=task, status=Pair.Status.CANDIDATE)
             .values_list("id", flat=True)
         )
-        choices: dict[int, list[str]] = defaultdict(list)
-        per_judge: dict[tuple[str, int], list[str]] = defaultdict(list)
-        names = {judge.pk: judge.name for judge in judges}
-        rows = Verdict.objects.filter(
-            judge__in=judges, pair_id__in=candidates, choice__isnull=False
-        ).values_list("judge_id", "pair_id", "choice")
-        for judge_id, pair_id, choice in rows:
-            choices[pair_id].append(choice)
-            per_judge[(names[judge_id], pair_id)].append(choice)
-        easy = [pid for pid in candidates if choices[pid] and _agreement(choices[pid]) >= threshold]
-        queued = sorted(set(candidates) - set(easy))
+        per_pair, _ = _choices(judges, candidates)
+        easy = [
+            pid for pid in candidates if per_pair[pid] and _agreement(per_pair[pid]) >= threshold
+        ]
         Pair.objects.filter(pk__in=easy).update(status=Pair.Status.EASY)
-        Pair.objects.filter(pk__in=queued).update(status=Pair.Status.QUEUED)
-    summary.candidates, summary.easy, summary.queued = len(candidates), len(easy), len(queued)
-    summary.by_judge = {name: 0 for name in names.values()}
-    for (name, _pair_id), judge_choices in per_judge.items():
-        summary.by_judge[name] += _agreement(judge_choices) >= threshold
+        Pair.objects.filter(pk__in=set(candidates) - set(easy)).update(status=Pair.Status.QUEUED)
+    return len(candidates)
+
+
+def ensemble_summary(task: Task, pair_ids: list[int]) -> EnsembleSummary:
+    """What the filter did to these pairs: how many it removed, overall and per judge."""
+    ensemble = ensemble_of(task)
+    judges = list(ensemble.judges.all()) if ensemble else []
+    threshold = _threshold(task, ensemble)
+    statuses = Counter(Pair.objects.filter(pk__in=pair_ids).values_list("status", flat=True))
+    summary = EnsembleSummary(
+        task=task.slug,
+        candidates=len(pair_ids),
+        easy=statuses[Pair.Status.EASY],
+        queued=len(pair_ids) - statuses[Pair.Status.EASY],
+        threshold=threshold,
+    )
+    _, per_judge = _choices(judges, pair_ids)
+    summary.by_judge = {judge.name: 0 for judge in judges}
+    for (name, _pair_id), choices in per_judge.items():
+        summary.by_judge[name] += _agreement(choices) >= threshold
     return summary
 
 
-def ensemble_apply_when_ready(project: Project, task: Task | None) -> EnsembleSummary | None:
+def last_filtered_pairs(task: Task) -> list[int]:
+    """The pairs of the task's latest ensemble filter (its runs share one selection)."""
+    run = (
+        JudgeRun.objects.filter(task=task, purpose=JudgeRun.Purpose.ENSEMBLE)
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    if run is None:
+        return []
+    return [pid for chunk in run.chunks.all() for pid in chunk.pair_ids]
+
+
+def ensemble_apply_when_ready(project: Project, task: Task | None) -> None:
     """Called when an ensemble run finishes: apply once no ensemble run of the task is open."""
     if task is None:
-        return None
+        return
     still_running = JudgeRun.objects.filter(
         project=project,
         task=task,
         purpose=JudgeRun.Purpose.ENSEMBLE,
         status__in=[JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING],
     ).exists()
-    return None if still_running else ensemble_apply(task)
+    if not still_running:
+        ensemble_apply(task)

@@ -22,11 +22,11 @@ def pairs_task(tmp_path):
 
 
 def openai_judge(server, name="gpt-fake", **settings):
+    defaults = {"model": "fake-model", "concurrency": 8, "requests_per_minute": 60_000}
     judge, _ = judge_save(
         name,
         backend="openai",
-        model="fake-model",
         base_url=server.base_url,
-        **{"concurrency": 8, "requests_per_minute": 60_000, "timeout_seconds": 5, **settings},
+        **{**defaults, "timeout_seconds": 5, **settings},
     )
     return judge

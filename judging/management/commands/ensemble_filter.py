@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Project, Task
 from judging.models import JudgeRun
-from judging.services.ensemble import ensemble_apply, ensemble_start
+from judging.services.ensemble import ensemble_apply, ensemble_start, ensemble_summary
 from judging.services.runs import RunRefused
 
 _POLL_SECONDS = 1.0
@@ -44,7 +44,9 @@ class Command(BaseCommand):
                 while run.status not in (JudgeRun.Status.FINISHED, JudgeRun.Status.CANCELLED):
                     time.sleep(_POLL_SECONDS)
                     run.refresh_from_db()
-            summaries.append(ensemble_apply(task).as_dict())
+            ensemble_apply(task)  # normally done as the last run finished; a no-op then
+            pair_ids = [pid for chunk in runs[0].chunks.all() for pid in chunk.pair_ids]
+            summaries.append(ensemble_summary(task, pair_ids).as_dict())
         if options["json"]:
             self.stdout.write(json.dumps({"project": project.slug, "tasks": summaries}))
             return
