@@ -73,9 +73,7 @@ def test_disagreement_below_the_threshold_queues_the_pairs(server, candidates, c
     # Per pair: steady A, A; biased A (forward), B (reverse): 3 of 4 agree = 0.75 < 0.9.
     assert (summary["easy"], summary["queued"]) == (0, 6)
     assert summary["by_judge"] == {"steady-1": 6, "biased": 0}
-    assert set(Pair.objects.filter(task=candidates).values_list("status", flat=True)) == {
-        "queued"
-    }
+    assert set(Pair.objects.filter(task=candidates).values_list("status", flat=True)) == {"queued"}
     assert assignment_claim(member("expert", candidates.project), candidates) is not None
 
 

@@ -1,0 +1,60 @@
+"""The judge limits shared through Redis by every chunk calling the same judge."""
+
+import asyncio
+import time
+
+import pytest
+from django.conf import settings
+
+from judging.limits import RedisLimits
+from judging.models import Judge
+
+pytestmark = [pytest.mark.redis, pytest.mark.django_db]
+
+
+def _two_chunks(judge, calls_each: int, call_seconds: float):
+    """Two chunks (two RedisLimits, as in two workers) calling at once; returns the peak
+    number of calls in flight and their start times."""
+    in_flight, peak, starts = 0, 0, []
+
+    async def chunk():
+        limits = RedisLimits(judge, settings.REDIS_URL)
+
+        async def call():
+            nonlocal in_flight, peak
+            async with limits.slot():
+                starts.append(time.monotonic())
+                in_flight += 1
+                peak = max(peak, in_flight)
+                await asyncio.sleep(call_seconds)
+                in_flight -= 1
+
+        await asyncio.gather(*(call() for _ in range(calls_each)))
+        await limits.close()
+
+    async def main():
+        limits = RedisLimits(judge, settings.REDIS_URL)
+        await limits.client.delete(limits.inflight_key, limits.schedule_key)
+        await limits.close()
+        await asyncio.gather(chunk(), chunk())
+
+    asyncio.run(main())
+    return peak, sorted(starts)
+
+
+def test_chunks_share_one_concurrency_limit():
+    judge = Judge.objects.create(
+        name="shared-c", backend="openai", concurrency=3, requests_per_minute=1_000_000
+    )
+    peak, starts = _two_chunks(judge, calls_each=8, call_seconds=0.1)
+    assert peak == 3  # not 3 per chunk
+    assert len(starts) == 16
+
+
+def test_chunks_share_one_requests_per_minute_budget():
+    judge = Judge.objects.create(
+        name="shared-r", backend="openai", concurrency=50, requests_per_minute=1200
+    )  # 20 per second between both chunks
+    _peak, starts = _two_chunks(judge, calls_each=10, call_seconds=0.01)
+    # 20 requests at 20 per second: the last starts about 0.95 s after the first, not 0.45.
+    assert 0.9 <= starts[-1] - starts[0] <= 1.5
