@@ -41,3 +41,8 @@ bench: install
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache
+
+.PHONY: bench-annotate
+bench-annotate: install
+	$(BIN)/python bench/annotate.py --explain
+	$(BIN)/python bench/load.py

@@ -5,12 +5,14 @@ usage: python bench/annotate.py [--postgres URL] [--iterations 300] [--prefill 0
                                 [--explain]
 
 Seeds a fresh PostgreSQL database `arbiter_bench_annotate` with 4,000 queued pairs over four
-tasks (t2i, edit, interleaved, reasoning; text and Pillow-drawn images, 1 to 48 parts per
-response, about 16,000 images) and 30 annotators, optionally rates part of the pairs in advance
+tasks (t2i, edit, interleaved, reasoning; text and Pillow-drawn images, 1 to 24 parts per
+response, about 16,800 images) and 30 annotators, optionally rates part of the pairs in advance
 (--prefill, a campaign half done by default), then times the annotator's requests in-process
 with django.test.Client: the client's time is the server's time (middleware, session, views,
 queries, templates), without network or WSGI server. Query counts come from
 CaptureQueriesContext and are shown per pair size: they must not grow with the parts.
+--explain adds EXPLAIN ANALYZE (planning and execution time) of every SELECT of the requests.
+Exit status 1 when a median misses the 50 ms target or a query count varies with the pair.
 
 bench/load.py imports the seeding from here.
 """
@@ -34,12 +36,13 @@ ANNOTATORS = 30
 PASSWORD = "bench-annotate-pw"
 TARGET_MS = 50.0
 
-WORDS = (
+_VOCABULARY = (
     "the a red blue green small large cube sphere left right above below image shows "
     "three two four answer because therefore step first then finally count colour shape "
     "object scene prompt edit keep background foreground text label sign chart value "
     "bar line axis total mean result correct region marked circle arrow person dog cat"
-).split()
+)
+WORDS = _VOCABULARY.split()
 
 
 # ---------------------------------------------------------------- database and Django
@@ -191,6 +194,7 @@ def seed(
     """Project, 4 tasks of queued pairs, `annotators` users; Django must be set up."""
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
+    from django.db import connection
 
     from annotation.models import Asset, Membership, Pair, Project
     from annotation.services.pair_import import pairs_import
@@ -218,6 +222,9 @@ def seed(
         Membership(user=u, project=project, role=Membership.Role.ANNOTATOR) for u in users
     )
     prefilled = prefill_ratings(project, users, prefill) if prefill > 0 else {}
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")  # planner statistics, as autovacuum would gather them
     return {
         "pairs": Pair.objects.filter(project=project).count(),
         "images": Asset.objects.count(),
@@ -316,19 +323,26 @@ def summary(samples: list[dict]) -> dict:
         "median_ms": round(statistics.median(ms), 2),
         "p95_ms": round(percentile(ms, 0.95), 2),
         "max_ms": round(max(ms), 2),
+        "python_cpu_median_ms": round(statistics.median(s["cpu_ms"] for s in samples), 2),
+        "sql_median_ms": round(statistics.median(s["db_ms"] for s in samples), 2),
         "queries": queries,
     }
 
 
-def _timed(client, method: str, url: str, data=None, **headers) -> tuple[object, dict]:
+def _timed(client, method: str, url: str, data=None, **extra) -> tuple[object, dict]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    connection.queries_log.clear()  # a full log (9,000 entries) would break the count
     with CaptureQueriesContext(connection) as captured:
+        cpu = time.process_time()
         started = time.perf_counter()
-        response = getattr(client, method)(url, data, **headers)
+        response = getattr(client, method)(url, data, **extra)
         elapsed = (time.perf_counter() - started) * 1000
-    return response, {"ms": elapsed, "queries": len(captured), "status": response.status_code}
+        cpu = (time.process_time() - cpu) * 1000
+    sample = {"ms": elapsed, "cpu_ms": cpu, "queries": len(captured)}
+    sample["db_ms"] = sum(float(query["time"]) for query in captured.captured_queries) * 1000
+    return response, {**sample, "status": response.status_code}
 
 
 def _assignment_id(url: str) -> int:
@@ -342,9 +356,8 @@ def _form(rng: random.Random, task) -> dict:
         "rationale": _sentence(rng, 12),
         "active_seconds": f"{rng.uniform(20, 240):.1f}",
     }
-    for aspect in task.aspects:
-        if rng.random() < 0.7:
-            data[f"aspect_{aspect['key']}"] = str(rng.randint(1, 7))
+    for aspect in task.aspects:  # every aspect, so that the query count does not vary
+        data[f"aspect_{aspect['key']}"] = str(rng.randint(1, 7))
     return data
 
 
@@ -410,6 +423,8 @@ def measure(iterations: int, warmup: int, sizes: dict, log=print) -> dict:
         )
         check(submit, 200, url)
         pushed = response["HX-Push-Url"]
+        if not pushed.startswith("/annotate/"):
+            raise SystemExit(f"{users[k]} ran out of pairs; seed more (--pairs-per-task)")
         current[k] = _assignment_id(pushed)
         if i >= warmup:
             submit.update(zip(("parts", "images"), sizes[pair_of(current[k])], strict=True))
@@ -436,7 +451,7 @@ def measure(iterations: int, warmup: int, sizes: dict, log=print) -> dict:
         assignment.delete()
 
     claim_render = [
-        {"ms": c["ms"] + r["ms"], "queries": c["queries"] + r["queries"]}
+        {key: c[key] + r[key] for key in ("ms", "cpu_ms", "db_ms", "queries")}
         for c, r in zip(claims, renders, strict=True)
     ]
     return {
@@ -486,42 +501,84 @@ def _by_size(series: dict[str, list[dict]]) -> list[dict]:
     return rows
 
 
-def explain_claim(log=print) -> list[str]:
-    """EXPLAIN ANALYZE of the claim's candidate query and of the progress count it renders."""
+def explain_requests(repeat: int = 5) -> dict:
+    """EXPLAIN ANALYZE every SELECT that one claim, one render and one submit send (taken from
+    the real requests, with their literals): where does the database time go, planning or
+    execution? Medians of `repeat` runs; the full plan of the claim's candidate query."""
+    import re
+
     from django.contrib.auth.models import User
     from django.db import connection
-    from django.db.models import Count
-    from django.utils import timezone
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
 
     from annotation.models import Task
-    from annotation.services.assignments import claimable_pairs
 
     user = User.objects.filter(username__startswith="annotator").order_by("username").first()
-    task = Task.objects.filter(project__slug=PROJECT).order_by("id").first()
-    now = timezone.now()
-    candidate = (
-        claimable_pairs(user, now)
-        .filter(task=task)
-        .order_by("-rating_count", "id")
-        .values_list("pk", flat=True)[:1]
-    )
-    progress = (
-        claimable_pairs(user, now)
-        .filter(task__in=[task])
-        .values("task")
-        .annotate(n=Count("id"))
-        .values_list("task", "n")
-    )
-    lines = []
-    for name, query in (("claim candidate", candidate), ("progress count", progress)):
-        sql, params = query.query.sql_with_params()
-        with connection.cursor() as cursor:
-            cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}", params)
-            plan = [row[0] for row in cursor.fetchall()]
-        lines += [f"-- {name}", *plan, ""]
-    for line in lines:
-        log(line)
-    return lines
+    task = Task.objects.filter(project__slug=PROJECT, slug="interleaved").get()
+    client = Client()
+    client.force_login(user)
+    captured = {}
+    connection.queries_log.clear()
+    with CaptureQueriesContext(connection) as queries:
+        location = client.post(reverse("task-next", args=[PROJECT, task.slug]))["Location"]
+    captured["claim"] = [q["sql"] for q in queries.captured_queries]
+    with CaptureQueriesContext(connection) as queries:
+        client.get(location)
+    captured["render"] = [q["sql"] for q in queries.captured_queries]
+    form = _form(random.Random(1), task)
+    with CaptureQueriesContext(connection) as queries:
+        client.post(location, form, headers={"HX-Request": "true"})
+    captured["submit"] = [q["sql"] for q in queries.captured_queries]
+
+    statements, claim_plan = {}, []
+    with connection.cursor() as cursor:
+        for request, sqls in captured.items():
+            rows = []
+            for sql in sqls:
+                if not sql.lstrip().upper().startswith("SELECT"):
+                    continue
+                timings = []
+                for _ in range(repeat):
+                    cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS, SUMMARY) {sql}")
+                    plan = [row[0] for row in cursor.fetchall()]
+                    text = "\n".join(plan)
+                    planning = float(re.search(r"Planning Time: ([\d.]+)", text).group(1))
+                    execution = float(re.search(r"Execution Time: ([\d.]+)", text).group(1))
+                    timings.append((planning, execution))
+                if "SKIP LOCKED" in sql and not claim_plan:
+                    claim_plan = plan
+                tables = re.findall(r'(?:FROM|JOIN) "(\w+)"', sql)
+                rows.append(
+                    {
+                        "planning_ms": round(statistics.median(t[0] for t in timings), 2),
+                        "execution_ms": round(statistics.median(t[1] for t in timings), 2),
+                        "relations": len(tables),
+                        "from": tables[0] if tables else "",
+                        "sql": sql[:200],
+                    }
+                )
+            statements[request] = rows
+    return {"statements": statements, "claim_plan": claim_plan}
+
+
+def print_explain(explained: dict) -> None:
+    print()
+    print("EXPLAIN ANALYZE of each SELECT of one claim, one render, one submit (median of 5):")
+    print(f"{'request':8} {'planning':>9} {'execution':>10} {'rels':>5}  main table")
+    for request, rows in explained["statements"].items():
+        for row in rows:
+            print(
+                f"{request:8} {row['planning_ms']:>6.2f} ms {row['execution_ms']:>7.2f} ms "
+                f"{row['relations']:>5}  {row['from']}"
+            )
+        planning = sum(row["planning_ms"] for row in rows)
+        execution = sum(row["execution_ms"] for row in rows)
+        print(f"{request:8} {planning:>6.2f} ms {execution:>7.2f} ms  total of {len(rows)} SELECTs")
+    print()
+    print("-- the claim's candidate query (SELECT ... FOR UPDATE SKIP LOCKED)")
+    print("\n".join(explained["claim_plan"]))
 
 
 # ---------------------------------------------------------------- report
@@ -539,17 +596,32 @@ def print_report(meta: dict, results: dict) -> bool:
             f"prefilled: {prefill['complete']:,} complete + {prefill['partial']:,} partly rated "
             f"pairs ({prefill['ratings']:,} ratings)"
         )
+    load = meta.get("loadavg")
+    if load:
+        print(
+            f"machine: {os.cpu_count()} CPUs, load average {load[0]:.1f} before / {load[1]:.1f} "
+            "after measuring (other work on the machine inflates the figures)"
+        )
     print()
-    print(f"{'request':26} {'n':>5} {'median':>9} {'p95':>9} {'max':>9}  queries")
+    print(
+        f"{'request':26} {'n':>5} {'median':>9} {'p95':>9} {'max':>9}  "
+        f"{'py cpu':>7} {'sql':>7}  queries"
+    )
     for name, row in results["requests"].items():
         queries = ", ".join(str(q) for q in row["queries"])
         print(
             f"{name:26} {row['n']:>5} {row['median_ms']:>6.1f} ms {row['p95_ms']:>6.1f} ms "
-            f"{row['max_ms']:>6.1f} ms  {queries}"
+            f"{row['max_ms']:>6.1f} ms  {row['python_cpu_median_ms']:>7.1f} "
+            f"{row['sql_median_ms']:>7.1f}  {queries}"
         )
+    print("(median, p95, max: wall time per request; py cpu / sql: medians of this process's CPU")
+    print(" time and of the time spent in SQL statements, both in ms)")
     print()
     print("Queries by the pair's number of images (prompt + both sides):")
-    print(f"{'images':8} {'n':>5}  {'claim q':>8} {'render q':>9} {'submit q':>9}  median ms r/s")
+    print(
+        f"{'images':8} {'n':>5}  {'claim q':>8} {'render q':>9} {'submit q':>9}  "
+        "median ms render / submit"
+    )
     for row in results["by_size"]:
         cells, n, medians = [], 0, []
         for name in ("claim", "render", "submit"):
@@ -606,7 +678,9 @@ def main() -> int:
         default=0.5,
         help="share of each task's pairs already complete before measuring (0 = fresh queue)",
     )
-    parser.add_argument("--explain", action="store_true", help="EXPLAIN ANALYZE the claim")
+    parser.add_argument(
+        "--explain", action="store_true", help="EXPLAIN ANALYZE the SELECTs of the requests"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args()
 
@@ -619,14 +693,15 @@ def main() -> int:
         meta = seed(work, pairs_per_task=args.pairs_per_task, prefill=args.prefill)
         print(f"seeded in {meta['seed_s']} s; measuring")
         sizes = pair_sizes()
+        load_before = os.getloadavg()[0]
         results = measure(args.iterations, args.warmup, sizes)
-        plan = explain_claim(log=lambda line: None) if args.explain else []
+        meta["loadavg"] = [load_before, os.getloadavg()[0]]
         ok = print_report(meta, results)
-        if plan:
-            print()
-            print("\n".join(plan))
+        explained = explain_requests() if args.explain else None
+        if explained:
+            print_explain(explained)
         if args.json:
-            print(json.dumps({"setup": meta, **results, "explain": plan, "ok": ok}, indent=2))
+            print(json.dumps({"setup": meta, **results, "explain": explained, "ok": ok}, indent=2))
         from django.db import connections
 
         connections.close_all()

@@ -93,7 +93,16 @@ class Pair(models.Model):
                 name="pair_decided_by_valid",
             ),
         ]
-        indexes = [models.Index(fields=["project", "task", "status"])]
+        indexes = [
+            models.Index(fields=["project", "task", "status"]),
+            # The claim walks a task's open pairs, most rated first, and stops at the first
+            # with a free slot.
+            models.Index(
+                fields=["task", "-rating_count", "id"],
+                condition=Q(status__in=["queued", "in_progress"]),
+                name="pair_open_claim_order",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.external_id

@@ -13,7 +13,11 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from annotation.models import Assignment
-from annotation.selectors import assignment_for_annotator, task_for_annotator
+from annotation.selectors import (
+    assignment_for_annotator,
+    task_for_annotator,
+    task_of_assignment,
+)
 from annotation.services.assignments import (
     AssignmentClosed,
     assignment_claim,
@@ -80,23 +84,22 @@ def _workspace(request, assignment: Assignment, *, status: int = 200, **extra):
 @login_required
 @require_http_methods(["GET", "POST"])
 def annotate(request, assignment_id: int):
-    assignment = assignment_for_annotator(request.user, assignment_id)
     if request.method == "GET":
-        return _workspace(request, assignment)
+        return _workspace(request, assignment_for_annotator(request.user, assignment_id))
+    task = task_of_assignment(request.user, assignment_id)  # 404 unless theirs
     try:
-        _apply(request, assignment.pk)
+        _apply(request, assignment_id)
     except Assignment.DoesNotExist:
         raise Http404("no such assignment") from None
     except RatingInvalid as invalid:
+        assignment = assignment_for_annotator(request.user, assignment_id)
         return _workspace(
             request, assignment, status=422, errors=invalid.errors, posted=request.POST
         )
     except AssignmentClosed as closed:
-        fresh = assignment_for_annotator(request.user, assignment_id)
-        return _workspace(request, fresh, status=409, message=str(closed))
+        assignment = assignment_for_annotator(request.user, assignment_id)
+        return _workspace(request, assignment, status=409, message=str(closed))
 
-    task = assignment.pair.task
-    task.project = assignment.pair.project  # already loaded: no query in the claim
     following = assignment_claim(request.user, task)
     if not _is_htmx(request):
         if following is None:

@@ -9,9 +9,9 @@ from tests.annotate.conftest import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 
-PAGE_QUERIES = 8  # session, user, assignment with pair and content, assets, progress ×3, recent
+PAGE_QUERIES = 10  # session, user, assignment, prompt, responses, assets, progress ×3, recent
 # Includes the claim and the rendering of the next pair, and (in tests) 6 savepoint statements.
-SUBMIT_QUERIES = 28
+SUBMIT_QUERIES = 30
 
 
 def _enrich(pair, parts):
