@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.http import Http404
 
@@ -24,6 +25,22 @@ def projects_for_user(user) -> QuerySet[Project]:
     if user.is_superuser:
         return Project.objects.all()
     return Project.objects.filter(memberships__user=user).distinct()
+
+
+def project_for_lead(user, slug: str) -> Project:
+    """A project the user leads (superusers lead every project): 404 when it does not exist,
+    403 for anyone else, annotators of the project included."""
+    project = Project.objects.filter(slug=slug).first()
+    if project is None:
+        raise Http404("no such project")
+    leads = Membership.objects.filter(user=user, project=project, role=Membership.Role.LEAD)
+    if not (user.is_superuser or leads.exists()):
+        raise PermissionDenied("only the project's leads may see this page")
+    return project
+
+
+def is_lead_anywhere(user) -> bool:
+    return user.is_superuser or Membership.objects.filter(user=user, role="lead").exists()
 
 
 def memberships_for_user(user) -> QuerySet[Membership]:

@@ -20,7 +20,7 @@ _LEAD_MODELS = {
         "adjudication",
         "flag",
     ],
-    "judging": ["judge", "judgerun", "verdict"],
+    "judging": ["judge", "judgerun", "verdict", "prompttemplate", "taskensemble"],
 }
 
 

@@ -1,0 +1,24 @@
+from django.urls import path
+
+from judging import views
+
+urlpatterns = [
+    path("judges/", views.judge_list, name="judge-list"),
+    path("judges/new/", views.judge_edit, name="judge-new"),
+    path("judges/<int:judge_id>/", views.judge_edit, name="judge-edit"),
+    path("projects/<slug:slug>/runs/", views.run_list, name="run-list"),
+    path("projects/<slug:slug>/runs/<int:run_id>/", views.run_detail, name="run-detail"),
+    path(
+        "projects/<slug:slug>/runs/<int:run_id>/cancel/",
+        views.run_control,
+        {"action": "cancel"},
+        name="run-cancel",
+    ),
+    path(
+        "projects/<slug:slug>/runs/<int:run_id>/resume/",
+        views.run_control,
+        {"action": "resume"},
+        name="run-resume",
+    ),
+    path("projects/<slug:slug>/ensemble/", views.ensemble, name="ensemble"),
+]
