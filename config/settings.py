@@ -158,5 +158,5 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING").upper()},
     # One line per judge call at INFO would drown everything else.
-    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
+    "loggers": {"aiohttp.access": {"level": "WARNING"}},
 }

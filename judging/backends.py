@@ -5,13 +5,13 @@ compatible endpoint), images as base64 data URLs. `anthropic`: the Messages API,
 base64 sources. `always-a` and `random` need no network (demo, tests, baselines).
 """
 
-import base64
 import hashlib
+import json
 import os
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
-import httpx
+import aiohttp
 from django.utils import timezone
 
 from judging.models import Judge
@@ -68,8 +68,8 @@ def check_callable(judge: Judge) -> None:
         )
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after")
+def _retry_after(headers) -> float | None:
+    value = headers.get("retry-after")
     if not value:
         return None
     try:
@@ -82,38 +82,38 @@ def _retry_after(response: httpx.Response) -> float | None:
         return None
 
 
-def _checked_json(response: httpx.Response) -> dict:
-    if response.status_code >= 400:
-        snippet = response.text[:300]
+def _checked_json(status: int, headers, text: str) -> dict:
+    if status >= 400:
         raise CallFailed(
-            f"HTTP {response.status_code}: {snippet}",
-            retryable=response.status_code in _RETRYABLE_STATUS,
-            retry_after=_retry_after(response),
+            f"HTTP {status}: {text[:300]}",
+            retryable=status in _RETRYABLE_STATUS,
+            retry_after=_retry_after(headers),
         )
     try:
-        body = response.json()
+        body = json.loads(text)
     except ValueError:
         raise CallFailed(
-            f"HTTP {response.status_code} with a body that is not JSON: {response.text[:200]!r}",
-            retryable=False,
+            f"HTTP {status} with a body that is not JSON: {text[:200]!r}", retryable=False
         ) from None
     if not isinstance(body, dict):
         raise CallFailed("the answer body is not a JSON object", retryable=False)
     return body
 
 
-async def _post(client: httpx.AsyncClient, url: str, headers: dict, body: dict) -> dict:
+async def _post(session: aiohttp.ClientSession, url: str, headers: dict, body: dict) -> dict:
+    """One attempt. The session's total timeout bounds it, connection and body included."""
     try:
-        response = await client.post(url, headers=headers, json=body)
-    except httpx.TimeoutException:
+        async with session.post(url, headers=headers, json=body) as response:
+            text = await response.text(errors="replace")
+            return _checked_json(response.status, response.headers, text)
+    except TimeoutError:
         raise CallFailed("timed out", retryable=True) from None
-    except httpx.TransportError as error:
+    except aiohttp.ClientError as error:
         raise CallFailed(f"connection failed: {error!r}", retryable=True) from None
-    return _checked_json(response)
 
 
-def _data_url(media_type: str, data: bytes) -> str:
-    return f"data:{media_type};base64,{base64.b64encode(data).decode()}"
+def _data_url(media_type: str, encoded: str) -> str:
+    return f"data:{media_type};base64,{encoded}"
 
 
 def _sampling(judge: Judge, sample: int) -> dict:
@@ -155,9 +155,9 @@ async def call_anthropic(client, judge: Judge, message: Message, sample: int) ->
         if kind == "text":
             content.append({"type": "text", "text": value})
         else:
-            media_type, data = value
-            source = {"type": "base64", "media_type": media_type}
-            content.append({"type": "image", "source": {**source, "data": _b64(data)}})
+            media_type, encoded = value
+            source = {"type": "base64", "media_type": media_type, "data": encoded}
+            content.append({"type": "image", "source": source})
     headers = {"anthropic-version": ANTHROPIC_VERSION}
     if key := api_key(judge):
         headers["x-api-key"] = key
@@ -179,10 +179,6 @@ async def call_anthropic(client, judge: Judge, message: Message, sample: int) ->
     )
     usage = answer.get("usage") or {}
     return Reply(text, usage.get("input_tokens"), usage.get("output_tokens"))
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()
 
 
 def baseline_reply(judge: Judge, trial_key: str) -> Reply:

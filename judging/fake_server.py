@@ -53,8 +53,11 @@ class FakeLLMServer:
     `script` holds behaviours for the next requests, in order; after it runs out every
     request gets `default`. `requests` records the JSON bodies received."""
 
-    def __init__(self, latency: float = 0.0, default: Behaviour | None = None, decide=None):
+    def __init__(
+        self, latency: float = 0.0, default: Behaviour | None = None, decide=None, record=True
+    ):
         self.latency = latency
+        self.record = record  # False: count requests but keep no bodies (long benchmarks)
         self.default = default or answer("A")
         # decide(request JSON) -> "A" | "B": the side an `answer` behaviour names, when set.
         self.decide = decide
@@ -62,6 +65,7 @@ class FakeLLMServer:
         self.requests: list[dict] = []
         self.paths: list[str] = []
         self.headers: list[dict] = []
+        self.served = 0
         self.in_flight = 0
         self.max_in_flight = 0
         self.started_at: list[float] = []
@@ -148,10 +152,12 @@ class FakeLLMServer:
         except ValueError:
             request = {"unparseable": body[:200].decode("latin-1")}
         with self._lock:
-            self.requests.append(request)
-            self.paths.append(path)
-            self.headers.append(headers)
-            self.started_at.append(time.monotonic())
+            self.served += 1
+            if self.record:
+                self.requests.append(request)
+                self.paths.append(path)
+                self.headers.append(headers)
+                self.started_at.append(time.monotonic())
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
@@ -198,8 +204,11 @@ def main():
     parser.add_argument("--port", type=int, default=8099)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--answer", default="A", help="the side every answer names")
+    parser.add_argument("--record", action="store_true", help="keep every request in memory")
     options = parser.parse_args()
-    server = FakeLLMServer(latency=options.latency, default=answer(options.answer))
+    server = FakeLLMServer(
+        latency=options.latency, default=answer(options.answer), record=options.record
+    )
     print(f"fake judge API at {server.start(options.port)} (Ctrl-C stops)", flush=True)
     try:
         threading.Event().wait()

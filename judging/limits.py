@@ -8,6 +8,7 @@ rules hold in memory.
 """
 
 import asyncio
+import random
 import time
 import uuid
 from contextlib import asynccontextmanager
@@ -16,26 +17,23 @@ from judging.models import Judge
 
 _POLL_SECONDS = 0.005
 
-# KEYS[1] = theoretical arrival time; ARGV[1] = interval in µs. Returns µs to wait.
-_GCRA = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tat < now then tat = now end
-redis.call('SET', KEYS[1], tat + tonumber(ARGV[1]), 'PX', 3600000)
-return tat - now
-"""
-# KEYS[1] = in-flight set; ARGV = limit, token, stale-after µs. Returns 1 when acquired.
+# One round trip per call: take a concurrency slot (KEYS[1], a sorted set of in-flight tokens
+# whose stale entries expire) and, if one is free, reserve the next instant of the GCRA
+# schedule (KEYS[2], the theoretical arrival time). ARGV: limit, token, stale-after µs,
+# interval µs. Returns -1 when no slot is free, else the µs to wait before calling.
 _ACQUIRE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[3]))
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
-  redis.call('ZADD', KEYS[1], now, ARGV[2])
-  redis.call('PEXPIRE', KEYS[1], 3600000)
-  return 1
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  return -1
 end
-return 0
+redis.call('ZADD', KEYS[1], now, ARGV[2])
+redis.call('PEXPIRE', KEYS[1], 3600000)
+local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
+if tat < now then tat = now end
+redis.call('SET', KEYS[2], tat + tonumber(ARGV[4]), 'PX', 3600000)
+return tat - now
 """
 
 
@@ -76,17 +74,15 @@ class RedisLimits:
         self.inflight_key = f"arbiter:judge:{judge.pk}:inflight"
         self.schedule_key = f"arbiter:judge:{judge.pk}:tat"
         self.acquire = self.client.register_script(_ACQUIRE)
-        self.gcra = self.client.register_script(_GCRA)
 
     @asynccontextmanager
     async def slot(self):
         token = uuid.uuid4().hex
-        while not await self.acquire(
-            keys=[self.inflight_key], args=[self.limit, token, self.stale_us]
-        ):
-            await asyncio.sleep(_POLL_SECONDS)
+        keys = [self.inflight_key, self.schedule_key]
+        args = [self.limit, token, self.stale_us, self.interval_us]
+        while (wait_us := await self.acquire(keys=keys, args=args)) < 0:
+            await asyncio.sleep(random.uniform(_POLL_SECONDS, 4 * _POLL_SECONDS))
         try:
-            wait_us = await self.gcra(keys=[self.schedule_key], args=[self.interval_us])
             if wait_us > 0:
                 await asyncio.sleep(wait_us / 1_000_000)
             yield

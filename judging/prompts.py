@@ -124,15 +124,15 @@ def template_for(judge: Judge, kind: str) -> PromptTemplate:
 
 @dataclass(frozen=True)
 class Message:
-    """A prompt ready for a backend: text and image parts in order. Images are
-    (media type, bytes) so that each backend can encode them its own way."""
+    """A prompt ready for a backend: text and image parts in order; an image part's value is
+    (media type, base64 of the bytes), the encoding both APIs take."""
 
-    parts: list[tuple[str, str | tuple[str, bytes]]]
+    parts: list[tuple[str, str | tuple[str, str]]]
 
 
 def build_message(body: str, prompt_parts, first_parts, second_parts) -> Message:
     """Fill the template's markers with content parts (already resolved: text strings and
-    ("image", (media type, bytes)))."""
+    ("image", (media type, base64)))."""
     fill = {"{prompt}": prompt_parts, "{first}": first_parts, "{second}": second_parts}
     parts: list = []
     rest = body

@@ -8,13 +8,16 @@ stored with their error and are called again by the next resume or rerun.
 """
 
 import asyncio
+import base64
 import json
 import logging
+import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import httpx
+import aiohttp
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import connection
@@ -22,7 +25,7 @@ from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from annotation.models import Asset, Pair
-from judging.backends import CallFailed, call_backend
+from judging.backends import call_backend
 from judging.limits import limits_for
 from judging.models import Judge, JudgeRun, JudgeRunChunk, PromptTemplate, Verdict
 from judging.parsing import parse_answer
@@ -77,10 +80,23 @@ def chunk_tally(chunk: JudgeRunChunk) -> dict:
     )
 
 
-class _PairContents:
-    """What the judge sees of each pair: parts with images as storage names until sent."""
+def _read_asset(name: str) -> bytes:
+    """The image's bytes; straight from disk when the storage is local (Django's File
+    wrapper costs more than the read at hundreds of images per second)."""
+    try:
+        path = default_storage.path(name)
+    except NotImplementedError:  # remote storage
+        with default_storage.open(name, "rb") as handle:
+            return handle.read()
+    with open(path, "rb") as handle:
+        return handle.read()
 
-    def __init__(self, pairs: list[Pair]):
+
+class _PairContents:
+    """What the judge sees of each pair. A pair's parts (images read and base64-encoded once)
+    are kept while trials of the pair remain, so both orders and all samples share them."""
+
+    def __init__(self, pairs: list[Pair], trials: list[Trial]):
         shas = {
             value
             for pair in pairs
@@ -95,6 +111,9 @@ class _PairContents:
             )
         }
         self.pairs = {pair.pk: pair for pair in pairs}
+        self._uses = Counter(trial.pair_id for trial in trials)
+        self._cache: dict[int, tuple[list, list, list]] = {}
+        self._lock = threading.Lock()
 
     def _parts(self, content) -> list:
         parts = []
@@ -103,22 +122,35 @@ class _PairContents:
                 parts.append(("text", value))
             elif value in self.assets:
                 name, media_type = self.assets[value]
-                with default_storage.open(name, "rb") as handle:
-                    parts.append(("image", (media_type, handle.read())))
+                encoded = base64.b64encode(_read_asset(name)).decode()
+                parts.append(("image", (media_type, encoded)))
             else:
                 parts.append(("text", "[image missing]"))
         return parts
 
+    def _pair_parts(self, pair: Pair) -> tuple[list, list, list]:
+        with self._lock:
+            cached = self._cache.get(pair.pk)
+        if cached is None:
+            prompt = pair.prompt
+            if prompt.content is None:
+                about = json.dumps(prompt.metadata, ensure_ascii=False)
+                prompt_parts = [("text", f"(prompt not provided; source {prompt.source}: {about})")]
+            else:
+                prompt_parts = self._parts(prompt.content)
+            a, b = self._parts(pair.response_a.content), self._parts(pair.response_b.content)
+            cached = (prompt_parts, a, b)
+        with self._lock:
+            self._uses[pair.pk] -= 1
+            if self._uses[pair.pk] > 0:
+                self._cache[pair.pk] = cached
+            else:
+                self._cache.pop(pair.pk, None)
+        return cached
+
     def message(self, template: PromptTemplate, trial: Trial):
-        """Blocking (reads image files): call through asyncio.to_thread."""
-        pair = self.pairs[trial.pair_id]
-        prompt = pair.prompt
-        if prompt.content is None:
-            about = json.dumps(prompt.metadata, ensure_ascii=False)
-            prompt_parts = [("text", f"(prompt not provided; source {prompt.source}: {about})")]
-        else:
-            prompt_parts = self._parts(prompt.content)
-        a, b = self._parts(pair.response_a.content), self._parts(pair.response_b.content)
+        """Blocking (may read image files): call through asyncio.to_thread."""
+        prompt_parts, a, b = self._pair_parts(self.pairs[trial.pair_id])
         first, second = (a, b) if trial.order == Verdict.Order.FORWARD else (b, a)
         return build_message(template.body, prompt_parts, first, second)
 
@@ -186,16 +218,22 @@ async def _execute(run, trials, contents, templates, writer) -> bool:
     """Run the trials; returns False when stopped by a cancellation."""
     judge = run.judge
     limits = limits_for(judge, settings.REDIS_URL)
-    gate = asyncio.Semaphore(judge.concurrency)  # bounds the messages held in memory
+    calling = asyncio.Semaphore(judge.concurrency)  # trials in a call (or a retry wait)
+    prepared = asyncio.Semaphore(2 * judge.concurrency + 16)  # messages held in memory
     pending: list[Verdict] = []
     cancelled = asyncio.Event()
-    http_limits = httpx.Limits(
-        max_connections=judge.concurrency, max_keepalive_connections=judge.concurrency
+    # aiohttp rather than httpx: a quarter of the CPU per request, which is what bounds a
+    # worker at hundreds of calls per second. The total timeout bounds a whole attempt.
+    session = aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=judge.concurrency),
+        timeout=aiohttp.ClientTimeout(total=judge.timeout_seconds),
     )
-    async with httpx.AsyncClient(timeout=judge.timeout_seconds, limits=http_limits) as client:
+    try:
 
         async def run_trial(trial: Trial):
-            async with gate:
+            # Messages are built ahead (bounded, they hold images) so that a call slot is
+            # never held while a file is read.
+            async with prepared:
                 if cancelled.is_set():
                     return
                 template = templates[contents.pairs[trial.pair_id].task_id]
@@ -208,21 +246,20 @@ async def _execute(run, trials, contents, templates, writer) -> bool:
                     return
 
                 async def attempt():
-                    call = call_backend(client, judge, message, trial.sample, trial_key)
                     if judge.backend in _BASELINES:
-                        return await call
+                        return await call_backend(None, judge, message, trial.sample, trial_key)
                     async with limits.slot():
-                        try:  # httpx times single reads; this bounds the whole attempt
-                            return await asyncio.wait_for(call, judge.timeout_seconds)
-                        except TimeoutError:
-                            raise CallFailed("timed out", retryable=True) from None
+                        return await call_backend(session, judge, message, trial.sample, trial_key)
 
-                started = time.perf_counter()
-                try:
-                    outcome = await call_with_retries(attempt, RETRY_POLICY)
-                except Exception as error:  # a bug or a bad file must not sink the chunk
-                    log.exception("trial %s failed", trial_key)
-                    outcome = Outcome(None, f"internal error: {error!r}", 1)
+                async with calling:
+                    if cancelled.is_set():
+                        return
+                    started = time.perf_counter()
+                    try:
+                        outcome = await call_with_retries(attempt, RETRY_POLICY)
+                    except Exception as error:  # a bug or a bad file must not sink the chunk
+                        log.exception("trial %s failed", trial_key)
+                        outcome = Outcome(None, f"internal error: {error!r}", 1)
                 pending.append(
                     _verdict(run, template, trial, outcome, time.perf_counter() - started)
                 )
@@ -244,7 +281,9 @@ async def _execute(run, trials, contents, templates, writer) -> bool:
         finally:
             flusher.cancel()
             await flush()
-            await limits.close()
+    finally:
+        await limits.close()
+        await session.close()
     return not cancelled.is_set()
 
 
@@ -262,12 +301,15 @@ def chunk_execute(chunk: JudgeRunChunk) -> bool:
         )
     )
     trials = missing_trials(run.judge, [pair.pk for pair in pairs], run.samples)
-    templates = {pair.task_id: template_for(run.judge, pair.task.kind) for pair in pairs}
+    tasks = {pair.task_id: pair.task for pair in pairs}
+    templates = {task_id: template_for(run.judge, task.kind) for task_id, task in tasks.items()}
     completed = True
     if trials:
         writer = _VerdictWriter(chunk)
         try:
-            completed = asyncio.run(_execute(run, trials, _PairContents(pairs), templates, writer))
+            completed = asyncio.run(
+                _execute(run, trials, _PairContents(pairs, trials), templates, writer)
+            )
         finally:
             writer.close()
     else:

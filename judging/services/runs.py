@@ -16,7 +16,7 @@ from judging.backends import ConfigurationError, check_callable
 from judging.models import Judge, JudgeRun, JudgeRunChunk
 from judging.runner import chunk_execute
 
-MAX_CHUNK_PAIRS = 500
+MAX_CHUNK_PAIRS = 1000
 
 
 class RunRefused(Exception):

@@ -1,0 +1,207 @@
+#!/usr/bin/env python
+"""Judge run throughput on the full stack: one `celery worker` process (solo pool) on Redis
+and PostgreSQL, against the fake OpenAI-compatible server (judging/fake_server.py) in its own
+process.
+
+usage: python bench/judges.py [--postgres URL] [--redis URL] [--pairs 4000] [--latency 0.2]
+                              [--concurrency 64] [--budget-rpm 9600] [--json]
+
+1. Throughput: --pairs pairs × 2 orders with the given latency and concurrency cap; the ideal
+   is concurrency / latency verdicts per second (64 / 0.2 s = 320); target at least 85 %.
+2. Budget: a quarter of the pairs with a requests-per-minute budget below that ideal; target
+   at least 90 % of the budget and never above it.
+Times are the run's own (first chunk started → last chunk finished, from the database) and the
+wall time from the start call to the finish seen by polling.
+"""
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DB_NAME = "arbiter_bench_judges"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _fresh_database(url: str) -> str:
+    import psycopg
+
+    admin, _, _ = url.rpartition("/")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {DB_NAME}")
+    return f"{admin}/{DB_NAME}"
+
+
+def _django(env: dict) -> None:
+    os.environ.update(env)
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", "--noinput", verbosity=0)
+
+
+def _start(command: list[str], env: dict, log: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def _wait_for_port(port: int, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    sys.exit(f"nothing listens on port {port}")
+
+
+def _timed_run(judge, project, pair_ids) -> dict:
+    from judging.models import JudgeRun
+    from judging.selectors import run_progress
+    from judging.services.runs import judge_run_start
+
+    started = time.perf_counter()
+    run = judge_run_start(judge, project, pair_ids=pair_ids)
+    while True:
+        run.refresh_from_db()
+        if run.status in (JudgeRun.Status.FINISHED, JudgeRun.Status.CANCELLED):
+            break
+        time.sleep(0.1)
+    wall = time.perf_counter() - started
+    progress = run_progress(run)
+    run_seconds = (run.finished_at - run.started_at).total_seconds()
+    return {
+        "trials": run.trials,
+        "answered": progress.done,
+        "failed": progress.failed,
+        "chunks": progress.chunks,
+        "run_seconds": round(run_seconds, 2),
+        "wall_seconds": round(wall, 2),
+        "verdicts_per_second": round(progress.done / run_seconds, 1),
+        "verdicts_per_second_wall": round(progress.done / wall, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
+    parser.add_argument("--pairs", type=int, default=4000)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--budget-rpm", type=int, default=9600, help="160 per second")
+    parser.add_argument("--json", action="store_true")
+    options = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="arbiter-bench-judges-"))
+    env = {
+        **os.environ,
+        "DATABASE_URL": _fresh_database(options.postgres),
+        "REDIS_URL": options.redis,
+        "ARBITER_VAR_DIR": str(work),
+        "MEDIA_ROOT": str(work / "media"),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+    _django(env)
+    import redis
+
+    from annotation.models import Pair, Project
+    from bench.annotate_seed import seed
+    from judging.services.judges import judge_save
+
+    redis.from_url(options.redis).flushdb()  # stale queue entries and limiter keys
+    print(f"seeding {options.pairs} pairs ...", flush=True)
+    seeded = seed(work, pairs_per_task=options.pairs // 4, annotators=0)
+    project = Project.objects.get(slug="mmrb2-bench")
+    pair_ids = list(
+        Pair.objects.filter(project=project).order_by("id").values_list("id", flat=True)
+    )
+
+    port = _free_port()
+    server = _start(
+        [sys.executable, "-m", "judging.fake_server", "--port", str(port),
+         "--latency", str(options.latency)],
+        env, work / "fake-server.log",
+    )  # fmt: skip
+    worker = _start(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo",
+         "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
+        env, work / "worker.log",
+    )  # fmt: skip
+    try:
+        _wait_for_port(port)
+        time.sleep(3)  # the worker connects to Redis
+        base_url = f"http://127.0.0.1:{port}/v1"
+        fast, _ = judge_save(
+            "bench-fast", backend="openai", model="fake", base_url=base_url,
+            concurrency=options.concurrency, requests_per_minute=10_000_000, timeout_seconds=30,
+        )  # fmt: skip
+        budgeted, _ = judge_save(
+            "bench-budget", backend="openai", model="fake", base_url=base_url,
+            concurrency=options.concurrency, requests_per_minute=options.budget_rpm,
+            timeout_seconds=30,
+        )  # fmt: skip
+        print("throughput run ...", flush=True)
+        throughput = _timed_run(fast, project, pair_ids)
+        print("budget run ...", flush=True)
+        budget = _timed_run(budgeted, project, pair_ids[: len(pair_ids) // 4])
+    finally:
+        _stop(worker)
+        _stop(server)
+
+    ideal = options.concurrency / options.latency
+    budget_rate = options.budget_rpm / 60
+    throughput["ideal_per_second"] = round(ideal, 1)
+    throughput["ratio_to_ideal"] = round(throughput["verdicts_per_second"] / ideal, 3)
+    budget["budget_per_second"] = round(budget_rate, 1)
+    budget["ratio_to_budget"] = round(budget["verdicts_per_second"] / budget_rate, 3)
+    result = {"seeded": seeded, "throughput": throughput, "budget": budget}
+    if options.json:
+        print(json.dumps(result, indent=2))
+    print(
+        f"\nthroughput: {throughput['answered']} verdicts ({options.pairs} pairs × 2 orders) in "
+        f"{throughput['run_seconds']} s = {throughput['verdicts_per_second']} verdicts/s, "
+        f"{throughput['ratio_to_ideal']:.0%} of the ideal {ideal:.0f}/s "
+        f"(concurrency {options.concurrency}, latency {options.latency} s; wall "
+        f"{throughput['wall_seconds']} s, {throughput['chunks']} chunks, "
+        f"{throughput['failed']} failed)"
+    )
+    print(
+        f"budget: {budget['answered']} verdicts in {budget['run_seconds']} s = "
+        f"{budget['verdicts_per_second']} verdicts/s, {budget['ratio_to_budget']:.0%} of the "
+        f"budget {budget_rate:.0f}/s ({options.budget_rpm} rpm; {budget['failed']} failed)"
+    )
+    ok = throughput["ratio_to_ideal"] >= 0.85 and 0.9 <= budget["ratio_to_budget"] <= 1.0
+    ok = ok and throughput["failed"] == budget["failed"] == 0
+    print("targets (≥ 85 % of ideal; 90–100 % of budget; no failure):", "OK" if ok else "MISSED")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
