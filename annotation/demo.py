@@ -191,6 +191,7 @@ def demo_seed(password: str = DEFAULT_PASSWORD, *, pairs_per_task: int = PAIRS_P
         project=project, external_id__in=demo_ids, status=Pair.Status.CANDIDATE
     ).update(status=Pair.Status.QUEUED)
     _users(project, password)
+    judges = _baseline_judges()
     counts = {slug: project.pairs.filter(task__slug=slug).count() for slug in TASKS}
     return {
         "project": project.slug,
@@ -201,4 +202,14 @@ def demo_seed(password: str = DEFAULT_PASSWORD, *, pairs_per_task: int = PAIRS_P
         "annotators": list(ANNOTATORS),
         "lead": LEAD,
         "usernames": [*ANNOTATORS, LEAD],
+        "judges": judges,
     }
+
+
+def _baseline_judges() -> list[str]:
+    """Two offline judges, so that a lead can try judge runs without any API key."""
+    from judging.models import Judge
+
+    for name, backend, sampling in (("always-a", "always-a", {}), ("coin", "random", {"seed": 1})):
+        Judge.objects.get_or_create(name=name, defaults={"backend": backend, "sampling": sampling})
+    return ["always-a", "coin"]

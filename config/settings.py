@@ -99,7 +99,6 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
-FORMS_URLFIELD_ASSUME_HTTPS = True  # the Django 6 default, now
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib import admin
+from django.db import models
 
 from annotation.admin import LeadScopedAdmin
 from judging.models import Judge, JudgeRun, JudgeRunChunk, PromptTemplate, TaskEnsemble, Verdict
@@ -8,6 +9,7 @@ from judging.prompts import TemplateInvalid, template_check, template_save
 
 @admin.register(Judge)
 class JudgeAdmin(admin.ModelAdmin):
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = ["name", "backend", "model", "concurrency", "requests_per_minute"]
     search_fields = ["name"]
 

@@ -7,6 +7,10 @@ from judging.models import Judge
 
 
 class JudgeForm(forms.ModelForm):
+    base_url = forms.URLField(
+        required=False, assume_scheme="https", help_text="e.g. http://127.0.0.1:8000/v1"
+    )
+
     class Meta:
         model = Judge
         fields = [

@@ -75,6 +75,8 @@ class RunProgress:
 def run_progress(run: JudgeRun) -> RunProgress:
     """Counts from the chunk tallies (kept by the runner) and the recent verdict rate: two
     queries whatever the size of the run."""
+    if run.purpose == JudgeRun.Purpose.IMPORT:
+        return _imported_progress(run)
     totals = JudgeRunChunk.objects.filter(run=run).aggregate(
         answered=Sum("answered", default=0),
         ties=Sum("ties", default=0),
@@ -91,6 +93,21 @@ def run_progress(run: JudgeRun) -> RunProgress:
     if run.started_at and run.started_at > since:
         window = max((timezone.now() - run.started_at).total_seconds(), 1.0)
     return RunProgress(run=run, trials=run.trials, rate_per_second=recent / window, **totals)
+
+
+def _imported_progress(run: JudgeRun) -> RunProgress:
+    """An imported prediction file has no chunks: count its verdicts."""
+    totals = Verdict.objects.filter(run=run).aggregate(
+        answered=Count("id", filter=Q(choice__in=["A", "B"])),
+        ties=Count("id", filter=Q(choice="tie")),
+        invalid=Count("id", filter=Q(choice="invalid")),
+        failed=Count("id", filter=Q(choice__isnull=True)),
+        input_tokens=Sum("input_tokens", default=0),
+        output_tokens=Sum("output_tokens", default=0),
+    )
+    return RunProgress(
+        run=run, trials=run.trials, rate_per_second=0.0, chunks=0, chunks_done=0, **totals
+    )
 
 
 def runs_of_project(project) -> QuerySet[JudgeRun]:

@@ -334,3 +334,17 @@ def test_imported_verdicts_score_against_labels(project, tmp_path):
     assert stats["evaluated"] == 5
     assert stats["missing"] == 1
     assert stats["accuracy"] == pytest.approx(0.6)
+
+
+def test_an_imported_file_shows_up_like_a_run(project, tmp_path):
+    from judging.selectors import run_progress
+
+    predictions = {
+        "p1": entry(["A"], ["A"]),
+        "p2": entry(["B", "tie"], ["maybe", ""]),
+    }
+    run_import(write_predictions(tmp_path, predictions))
+    run = JudgeRun.objects.get(purpose="import")
+    progress = run_progress(run)
+    assert (run.status, run.trials) == ("finished", 6)
+    assert (progress.answered, progress.ties, progress.invalid, progress.failed) == (3, 1, 1, 1)

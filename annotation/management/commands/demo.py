@@ -35,3 +35,7 @@ class Command(BaseCommand):
         write(f"Log in with password {password!r} as:")
         write(f"  {', '.join(result['annotators'])}  (annotators)")
         write(f"  {result['lead']}  (lead; staff, so {result['url']}admin/ is reachable)")
+        write(
+            f"Offline judges {', '.join(result['judges'])}: the lead starts runs at "
+            f"{result['url']}projects/{result['project']}/runs/"
+        )
