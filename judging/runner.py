@@ -21,7 +21,7 @@ import aiohttp
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import connection
-from django.db.models import Count, F, Q, Sum
+from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Asset, Pair
@@ -31,6 +31,7 @@ from judging.models import Judge, JudgeRun, JudgeRunChunk, PromptTemplate, Verdi
 from judging.parsing import parse_answer
 from judging.prompts import build_message, template_for
 from judging.retry import Outcome, RetryPolicy, call_with_retries
+from judging.selectors import verdict_tally
 
 log = logging.getLogger(__name__)
 
@@ -68,15 +69,10 @@ def missing_trials(judge: Judge, pair_ids: list[int], samples: int) -> list[Tria
 def chunk_tally(chunk: JudgeRunChunk) -> dict:
     """The chunk's verdict counts, from the verdicts themselves."""
     run = chunk.run
-    return Verdict.objects.filter(
-        judge_id=run.judge_id, pair_id__in=chunk.pair_ids, sample__lt=run.samples
-    ).aggregate(
-        answered=Count("id", filter=Q(choice__in=["A", "B"])),
-        ties=Count("id", filter=Q(choice="tie")),
-        invalid=Count("id", filter=Q(choice="invalid")),
-        failed=Count("id", filter=Q(choice__isnull=True)),
-        input_tokens=Sum("input_tokens", default=0),
-        output_tokens=Sum("output_tokens", default=0),
+    return verdict_tally(
+        Verdict.objects.filter(
+            judge_id=run.judge_id, pair_id__in=chunk.pair_ids, sample__lt=run.samples
+        )
     )
 
 

@@ -95,9 +95,9 @@ def run_progress(run: JudgeRun) -> RunProgress:
     return RunProgress(run=run, trials=run.trials, rate_per_second=recent / window, **totals)
 
 
-def _imported_progress(run: JudgeRun) -> RunProgress:
-    """An imported prediction file has no chunks: count its verdicts."""
-    totals = Verdict.objects.filter(run=run).aggregate(
+def verdict_tally(verdicts: QuerySet[Verdict]) -> dict:
+    """Counts of answers naming a side, ties, invalid answers, failures, and tokens."""
+    return verdicts.aggregate(
         answered=Count("id", filter=Q(choice__in=["A", "B"])),
         ties=Count("id", filter=Q(choice="tie")),
         invalid=Count("id", filter=Q(choice="invalid")),
@@ -105,6 +105,11 @@ def _imported_progress(run: JudgeRun) -> RunProgress:
         input_tokens=Sum("input_tokens", default=0),
         output_tokens=Sum("output_tokens", default=0),
     )
+
+
+def _imported_progress(run: JudgeRun) -> RunProgress:
+    """An imported prediction file has no chunks: count its verdicts."""
+    totals = verdict_tally(Verdict.objects.filter(run=run))
     return RunProgress(
         run=run, trials=run.trials, rate_per_second=0.0, chunks=0, chunks_done=0, **totals
     )
