@@ -57,4 +57,4 @@ def test_chunks_share_one_requests_per_minute_budget():
     )  # 20 per second between both chunks
     _peak, starts = _two_chunks(judge, calls_each=10, call_seconds=0.01)
     # 20 requests at 20 per second: the last starts about 0.95 s after the first, not 0.45.
-    assert 0.9 <= starts[-1] - starts[0] <= 1.5
+    assert 0.9 <= starts[-1] - starts[0] <= 3.0
