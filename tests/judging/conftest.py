@@ -7,6 +7,22 @@ from judging.services.judges import judge_save
 from tests.annotate.conftest import queued_pairs
 
 
+@pytest.fixture(autouse=True)
+def _tasks_in_process(request, settings):
+    """Judge runs execute their chunks inside the test, even when REDIS_URL points Celery at
+    Redis (the CI run): no worker runs beside the tests, except for tests marked `worker`."""
+    if request.node.get_closest_marker("worker"):
+        yield
+        return
+    from config.celery import app
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = eager
+
+
 @pytest.fixture
 def fake_llm():
     server = FakeLLMServer()

@@ -20,7 +20,12 @@ from judging.services.runs import judge_run_start
 from tests.annotate.conftest import queued_pairs
 from tests.judging.conftest import openai_judge
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.worker,
+    pytest.mark.django_db(transaction=True),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 VISIBILITY_SECONDS = 3
@@ -51,6 +56,12 @@ def _start_worker(media_root: Path, log: Path) -> subprocess.Popen:
     )
 
 
+def _kill(worker: subprocess.Popen) -> None:
+    if worker.poll() is None:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(10)
+
+
 def _wait(condition, seconds: float, what: str, log: Path):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -78,8 +89,7 @@ def test_a_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path, _media_i
             "the first verdicts",
             log,
         )
-        os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait(10)
+        _kill(worker)
         killed_at = Verdict.objects.filter(judge=judge).count()
         run.refresh_from_db()
         assert run.status == JudgeRun.Status.RUNNING and killed_at < 120
@@ -93,8 +103,7 @@ def test_a_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path, _media_i
             log,
         )
     finally:
-        os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait(10)
+        _kill(worker)
         server.stop()
 
     verdicts = Verdict.objects.filter(judge=judge)

@@ -10,6 +10,7 @@ from judging.selectors import run_progress
 from judging.services.runs import RunRefused, judge_run_start
 
 _POLL_SECONDS = 1.0
+_NO_WORKER_SECONDS = 30.0
 
 
 class Command(BaseCommand):
@@ -40,11 +41,20 @@ class Command(BaseCommand):
         except RunRefused as refused:
             raise CommandError(str(refused)) from None
         if options["wait"]:
+            waited, warned = 0.0, False
             while True:
                 run.refresh_from_db()
                 if run.status in (JudgeRun.Status.FINISHED, JudgeRun.Status.CANCELLED):
                     break
+                idle = run.status == JudgeRun.Status.PENDING and waited > _NO_WORKER_SECONDS
+                if idle and not warned:
+                    self.stderr.write(
+                        f"run {run.pk} has not started after {_NO_WORKER_SECONDS:.0f} s: is "
+                        "a worker running (celery -A config worker)? Still waiting."
+                    )
+                    warned = True
                 time.sleep(_POLL_SECONDS)
+                waited += _POLL_SECONDS
         outcome = run_progress(run).as_dict()
         outcome["wall_seconds"] = round(time.perf_counter() - started, 3)
         if options["json"]:
