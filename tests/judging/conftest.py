@@ -16,8 +16,8 @@ def _tasks_in_process(request, settings):
         return
     from config.celery import app
 
+    eager = app.conf.task_always_eager  # read first: the conf loads lazily from the settings
     settings.CELERY_TASK_ALWAYS_EAGER = True
-    eager = app.conf.task_always_eager
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = eager

@@ -1,0 +1,127 @@
+"""More judge figures (DESIGN.md §5): bootstrap interval of accuracy, accuracy by group
+(same-model vs cross-model, image bias) and majority vote over K samples.
+
+Same protocol as metrics.judges: a verdict row is (pair_id, order, sample, choice) with the
+canonical choice "A", "B", "tie", "invalid" or None (failed call); each forward and reverse
+verdict is one trial, correct when the choice equals the pair's label, tie and invalid count as
+wrong, None is left out. Only pairs in `labels` (labelled "A" or "B") are evaluated.
+"""
+
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+
+from metrics.bootstrap import Interval, bootstrap_ratio_interval
+from metrics.judges import VerdictRow
+
+PREFERRED_HAS_IMAGE = "preferred-has-image"
+PREFERRED_LACKS_IMAGE = "preferred-lacks-image"
+
+GroupAccuracy = tuple[float | None, int]  # accuracy (None when nothing evaluated), evaluated
+
+
+def _trials(verdicts: Iterable[VerdictRow], labels: Mapping[Hashable, str]):
+    """Yield (pair_id, correct) for every evaluated trial."""
+    for pair_id, _order, _sample, choice in verdicts:
+        label = labels.get(pair_id)
+        if label in ("A", "B") and choice is not None:
+            yield pair_id, choice == label
+
+
+def accuracy_interval(
+    verdicts: Iterable[VerdictRow],
+    labels: Mapping[Hashable, str],
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Interval | None:
+    """Percentile bootstrap interval of the accuracy, resampling pairs: all trials of a pair
+    go together, since forward/reverse and samples of one pair are not independent. Pairs with
+    no evaluated trial are not units. None with fewer than 2 such pairs."""
+    counts: dict = defaultdict(lambda: [0, 0])  # pair -> correct, evaluated
+    for pair_id, correct in _trials(verdicts, labels):
+        counts[pair_id][0] += correct
+        counts[pair_id][1] += 1
+    pairs = sorted(counts, key=str)  # a fixed unit order keeps the seed reproducible
+    return bootstrap_ratio_interval(
+        [counts[p][0] for p in pairs],
+        [counts[p][1] for p in pairs],
+        resamples=resamples,
+        seed=seed,
+        level=level,
+    )
+
+
+def split_accuracy(
+    verdicts: Iterable[VerdictRow],
+    labels: Mapping[Hashable, str],
+    groups: Mapping[Hashable, str],
+) -> dict[str, GroupAccuracy]:
+    """Accuracy per group, {group: (accuracy | None, evaluated)}. `groups` maps pair id to its
+    group; pairs without a group are ignored; every group named in `groups` appears, with
+    (None, 0) when none of its pairs has an evaluated trial."""
+    correct: dict[str, int] = dict.fromkeys(sorted(set(groups.values())), 0)
+    evaluated = dict(correct)
+    for pair_id, is_correct in _trials(verdicts, labels):
+        group = groups.get(pair_id)
+        if group is None:
+            continue
+        correct[group] += is_correct
+        evaluated[group] += 1
+    return {
+        group: (correct[group] / evaluated[group] if evaluated[group] else None, evaluated[group])
+        for group in correct
+    }
+
+
+def image_bias_groups(
+    pairs: Mapping[Hashable, tuple[bool, bool]], labels: Mapping[Hashable, str]
+) -> dict[Hashable, str]:
+    """For labelled pairs where exactly one response holds an image ((A has image, B has
+    image)), the group PREFERRED_HAS_IMAGE or PREFERRED_LACKS_IMAGE by whether the labelled
+    (preferred) response is the one holding it. Other pairs are absent. Feed to split_accuracy."""
+    result = {}
+    for pair_id, (a_image, b_image) in pairs.items():
+        label = labels.get(pair_id)
+        if bool(a_image) == bool(b_image) or label not in ("A", "B"):
+            continue
+        preferred_has = bool(a_image) if label == "A" else bool(b_image)
+        result[pair_id] = PREFERRED_HAS_IMAGE if preferred_has else PREFERRED_LACKS_IMAGE
+    return result
+
+
+def majority_choice(choices: Sequence[str]) -> str | None:
+    """The decisive majority of answers: "A" or "B", whichever was chosen more often; tie and
+    invalid answers abstain. None when A and B are level (including no decisive answer)."""
+    a_votes = sum(1 for c in choices if c == "A")
+    b_votes = sum(1 for c in choices if c == "B")
+    if a_votes == b_votes:
+        return None
+    return "A" if a_votes > b_votes else "B"
+
+
+def majority_vote_curve(
+    verdicts: Iterable[VerdictRow],
+    labels: Mapping[Hashable, str],
+    ks: Sequence[int] = (1, 3, 5, 7, 9),
+) -> dict[int, GroupAccuracy]:
+    """{K: (accuracy | None, evaluated)} where each (pair, order) answers with the majority of
+    its samples 0..K-1 (majority_choice), correct when that equals the label; a level vote or no
+    decisive answer is wrong. A (pair, order) is evaluated for K only when all of its samples
+    0..K-1 were answered (a failed call or a missing sample leaves it out for that K)."""
+    answers: dict = defaultdict(dict)  # (pair, order) -> sample -> choice
+    for pair_id, order, sample, choice in verdicts:
+        if labels.get(pair_id) in ("A", "B") and choice is not None:
+            answers[(pair_id, order)][sample] = choice
+    curve = {}
+    for k in ks:
+        if k < 1:
+            raise ValueError("K must be at least 1")
+        correct = evaluated = 0
+        for (pair_id, _order), by_sample in answers.items():
+            if any(s not in by_sample for s in range(k)):
+                continue
+            evaluated += 1
+            correct += majority_choice([by_sample[s] for s in range(k)]) == labels[pair_id]
+        curve[k] = (correct / evaluated if evaluated else None, evaluated)
+    return curve
