@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 HOST ?= 127.0.0.1:8000
 
-.PHONY: install demo serve test lint format bench clean
+.PHONY: install demo serve test lint format bench bench-import bench-annotate bench-judges clean
 
 $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11, python3.12, ...)"; exit 1; }
@@ -36,13 +36,18 @@ format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-bench: install
+# Every benchmark (PostgreSQL needed; the judge one needs Redis too); each prints its figures.
+bench: bench-import bench-annotate bench-judges
+
+bench-import: install
 	$(BIN)/python bench/run.py
+
+bench-judges: install
+	$(BIN)/python bench/judges.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache
 
-.PHONY: bench-annotate
 bench-annotate: install
 	$(BIN)/python bench/annotate.py --explain
 	$(BIN)/python bench/load.py

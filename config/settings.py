@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "annotation",
     "judging",
     "metrics",
+    "dashboards",
 ]
 
 MIDDLEWARE = [

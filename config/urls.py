@@ -13,4 +13,5 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("annotation.urls")),
     path("", include("judging.urls")),
+    path("", include("dashboards.urls")),
 ]

@@ -1,0 +1,88 @@
+"""Server-side SVG charts: no JavaScript, no CDN, readable without colour. Every text that
+goes into a chart is escaped."""
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+_ROW = 22
+_LABEL_WIDTH = 170
+_BAR_WIDTH = 360
+
+
+def bar_chart(rows, *, maximum: float = 1.0, title: str = "", percent: bool = True) -> SafeString:
+    """Horizontal bars. rows: (label, value | None, (low, high) | None, n); the interval is
+    drawn as a whisker over the bar, n is printed after the value."""
+    height = _ROW * len(rows) + 24
+    width = _LABEL_WIDTH + _BAR_WIDTH + 130
+    parts = [
+        f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>'
+    ]
+    for index, (label, value, interval, n) in enumerate(rows):
+        y = 8 + index * _ROW
+        parts.append(
+            f'<text x="{_LABEL_WIDTH - 8}" y="{y + 13}" text-anchor="end">{escape(label)}</text>'
+        )
+        if value is None:
+            parts.append(f'<text x="{_LABEL_WIDTH + 4}" y="{y + 13}" class="muted">no data</text>')
+            continue
+        length = max(0.0, min(value / maximum, 1.0)) * _BAR_WIDTH
+        parts.append(
+            f'<rect x="{_LABEL_WIDTH}" y="{y + 2}" width="{length:.1f}" height="14" class="bar"/>'
+        )
+        if interval is not None:
+            low, high = (max(0.0, min(v / maximum, 1.0)) * _BAR_WIDTH for v in interval)
+            x1, x2, mid = _LABEL_WIDTH + low, _LABEL_WIDTH + high, y + 9
+            parts.append(
+                f'<path d="M{x1:.1f} {mid}H{x2:.1f}M{x1:.1f} {mid - 5}V{mid + 5}'
+                f'M{x2:.1f} {mid - 5}V{mid + 5}" class="whisker"/>'
+            )
+        shown = f"{value:.1%}" if percent else f"{value:.3g}"
+        parts.append(
+            f'<text x="{_LABEL_WIDTH + _BAR_WIDTH + 6}" y="{y + 13}">{shown} '
+            f'<tspan class="muted">n={n}</tspan></text>'
+        )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 (every text escaped above)
+
+
+def histogram(counts: list[int], labels: list[str], *, title: str = "") -> SafeString:
+    """Vertical bars of counts, one per label."""
+    top = max(counts, default=0) or 1
+    step, chart_height = 34, 90
+    width, height = step * len(counts) + 10, chart_height + 40
+    parts = [
+        f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>'
+    ]
+    for index, (count, label) in enumerate(zip(counts, labels, strict=True)):
+        bar = chart_height * count / top
+        x = 8 + index * step
+        parts.append(
+            f'<rect x="{x}" y="{chart_height - bar + 14:.1f}" width="{step - 8}" '
+            f'height="{bar:.1f}" class="bar"><title>{escape(label)}: {count}</title></rect>'
+            f'<text x="{x + (step - 8) / 2}" y="{chart_height + 28}" text-anchor="middle">'
+            f"{escape(label)}</text>"
+            f'<text x="{x + (step - 8) / 2}" y="{chart_height - bar + 11:.1f}" '
+            f'text-anchor="middle" class="small">{count}</text>'
+        )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 (every text escaped above)
+
+
+def sparkline(values: list[float | None], *, title: str = "") -> SafeString:
+    """A small line of shares (0..1) over time; gaps where a value is undefined."""
+    width, height = 120, 28
+    points = [(i, v) for i, v in enumerate(values) if v is not None]
+    if len(points) < 2:
+        return mark_safe('<span class="muted">—</span>')
+    step = width / (len(values) - 1)
+    path = " ".join(
+        f"{'M' if n == 0 else 'L'}{i * step:.1f} {height - 2 - v * (height - 4):.1f}"
+        for n, (i, v) in enumerate(points)
+    )
+    return mark_safe(  # noqa: S308 (numbers only, title escaped)
+        f'<svg class="spark" role="img" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>'
+        f'<path d="{path}" class="line"/></svg>'
+    )

@@ -1,0 +1,129 @@
+"""Agreement of the experts (DESIGN.md §5), per task and aspect and per annotator. The
+headline figures use the same functions and inputs as `report --json`, so they agree."""
+
+from collections import defaultdict
+
+import numpy as np
+from django.contrib.auth import get_user_model
+
+from annotation.models import AspectScore, Pair, Project, Rating
+from dashboards.charts import histogram, sparkline
+from metrics.agreement import (
+    krippendorff_alpha,
+    rater_label_agreement,
+    side_of,
+    unanimous_direction,
+)
+from metrics.alpha_fast import alpha_interval_fast
+from metrics.annotators import annotator_stats
+from metrics.bootstrap import bootstrap_mean_interval, bootstrap_ratio_interval
+
+RESAMPLES = 1000
+
+
+def _alpha(units, scale):
+    return {
+        level: {
+            "value": krippendorff_alpha(units, scale, level),
+            "interval": alpha_interval_fast(units, scale, level, resamples=RESAMPLES),
+        }
+        for level in ("ordinal", "interval")
+    }
+
+
+def _task_figures(project: Project, units: dict, labels: dict) -> dict:
+    """units: pair -> scores; labels: kept pair -> side."""
+    scale, center, needed = project.scale_points, project.center, project.annotators_per_pair
+    complete = [scores for scores in units.values() if len(scores) >= needed]
+    # The same rule as metrics.agreement.unanimous_direction, one indicator per pair.
+    unanimous = [float(len({side_of(s, center) for s in scores}) == 1) for scores in complete]
+    agreeing, rated = [], []
+    for pair_id, label in labels.items():
+        scores = units.get(pair_id, [])
+        if scores:
+            agreeing.append(sum(side_of(s, center) == label for s in scores))
+            rated.append(len(scores))
+    spans = [max(s) - min(s) for s in complete]
+    all_scores = [s for scores in units.values() for s in scores]
+    return {
+        "alpha": _alpha(list(units.values()), scale),
+        "unanimous": unanimous_direction(list(units.values()), center, needed),
+        "unanimous_interval": bootstrap_mean_interval(unanimous, resamples=RESAMPLES),
+        "unanimous_n": len(complete),
+        "rla": rater_label_agreement(units, labels, center),
+        "rla_interval": bootstrap_ratio_interval(agreeing, rated, resamples=RESAMPLES),
+        "rla_n": sum(rated),
+        "ratings": len(all_scores),
+        "pairs": len(units),
+        "scores_chart": histogram(
+            np.bincount(np.asarray(all_scores, dtype=int) - 1, minlength=scale).tolist()
+            if all_scores
+            else [0] * scale,
+            [str(v) for v in range(1, scale + 1)],
+            title="Overall scores (canonical: above the centre = A better)",
+        ),
+        "spans_chart": histogram(
+            np.bincount(np.asarray(spans, dtype=int), minlength=scale).tolist()
+            if spans
+            else [0] * scale,
+            [str(v) for v in range(scale)],
+            title=f"Span of complete pairs (max span {project.max_span})",
+        ),
+    }
+
+
+def agreement(project: Project) -> dict:
+    tasks = list(project.tasks.order_by("slug"))
+    labels: dict = defaultdict(dict)
+    kept = Pair.objects.filter(project=project, status=Pair.Status.KEPT, label__in=["A", "B"])
+    for pair_id, task_id, label in kept.values_list("id", "task_id", "label"):
+        labels[task_id][pair_id] = label
+    units: dict = defaultdict(lambda: defaultdict(list))
+    annotator_rows = []
+    ratings = Rating.objects.filter(pair__project=project).values_list(
+        "annotator_id", "pair_id", "pair__task_id", "overall", "active_seconds",
+        "assignment__swapped", "created_at", "imported",
+    )  # fmt: skip
+    for annotator, pair_id, task_id, overall, seconds, swapped, created, imported in ratings:
+        units[task_id][pair_id].append(overall)
+        if not imported:  # placeholder raters of imported files are not people to review
+            annotator_rows.append((annotator, pair_id, overall, seconds, swapped, created))
+    aspects: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    rows = AspectScore.objects.filter(rating__pair__project=project).values_list(
+        "rating__pair__task_id", "aspect", "rating__pair_id", "score"
+    )
+    for task_id, aspect, pair_id, score in rows:
+        aspects[task_id][aspect][pair_id].append(score)
+    all_labels = {pid: side for by_task in labels.values() for pid, side in by_task.items()}
+    stats = annotator_stats(annotator_rows, all_labels, project.center)
+    names = dict(get_user_model().objects.filter(pk__in=stats).values_list("pk", "username"))
+    return {
+        "tasks": [
+            {
+                "task": task,
+                **_task_figures(project, units[task.pk], labels[task.pk]),
+                "aspects": [
+                    {
+                        "key": aspect["key"],
+                        "label": aspect.get("label", aspect["key"]),
+                        "ratings": sum(len(v) for v in aspects[task.pk][aspect["key"]].values()),
+                        **_alpha(
+                            list(aspects[task.pk][aspect["key"]].values()), project.scale_points
+                        ),
+                    }
+                    for aspect in task.aspects
+                ],
+            }
+            for task in tasks
+        ],
+        "annotators": [
+            {
+                "name": names.get(annotator_id, "?"),
+                **s.as_dict(),
+                "trend_chart": sparkline(
+                    [window.agreement for window in s.trend], title="agreement over time"
+                ),
+            }
+            for annotator_id, s in stats.items()
+        ],
+    }

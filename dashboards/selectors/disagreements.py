@@ -1,0 +1,115 @@
+"""The disagreement queue and the un-blinded pair page of the leads."""
+
+from django.db.models import Exists, F, OuterRef, Q
+from django.db.models.functions import Abs
+
+from annotation.models import (
+    Adjudication,
+    Asset,
+    Flag,
+    Pair,
+    Project,
+    Rating,
+)
+from annotation.rendering import content_parts, image_shas
+from judging.models import Verdict
+
+NEAR = 0.5  # "next to the ambiguous band": this much beyond its edge
+REASONS = {
+    "span": "span at or above the limit",
+    "ambiguous": "mean in or next to the ambiguous band",
+    "flagged": "flagged by an annotator",
+}
+PAGE_SIZE = 50
+
+
+def disagreements(project: Project, *, task_slug: str = "", reason: str = "", page: int = 1):
+    """Complete pairs the rules drop or nearly drop, and flagged pairs, most contested first
+    (widest span, then mean closest to the centre)."""
+    open_flags = Flag.objects.filter(pair=OuterRef("pk"), resolved_at__isnull=True)
+    pairs = Pair.objects.filter(project=project).annotate(
+        flagged=Exists(open_flags),
+        distance=Abs(F("consensus_mean") - project.center),
+    )
+    complete = Q(rating_count__gte=project.annotators_per_pair)
+    by_span = complete & Q(consensus_span__gte=project.max_span)
+    by_mean = complete & Q(distance__lte=project.ambiguous_half_width + NEAR)
+    chosen = {"span": by_span, "ambiguous": by_mean, "flagged": Q(flagged=True)}
+    condition = chosen.get(reason) or (by_span | by_mean | Q(flagged=True))
+    pairs = pairs.filter(condition)
+    if task_slug:
+        pairs = pairs.filter(task__slug=task_slug)
+    pairs = pairs.select_related("task").order_by(
+        F("consensus_span").desc(nulls_last=True), F("distance").asc(nulls_last=True), "id"
+    )
+    total = pairs.count()
+    page = max(1, page)
+    rows = list(pairs[(page - 1) * PAGE_SIZE : page * PAGE_SIZE])
+    for pair in rows:
+        pair.reasons = [
+            text
+            for key, text in REASONS.items()
+            if (key == "flagged" and pair.flagged)
+            or (
+                key == "span"
+                and pair.consensus_span is not None
+                and pair.rating_count >= project.annotators_per_pair
+                and pair.consensus_span >= project.max_span
+            )
+            or (
+                key == "ambiguous"
+                and pair.distance is not None
+                and pair.rating_count >= project.annotators_per_pair
+                and pair.distance <= project.ambiguous_half_width + NEAR
+            )
+        ]
+    return {
+        "pairs": rows,
+        "total": total,
+        "page": page,
+        "pages": max(1, -(-total // PAGE_SIZE)),
+        "reasons": REASONS,
+        "tasks": list(project.tasks.order_by("slug")),
+        "task_slug": task_slug,
+        "reason": reason,
+    }
+
+
+def pair_review(project: Project, pair_id: int) -> dict | None:
+    """Everything about one pair, un-blinded, for its leads."""
+    pair = (
+        Pair.objects.filter(project=project, pk=pair_id)
+        .select_related("task", "prompt", "response_a__generator", "response_b__generator")
+        .first()
+    )
+    if pair is None:
+        return None
+    shas = image_shas(pair.prompt.content, pair.response_a.content, pair.response_b.content)
+    assets = {asset.sha256: asset for asset in Asset.objects.filter(sha256__in=shas)}
+    ratings = list(
+        Rating.objects.filter(pair=pair)
+        .select_related("annotator", "assignment")
+        .prefetch_related("aspect_scores")
+        .order_by("created_at", "id")
+    )
+    for rating in ratings:
+        rating.side = (
+            "A"
+            if rating.overall > project.center
+            else ("B" if rating.overall < project.center else "=")
+        )
+    return {
+        "pair": pair,
+        "prompt_parts": content_parts(pair.prompt.content, assets),
+        "a_parts": content_parts(pair.response_a.content, assets),
+        "b_parts": content_parts(pair.response_b.content, assets),
+        "ratings": ratings,
+        "verdicts": list(
+            Verdict.objects.filter(pair=pair)
+            .select_related("judge")
+            .order_by("judge__name", "order", "sample")
+        ),
+        "adjudications": list(Adjudication.objects.filter(pair=pair).select_related("lead")),
+        "flags": list(Flag.objects.filter(pair=pair).select_related("reported_by")),
+        "decisions": Adjudication.Decision.choices,
+    }

@@ -1,0 +1,47 @@
+"""Generator ranking over kept pairs: win rates and Bradley–Terry scores with intervals."""
+
+from collections import defaultdict
+
+from annotation.models import Pair, Project
+from metrics.ranking import bradley_terry, bradley_terry_intervals, win_rates
+
+RESAMPLES = 200
+
+
+def _ranking(rows) -> list[dict]:
+    if not rows:
+        return []
+    rates = win_rates(rows)
+    scores = bradley_terry(rows)
+    intervals = bradley_terry_intervals(rows, resamples=RESAMPLES)
+    ranked = [
+        {
+            "generator": name,
+            "wins": rates[name][0],
+            "games": rates[name][1],
+            "rate": rates[name][2],
+            "score": scores.get(name),
+            "interval": intervals.get(name),
+        }
+        for name in rates
+    ]
+    return sorted(ranked, key=lambda r: -(r["score"] if r["score"] is not None else -1e9))
+
+
+def models(project: Project) -> dict:
+    by_task: dict = defaultdict(list)
+    kept = Pair.objects.filter(project=project, status=Pair.Status.KEPT, label__in=["A", "B"])
+    for task_id, model_a, model_b, label in kept.values_list(
+        "task_id", "response_a__generator__name", "response_b__generator__name", "label"
+    ):
+        by_task[task_id].append((model_a, model_b, label))
+    tasks = list(project.tasks.order_by("slug"))
+    everything = [row for rows in by_task.values() for row in rows]
+    return {
+        "overall": _ranking(everything),
+        "games": len(everything),
+        "tasks": [
+            {"task": task, "ranking": _ranking(by_task[task.pk]), "games": len(by_task[task.pk])}
+            for task in tasks
+        ],
+    }

@@ -1,0 +1,66 @@
+"""The project overview: progress per task, throughput, flags, judge runs."""
+
+from collections import defaultdict
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
+
+from annotation.models import Flag, Pair, Project, Rating
+from judging.models import JudgeRun
+
+STATUSES = [value for value, _label in Pair.Status.choices]
+
+
+def overview(project: Project) -> dict:
+    now = timezone.localtime()
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    week = today - timedelta(days=today.weekday())
+    tasks = list(project.tasks.order_by("slug"))
+    counts: dict = defaultdict(dict)
+    rows = Pair.objects.filter(project=project).values_list("task_id", "status")
+    for task_id, status, n in rows.annotate(n=Count("id")).order_by():
+        counts[task_id][status] = n
+    by_task = [
+        {
+            "task": task,
+            "statuses": [counts[task.pk].get(status, 0) for status in STATUSES],
+            "total": sum(counts[task.pk].values()),
+        }
+        for task in tasks
+    ]
+    throughput = (
+        Rating.objects.filter(pair__project=project, imported=False, created_at__gte=week)
+        .values("annotator")
+        .annotate(week=Count("id"), today=Count("id", filter=Q(created_at__gte=today)))
+        .order_by("-week")
+    )
+    names = dict(
+        get_user_model()
+        .objects.filter(pk__in=[row["annotator"] for row in throughput])
+        .values_list("pk", "username")
+    )
+    runs = (
+        JudgeRun.objects.filter(project=project)
+        .select_related("judge", "task")
+        .annotate(
+            answered=Sum("chunks__answered", default=0),
+            ties=Sum("chunks__ties", default=0),
+            invalid=Sum("chunks__invalid", default=0),
+            failed=Sum("chunks__failed", default=0),
+        )
+        .order_by("-created_at")[:10]
+    )
+    flags = Flag.objects.filter(pair__project=project, resolved_at__isnull=True)
+    return {
+        "statuses": [label for _value, label in Pair.Status.choices],
+        "by_task": by_task,
+        "totals": [sum(row["statuses"][i] for row in by_task) for i in range(len(STATUSES))],
+        "throughput": [
+            {"annotator": names.get(row["annotator"], "?"), **row} for row in throughput
+        ],
+        "open_flags": flags.count(),
+        "recent_flags": list(flags.select_related("pair", "reported_by")[:10]),
+        "runs": list(runs),
+    }

@@ -1,0 +1,26 @@
+from django.urls import path
+
+from dashboards import views
+
+urlpatterns = [
+    path("projects/<slug:slug>/", views.overview_page, name="dash-overview"),
+    path("projects/<slug:slug>/agreement/", views.agreement_page, name="dash-agreement"),
+    path(
+        "projects/<slug:slug>/disagreements/",
+        views.disagreements_page,
+        name="dash-disagreements",
+    ),
+    path(
+        "projects/<slug:slug>/disagreements/settings/",
+        views.filter_settings_view,
+        name="dash-filter-settings",
+    ),
+    path("projects/<slug:slug>/pairs/<int:pair_id>/", views.pair_page, name="dash-pair"),
+    path(
+        "projects/<slug:slug>/pairs/<int:pair_id>/decide/",
+        views.pair_decide_view,
+        name="dash-pair-decide",
+    ),
+    path("projects/<slug:slug>/judges/", views.judges_page, name="dash-judges"),
+    path("projects/<slug:slug>/models/", views.models_page, name="dash-models"),
+]

@@ -1,0 +1,118 @@
+"""The lead's dashboards: thin views over the selectors (cached until the data changes) and
+the adjudication services."""
+
+from annotation.services.adjudication import (
+    AdjudicationRefused,
+    pair_adjudicate,
+    pair_request_annotator,
+    project_filter_update,
+)
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation.selectors import project_for_lead
+from dashboards.cache import cached
+from dashboards.selectors.agreement import agreement
+from dashboards.selectors.disagreements import disagreements, pair_review
+from dashboards.selectors.judges import judges
+from dashboards.selectors.models import models
+from dashboards.selectors.overview import overview
+
+
+def _page(request, slug, template, context):
+    project = project_for_lead(request.user, slug)
+    return render(request, template, {"project": project, **context(project)})
+
+
+@login_required
+def overview_page(request, slug: str):
+    return _page(request, slug, "dashboards/overview.html", overview)
+
+
+@login_required
+def agreement_page(request, slug: str):
+    return _page(
+        request, slug, "dashboards/agreement.html",
+        lambda project: cached(project, "agreement", lambda: agreement(project)),
+    )  # fmt: skip
+
+
+@login_required
+def judges_page(request, slug: str):
+    return _page(
+        request, slug, "dashboards/judges.html",
+        lambda project: cached(project, "judges", lambda: judges(project)),
+    )  # fmt: skip
+
+
+@login_required
+def models_page(request, slug: str):
+    return _page(
+        request, slug, "dashboards/models.html",
+        lambda project: cached(project, "models", lambda: models(project)),
+    )  # fmt: skip
+
+
+@login_required
+def disagreements_page(request, slug: str):
+    try:
+        page = int(request.GET.get("page", 1))
+    except ValueError:
+        page = 1
+    return _page(
+        request, slug, "dashboards/disagreements.html",
+        lambda project: disagreements(
+            project,
+            task_slug=request.GET.get("task", ""),
+            reason=request.GET.get("reason", ""),
+            page=page,
+        ),
+    )  # fmt: skip
+
+
+@login_required
+def pair_page(request, slug: str, pair_id: int):
+    project = project_for_lead(request.user, slug)
+    review = pair_review(project, pair_id)
+    if review is None:
+        raise Http404("no such pair in this project")
+    return render(request, "dashboards/pair.html", {"project": project, **review})
+
+
+@login_required
+@require_POST
+def pair_decide_view(request, slug: str, pair_id: int):
+    project = project_for_lead(request.user, slug)
+    if pair_review(project, pair_id) is None:
+        raise Http404("no such pair in this project")
+    note = request.POST.get("note", "")
+    try:
+        if request.POST.get("action") == "annotator":
+            pair_request_annotator(pair_id, request.user, note)
+            messages.success(request, "The pair goes to one more annotator.")
+        else:
+            pair_adjudicate(pair_id, request.user, request.POST.get("decision", ""), note)
+            messages.success(request, "Decision recorded.")
+    except AdjudicationRefused as refused:
+        messages.error(request, str(refused))
+    return redirect("dash-pair", slug=slug, pair_id=pair_id)
+
+
+@login_required
+@require_POST
+def filter_settings_view(request, slug: str):
+    project = project_for_lead(request.user, slug)
+    try:
+        changed = project_filter_update(
+            project,
+            max_span=int(request.POST.get("max_span", "")),
+            ambiguous_half_width=float(request.POST.get("ambiguous_half_width", "")),
+        )
+    except (ValueError, AdjudicationRefused) as refused:
+        messages.error(request, f"Settings not changed: {refused}")
+    else:
+        messages.success(request, f"Filter re-applied: {changed} pairs changed status.")
+    return redirect("dash-disagreements", slug=slug)

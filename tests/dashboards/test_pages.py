@@ -1,0 +1,123 @@
+"""The lead's dashboards: access, figures equal to report --json, charts, query budgets."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from annotation.services.assignments import assignment_claim
+from annotation.services.ratings import RatingInput, rating_submit
+from metrics.report import project_report
+from tests.annotate.conftest import member, queued_pairs
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PAGES = ["dash-overview", "dash-agreement", "dash-disagreements", "dash-judges", "dash-models"]
+
+
+def test_every_dashboard_is_for_the_projects_leads_only(client, rated):
+    project, lead = rated
+    urls = [reverse(name, args=[project.slug]) for name in PAGES]
+    urls.append(reverse("dash-pair", args=[project.slug, project.pairs.first().pk]))
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 302 and reverse("login") in response["Location"], url
+    client.force_login(User.objects.get(username="ann1"))
+    for url in urls:
+        assert client.get(url).status_code == 403, url
+    client.force_login(User.objects.create_user("stranger"))
+    for url in urls:
+        assert client.get(url).status_code == 403, url
+    client.force_login(lead)
+    for url in urls:
+        assert client.get(url).status_code == 200, url
+    assert client.get(reverse("dash-overview", args=["nope"])).status_code == 404
+
+
+def test_agreement_figures_are_those_of_the_report(client, rated):
+    project, lead = rated
+    report = project_report(project)["tasks"]["t2i"]["agreement"]
+    client.force_login(lead)
+    page = client.get(reverse("dash-agreement", args=[project.slug]))
+    task = page.context["tasks"][0]
+    assert task["alpha"]["ordinal"]["value"] == pytest.approx(report["alpha_ordinal"], abs=1e-6)
+    assert task["alpha"]["interval"]["value"] == pytest.approx(report["alpha_interval"], abs=1e-6)
+    assert task["unanimous"] == pytest.approx(report["unanimous_direction"], abs=1e-6)
+    if report["rater_label_agreement"] is None:
+        assert task["rla"] is None
+    else:
+        assert task["rla"] == pytest.approx(report["rater_label_agreement"], abs=1e-6)
+    low, high = task["alpha"]["interval"]["interval"]
+    assert low <= task["alpha"]["interval"]["value"] <= high
+    names = {row["name"] for row in page.context["annotators"]}
+    assert names == {"ann1", "ann2", "ann3"}
+    body = page.content.decode()
+    assert body.count("<svg") >= 2  # the score and span histograms (trends need 2 windows)
+
+
+def test_judge_figures_are_those_of_the_report(client, rated):
+    project, lead = rated
+    report = project_report(project)
+    client.force_login(lead)
+    page = client.get(reverse("dash-judges", args=[project.slug]))
+    rows = {row["judge"]: row for row in page.context["table"]}
+    assert set(rows) == {"coin", "always-a"}
+    for name, row in rows.items():
+        expected = report["tasks"]["t2i"]["judges"][name]
+        cell = row["cells"][0]
+        for key in ("accuracy", "correct", "evaluated", "missing", "invalid", "ties"):
+            assert cell[key] == pytest.approx(expected[key], abs=1e-6), (name, key)
+        assert row["average"] == pytest.approx(report["judges"][name]["average"], abs=1e-6)
+    assert len(rows["coin"]["majority"]) == 5 and rows["always-a"]["majority"] == []
+    body = page.content.decode()
+    assert "Experts (rater/label agreement)" in body and body.count('class="chart"') >= 2
+
+
+def test_models_page_ranks_the_generators(client, rated):
+    project, lead = rated
+    client.force_login(lead)
+    page = client.get(reverse("dash-models", args=[project.slug]))
+    ranking = page.context["overall"]
+    assert {r["generator"] for r in ranking} <= {"secretmodelA", "secretmodelB"}
+    assert sum(r["wins"] for r in ranking) == page.context["games"]
+
+
+def test_disagreements_list_contested_and_flagged_pairs(client, rated):
+    project, lead = rated
+    client.force_login(lead)
+    page = client.get(reverse("dash-disagreements", args=[project.slug]))
+    pairs = page.context["pairs"]
+    assert pairs, "the fixture has disagreeing pairs"
+    spans = [p.consensus_span for p in pairs if p.consensus_span is not None]
+    assert spans == sorted(spans, reverse=True)
+    flagged = client.get(reverse("dash-disagreements", args=[project.slug]) + "?reason=flagged")
+    assert all(p.flagged for p in flagged.context["pairs"]) and flagged.context["total"] == 1
+
+
+def test_the_pair_page_is_unblinded_for_leads(client, rated):
+    project, lead = rated
+    client.force_login(lead)
+    pair = project.pairs.first()
+    body = client.get(reverse("dash-pair", args=[project.slug, pair.pk])).content.decode()
+    assert "secretmodelA" in body and "ann1" in body and "coin" in body
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_query_counts_do_not_grow_with_the_data(client, rated, name, tmp_path):
+    project, lead = rated
+    client.force_login(lead)
+    url = reverse(name, args=[project.slug])
+    cache.clear()
+    with CaptureQueriesContext(connection) as small:
+        client.get(url)
+    more = member("late", project)
+    other = queued_pairs(tmp_path, project_slug=project.slug, task_slug="edit", count=3)
+    for _ in range(3):
+        assignment = assignment_claim(more, other)
+        rating_submit(assignment.pk, more, RatingInput(overall=2))
+    cache.clear()
+    with CaptureQueriesContext(connection) as large:
+        client.get(url)
+    assert len(large) == len(small), [q["sql"][:120] for q in large.captured_queries]
