@@ -4,6 +4,7 @@ from django.utils.html import format_html
 
 from annotation.models import (
     Adjudication,
+    AnnotatorRequest,
     Asset,
     Assignment,
     Flag,
@@ -139,6 +140,7 @@ class PairAdmin(LeadScopedAdmin):
         "decided_by",
         "reference_label",
         "rating_count",
+        "extra_annotators",
         "consensus_mean",
         "consensus_span",
     ]
@@ -153,6 +155,7 @@ class PairAdmin(LeadScopedAdmin):
                     "decided_by",
                     "reference_label",
                     "rating_count",
+                    "extra_annotators",
                     "consensus_mean",
                     "consensus_span",
                 ]
@@ -226,9 +229,37 @@ class RatingAdmin(LeadScopedAdmin):
 
 @admin.register(Adjudication)
 class AdjudicationAdmin(LeadScopedAdmin):
+    """View-only: decisions are made on the pair page, whose service also re-decides the pair
+    and resolves its flags; an edit here would bypass both."""
+
     project_path = "pair__project"
     list_display = ["pair", "decision", "lead", "created_at"]
     raw_id_fields = ["pair"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AnnotatorRequest)
+class AnnotatorRequestAdmin(LeadScopedAdmin):
+    """History only: requests are made through `pair_request_annotator`, which also raises the
+    pair's `extra_annotators`; editing a row here would break that count."""
+
+    project_path = "pair__project"
+    list_display = ["pair", "lead", "created_at"]
+    raw_id_fields = ["pair"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Flag)

@@ -1,11 +1,12 @@
 from annotation.models.content import Asset, Generator, Prompt, Response
 from annotation.models.flag import Flag
-from annotation.models.pair import Adjudication, Pair, Side
+from annotation.models.pair import Adjudication, AnnotatorRequest, Pair, Side
 from annotation.models.project import Membership, Project, Task
 from annotation.models.rating import AspectScore, Assignment, Rating
 
 __all__ = [
     "Adjudication",
+    "AnnotatorRequest",
     "AspectScore",
     "Asset",
     "Assignment",

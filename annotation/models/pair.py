@@ -12,8 +12,9 @@ class Pair(models.Model):
     """A prompt and two responses to compare.
 
     `label` is derived, in order of precedence, from the latest adjudication, the consensus of
-    the ratings once there are N, and the imported `reference_label`; `decided_by` says which.
-    The consensus service keeps these columns current (they are what every metric reads).
+    the ratings once there are N + `extra_annotators`, and the imported `reference_label`;
+    `decided_by` says which. The consensus service keeps these columns current (they are what
+    every metric reads).
     """
 
     class Status(models.TextChoices):
@@ -54,6 +55,8 @@ class Pair(models.Model):
     rating_count = models.PositiveSmallIntegerField(default=0)
     consensus_mean = models.FloatField(null=True, blank=True)
     consensus_span = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Annotators a lead asked for beyond the project's N (one AnnotatorRequest row each).
+    extra_annotators = models.PositiveSmallIntegerField(default=0)
 
     # SHA-256 of the imported record: re-importing the same record is a no-op.
     fingerprint = models.CharField(max_length=64, blank=True)
@@ -133,3 +136,19 @@ class Adjudication(models.Model):
 
     def __str__(self) -> str:
         return f"{self.pair} → {self.decision}"
+
+
+class AnnotatorRequest(models.Model):
+    """A lead's request that one more annotator rate the pair (who, when, why).
+    Each row adds one to `Pair.extra_annotators`; rows are never changed or removed."""
+
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="annotator_requests")
+    lead = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    note = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.pair} → one more annotator"

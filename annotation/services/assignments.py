@@ -1,8 +1,9 @@
 """Handing pairs to annotators (DESIGN.md §4.3).
 
-Rules: every open pair gets N distinct annotators; nobody sees the same pair twice (not even
-after a skip); at most N live-or-submitted assignments per pair; a lease that expires gives
-its slot back; partly rated pairs go first so that pairs complete early.
+Rules: every open pair gets N distinct annotators (N + `extra_annotators` when a lead asked
+for more); nobody sees the same pair twice (not even after a skip); at most that many
+live-or-submitted assignments per pair; a lease that expires gives its slot back; partly rated
+pairs go first so that pairs complete early.
 
 Concurrency: a claim locks the pair row (`SELECT … FOR UPDATE SKIP LOCKED` on PostgreSQL, so
 claimers never wait on each other) and recounts the pair's live assignments with a fresh
@@ -21,6 +22,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.models import Assignment, Flag, Pair, Task
+from annotation.services.consensus import ratings_needed
 
 OPEN_STATUSES = (Pair.Status.QUEUED, Pair.Status.IN_PROGRESS)
 _BUSY_RETRIES = 200  # × 5–30 ms: a few seconds at most under extreme contention
@@ -32,7 +34,7 @@ class AssignmentClosed(Exception):
 
 
 def live_assignments(now: datetime) -> Q:
-    """Assignments that hold one of a pair's N slots."""
+    """Assignments that hold one of a pair's slots (N + extra)."""
     return Q(status=Assignment.Status.SUBMITTED) | Q(
         status=Assignment.Status.LEASED, lease_expires_at__gt=now
     )
@@ -51,7 +53,7 @@ def claimable_pairs(user, now: datetime) -> QuerySet[Pair]:
     return (
         Pair.objects.filter(status__in=OPEN_STATUSES)
         .alias(live=Coalesce(Subquery(live_count, output_field=IntegerField()), 0))
-        .filter(live__lt=F("project__annotators_per_pair"))
+        .filter(live__lt=F("project__annotators_per_pair") + F("extra_annotators"))
         .filter(~Exists(mine))
     )
 
@@ -94,9 +96,9 @@ def _resume(user, task: Task, now: datetime) -> Assignment | None:
     for lease in leases:
         pair = Pair.objects.select_for_update().filter(pk=lease.pair_id).first()
         still_open = pair is not None and pair.status in OPEN_STATUSES
-        limit = task.project.annotators_per_pair
         if still_open and (
-            lease.lease_expires_at > now or pair_has_free_slot(pair.pk, limit, now, excluding=lease)
+            lease.lease_expires_at > now
+            or pair_has_free_slot(pair.pk, ratings_needed(pair, task.project), now, excluding=lease)
         ):
             lease.lease_expires_at = _lease_end(task, now)
             lease.save(update_fields=["lease_expires_at"])
@@ -127,18 +129,20 @@ def _claim_once(user, task: Task, now: datetime):
     candidates = claimable_pairs(user, now).filter(task=task).order_by("-rating_count", "id")
     passed_over: list[int] = []
     while True:
-        pair_id = (
+        locked = (
             candidates.exclude(pk__in=passed_over)
             .select_for_update(skip_locked=True, of=("self",))
-            .values_list("pk", flat=True)
+            .values_list("pk", "extra_annotators")
             .first()
         )
-        if pair_id is None:
+        if locked is None:
             return _BUSY if candidates.exclude(pk__in=passed_over).exists() else None
+        pair_id, extra = locked
         # The candidate query's snapshot may predate a claim committed just before we took
         # the lock: recount now that nobody else can add to this pair.
         mine = Assignment.objects.filter(pair_id=pair_id, annotator=user).exists()
-        if mine or not pair_has_free_slot(pair_id, task.project.annotators_per_pair, now):
+        limit = task.project.annotators_per_pair + extra
+        if mine or not pair_has_free_slot(pair_id, limit, now):
             passed_over.append(pair_id)
             continue
         return Assignment.objects.create(

@@ -3,6 +3,8 @@
 from collections import defaultdict
 from dataclasses import dataclass
 
+from django.utils import timezone
+
 from annotation.models import Adjudication, Pair, Project, Rating
 from metrics.agreement import side_of
 
@@ -38,16 +40,22 @@ _ADJUDICATED = {
 }
 
 
+def ratings_needed(pair: Pair, project: Project) -> int:
+    """How many ratings the pair needs: the project's N plus the extra annotators a lead asked
+    for. With that many the consensus of all its ratings decides it."""
+    return project.annotators_per_pair + pair.extra_annotators
+
+
 def pair_decide(pair: Pair, scores: list[int], adjudication: Adjudication | None, project: Project):
     """Set the pair's derived columns (not saved). Precedence of the label: adjudication,
-    consensus of at least N ratings, imported reference label."""
+    consensus of at least N + extra ratings, imported reference label."""
     pair.rating_count = len(scores)
     pair.consensus_mean = sum(scores) / len(scores) if scores else None
     pair.consensus_span = max(scores) - min(scores) if scores else None
     if adjudication is not None:
         pair.label, pair.status = _ADJUDICATED[adjudication.decision]
         pair.decided_by = Pair.DecidedBy.ADJUDICATION
-    elif len(scores) >= project.annotators_per_pair:
+    elif len(scores) >= ratings_needed(pair, project):
         consensus = consensus_of(scores, project)
         pair.label = consensus.label
         pair.status = Pair.Status.KEPT if consensus.keep else Pair.Status.DROPPED
@@ -70,8 +78,9 @@ DECIDED_FIELDS = [
 ]
 
 
-def pairs_decide(pairs: list[Pair], project: Project) -> None:
-    """Recompute and save the derived columns of many pairs with three queries."""
+def pairs_decide(pairs: list[Pair], project: Project) -> list[Pair]:
+    """Recompute the derived columns of many pairs with three queries; save the pairs whose
+    columns changed (with a new `updated_at`) and return them."""
     ids = [pair.id for pair in pairs]
     scores: dict[int, list[int]] = defaultdict(list)
     for pair_id, overall in Rating.objects.filter(pair_id__in=ids).values_list(
@@ -81,6 +90,12 @@ def pairs_decide(pairs: list[Pair], project: Project) -> None:
     latest: dict[int, Adjudication] = {}
     for adjudication in Adjudication.objects.filter(pair_id__in=ids).order_by("created_at", "id"):
         latest[adjudication.pair_id] = adjudication
+    changed, now = [], timezone.now()
     for pair in pairs:
+        before = [getattr(pair, name) for name in DECIDED_FIELDS]
         pair_decide(pair, scores[pair.id], latest.get(pair.id), project)
-    Pair.objects.bulk_update(pairs, DECIDED_FIELDS, batch_size=500)
+        if [getattr(pair, name) for name in DECIDED_FIELDS] != before:
+            pair.updated_at = now
+            changed.append(pair)
+    Pair.objects.bulk_update(changed, [*DECIDED_FIELDS, "updated_at"], batch_size=500)
+    return changed

@@ -1,4 +1,5 @@
-"""Storing an annotator's rating, and deciding the pair when its N-th rating arrives.
+"""Storing an annotator's rating, and deciding the pair when its last needed rating arrives
+(the N-th, or N + extra when a lead asked for more annotators).
 
 The form speaks of Left and Right: score 1 = Left much better … K = Right much better. Ratings
 are stored canonically (DESIGN.md §3: above the centre = A better); `swapped` says whether B
@@ -18,7 +19,7 @@ from annotation.services.assignments import (
     lock_own_assignment,
     pair_has_free_slot,
 )
-from annotation.services.consensus import DECIDED_FIELDS, pair_decide
+from annotation.services.consensus import DECIDED_FIELDS, pair_decide, ratings_needed
 
 MAX_ACTIVE_SECONDS = 6 * 3600  # a client clock gone wrong must not skew time-per-pair figures
 MAX_RATIONALE_CHARS = 10_000
@@ -120,7 +121,8 @@ def rating_submit(
     assignment_id: int, user, data: RatingInput, *, now: datetime | None = None
 ) -> Rating:
     """Store (or, while the pair is not complete, change) the user's rating of an assignment.
-    A repeated submit stores one rating. The N-th rating decides the pair in this transaction.
+    A repeated submit stores one rating. The last needed rating (N + extra) decides the pair
+    in this transaction.
     Raises Assignment.DoesNotExist for someone else's assignment, RatingInvalid for bad
     input and AssignmentClosed when the assignment cannot take a rating any more."""
     now = now or timezone.now()
@@ -145,7 +147,7 @@ def rating_submit(
             lease_over = assignment.status == Assignment.Status.EXPIRED or (
                 assignment.lease_expires_at is not None and assignment.lease_expires_at <= now
             )
-            limit = pair.project.annotators_per_pair
+            limit = ratings_needed(pair, pair.project)
             if lease_over and not pair_has_free_slot(pair.pk, limit, now, excluding=assignment):
                 raise AssignmentClosed(
                     "Your time on this pair ran out and it went to another annotator."
@@ -174,7 +176,8 @@ def rating_submit(
 
 
 def _pair_update(pair: Pair) -> None:
-    """Derived columns after a rating: in progress until N ratings, then kept or dropped."""
+    """Derived columns after a rating: in progress until N + extra ratings, then kept or
+    dropped."""
     scores = list(Rating.objects.filter(pair=pair).values_list("overall", flat=True))
     adjudication = Adjudication.objects.filter(pair=pair).first()  # latest first
     pair_decide(pair, scores, adjudication, pair.project)

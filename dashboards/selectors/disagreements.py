@@ -110,6 +110,7 @@ def pair_review(project: Project, pair_id: int) -> dict | None:
             .order_by("judge__name", "order", "sample")
         ),
         "adjudications": list(Adjudication.objects.filter(pair=pair).select_related("lead")),
+        "requests": list(pair.annotator_requests.select_related("lead")),
         "flags": list(Flag.objects.filter(pair=pair).select_related("reported_by")),
         "decisions": Adjudication.Decision.choices,
     }

@@ -121,3 +121,31 @@ def test_query_counts_do_not_grow_with_the_data(client, rated, name, tmp_path):
     with CaptureQueriesContext(connection) as large:
         client.get(url)
     assert len(large) == len(small), [q["sql"][:120] for q in large.captured_queries]
+
+
+def test_a_lead_decides_from_the_pair_page(client, rated):
+    project, lead = rated
+    client.force_login(lead)
+    pair = project.pairs.order_by("id").first()
+    url = reverse("dash-pair-decide", args=[project.slug, pair.pk])
+    refused = client.post(url, {"decision": "drop", "note": ""}, follow=True)
+    assert "note" in refused.content.decode().lower()
+    client.post(url, {"decision": "keep_b", "note": "B follows the prompt"})
+    pair.refresh_from_db()
+    assert (pair.status, pair.label, pair.decided_by) == ("kept", "B", "adjudication")
+    page = client.get(reverse("dash-pair", args=[project.slug, pair.pk])).content.decode()
+    assert "B follows the prompt" in page and "boss" in page
+    annotator = User.objects.get(username="ann1")
+    client.force_login(annotator)
+    assert client.post(url, {"decision": "keep_a", "note": "mine"}).status_code == 403
+
+
+def test_filter_settings_are_changed_and_reapplied_from_the_page(client, rated):
+    project, lead = rated
+    client.force_login(lead)
+    url = reverse("dash-filter-settings", args=[project.slug])
+    bad = client.post(url, {"max_span": "99", "ambiguous_half_width": "0.5"}, follow=True)
+    assert "Settings not changed" in bad.content.decode()
+    client.post(url, {"max_span": "6", "ambiguous_half_width": "0"})
+    project.refresh_from_db()
+    assert (project.max_span, project.ambiguous_half_width) == (6, 0)
