@@ -135,6 +135,15 @@ class Verdict(models.Model):
     created_at = models.DateTimeField(default=timezone.now)  # when this answer (or error) came
 
     class Meta:
+        indexes = [
+            # The dashboards read every verdict of a project's pairs: an index-only scan
+            # instead of reading the raw outputs stored in the same rows (PostgreSQL).
+            models.Index(
+                fields=["pair"],
+                include=["judge", "order", "sample", "choice", "created_at"],
+                name="verdict_pair_covering",
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["judge", "pair", "order", "sample"], name="verdict_unique_trial"

@@ -57,6 +57,30 @@ def alpha_from_coincidences(coincidences: np.ndarray, level: str) -> np.ndarray:
     return np.where(expected > 0, alpha, np.nan)
 
 
+def bootstrap_coincidences(
+    units: Sequence[Sequence[int]], scale: int, *, resamples: int = 1000, seed: int = 0
+) -> np.ndarray | None:
+    """(resamples × K × K) coincidence matrices of bootstrap resamples of the units; None with
+    fewer than two pairable units. Compute once, then read alpha at every level from it."""
+    per_unit = unit_coincidences(units, scale)
+    count = len(per_unit)
+    if count < 2:
+        return None
+    rng = np.random.Generator(np.random.PCG64(seed))
+    picks = rng.integers(0, count, size=(resamples, count))
+    flat = (np.arange(resamples)[:, None] * count + picks).ravel()
+    weights = np.bincount(flat, minlength=resamples * count).reshape(resamples, count)
+    return (weights @ per_unit.reshape(count, -1)).reshape(resamples, scale, scale)
+
+
+def interval_of(sampled: np.ndarray | None, level: str, confidence: float = 0.95):
+    """Percentile interval of alpha over bootstrap coincidence matrices."""
+    if sampled is None:
+        return None
+    alphas = alpha_from_coincidences(sampled, level)
+    return percentile_interval(alphas[~np.isnan(alphas)], confidence)
+
+
 def alpha_interval_fast(
     units: Sequence[Sequence[int]],
     scale: int,
@@ -67,14 +91,5 @@ def alpha_interval_fast(
     confidence: float = 0.95,
 ) -> Interval | None:
     """Percentile bootstrap interval of alpha over units (pairs)."""
-    per_unit = unit_coincidences(units, scale)
-    count = len(per_unit)
-    if count < 2:
-        return None
-    rng = np.random.Generator(np.random.PCG64(seed))
-    picks = rng.integers(0, count, size=(resamples, count))
-    weights = np.zeros((resamples, count))
-    np.add.at(weights, (np.arange(resamples)[:, None], picks), 1)
-    sampled = (weights @ per_unit.reshape(count, -1)).reshape(resamples, scale, scale)
-    alphas = alpha_from_coincidences(sampled, level)
-    return percentile_interval(alphas[~np.isnan(alphas)], confidence)
+    sampled = bootstrap_coincidences(units, scale, resamples=resamples, seed=seed)
+    return interval_of(sampled, level, confidence)

@@ -100,6 +100,40 @@ def bradley_terry(
     return {name: float(score) for name, score in zip(names, scores, strict=True)}
 
 
+def _fit_newton(wins: np.ndarray, prior: float, tol: float = 1e-10) -> np.ndarray:
+    """Log-strengths for a batch of win matrices (B × G × G) at once, with the same model as
+    _fit (prior > 0: virtual games against a reference player, whose strength is the gauge).
+    Newton's method on the concave log-likelihood: a handful of linear solves instead of
+    hundreds of MM steps per matrix. Scores are not centred here."""
+    batch, size, _ = wins.shape
+    augmented = np.zeros((batch, size + 1, size + 1))
+    augmented[:, :size, :size] = wins
+    augmented[:, :size, size] = prior
+    augmented[:, size, :size] = prior
+    played = augmented + augmented.transpose(0, 2, 1)
+    theta = np.zeros((batch, size + 1))
+    for _ in range(100):
+        probability = 1 / (1 + np.exp(theta[:, None, :] - theta[:, :, None]))
+        gradient = (augmented - played * probability).sum(axis=2)[:, :size]
+        weight = played * probability * (1 - probability)
+        hessian = weight[:, :size, :size].copy()
+        diagonal = np.arange(size)
+        hessian[:, diagonal, diagonal] -= weight.sum(axis=2)[:, :size]
+        step = np.linalg.solve(hessian, -gradient[..., None])[..., 0]
+        theta[:, :size] += np.clip(step, -5, 5)
+        if np.max(np.abs(step)) < tol:
+            break
+    return theta[:, :size]
+
+
+def _batched_win_matrices(coded: np.ndarray, block: np.ndarray, size: int) -> np.ndarray:
+    """Win matrices of a block of resamples (R × n game indices) with one bincount."""
+    count = len(block)
+    winners, losers = coded[block, 0], coded[block, 1]
+    flat = (np.arange(count)[:, None] * size + winners) * size + losers
+    return np.bincount(flat.ravel(), minlength=count * size * size).reshape(count, size, size)
+
+
 def bradley_terry_intervals(
     rows: Iterable[GameRow],
     resamples: int = 200,
@@ -113,9 +147,10 @@ def bradley_terry_intervals(
     """{generator: (low, high) | None}: percentile bootstrap intervals of the Bradley–Terry
     scores, resampling games with replacement (Generator(PCG64(seed)): reproducible).
 
-    Scores are centred within each resample; a generator absent from a resample is skipped
-    there; with prior=0, resamples where the fit is undefined are skipped. None for a generator
-    when no resample scored it, and for every generator when there are fewer than 2 games."""
+    Scores are centred within each resample over the generators present in it; an absent
+    generator is skipped there; with prior=0, resamples where the fit is undefined are skipped.
+    None for a generator when no resample scored it, and for every generator when there are
+    fewer than 2 games. With prior > 0 all resamples are fitted together (Newton)."""
     if not 0.0 < level < 1.0:
         raise ValueError("level must lie strictly between 0 and 1")
     played = games(rows)
@@ -126,17 +161,26 @@ def bradley_terry_intervals(
     coded = np.array([(index[w], index[v]) for w, v in played])
     samples: list[list[float]] = [[] for _ in names]
     for block in resample_indices(len(coded), resamples, seed):
+        if prior > 0:
+            matrices = _batched_win_matrices(coded, block, len(names))
+            scores = _fit_newton(matrices, prior, tol)
+            present = (matrices.sum(axis=2) + matrices.sum(axis=1)) > 0
+            centred = scores - (scores * present).sum(axis=1, keepdims=True) / present.sum(
+                axis=1, keepdims=True
+            )
+            for generator in range(len(names)):
+                samples[generator].extend(centred[present[:, generator], generator].tolist())
+            continue
         for row in block:
             resample = coded[row]
-            present = np.unique(resample)
-            local = np.searchsorted(present, resample)
-            matrix = _win_matrix(local, len(present))
+            present_ids = np.unique(resample)
+            local = np.searchsorted(present_ids, resample)
             try:
-                scores = _fit(matrix, prior, iterations, tol)
+                fitted = _fit(_win_matrix(local, len(present_ids)), prior, iterations, tol)
             except ValueError:
                 continue
-            for position, generator in enumerate(present):
-                samples[generator].append(float(scores[position]))
+            for position, generator in enumerate(present_ids):
+                samples[generator].append(float(fitted[position]))
     return {
         name: percentile_interval(samples[i], level) if samples[i] else None
         for i, name in enumerate(names)

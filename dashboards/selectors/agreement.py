@@ -14,7 +14,7 @@ from metrics.agreement import (
     side_of,
     unanimous_direction,
 )
-from metrics.alpha_fast import alpha_interval_fast
+from metrics.alpha_fast import bootstrap_coincidences, interval_of
 from metrics.annotators import annotator_stats
 from metrics.bootstrap import bootstrap_mean_interval, bootstrap_ratio_interval
 
@@ -22,10 +22,11 @@ RESAMPLES = 1000
 
 
 def _alpha(units, scale):
+    sampled = bootstrap_coincidences(units, scale, resamples=RESAMPLES)  # one for both levels
     return {
         level: {
             "value": krippendorff_alpha(units, scale, level),
-            "interval": alpha_interval_fast(units, scale, level, resamples=RESAMPLES),
+            "interval": interval_of(sampled, level),
         }
         for level in ("ordinal", "interval")
     }

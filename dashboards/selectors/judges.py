@@ -32,6 +32,12 @@ def _splits(verdicts, labels, same_model, image_groups) -> list[tuple]:
     return [by_group.get(group, (None, 0)) for group in SPLITS]
 
 
+def _majority(verdicts, labels) -> list[tuple]:
+    """(accuracy, evaluated) of the majority of the first K samples, for each K."""
+    curve = majority_vote_curve(verdicts, labels, MAJORITY_KS)
+    return [curve.get(k, (None, 0)) for k in MAJORITY_KS]
+
+
 def _has_image(content) -> bool:
     return any(kind == "image" for kind, _value in content or [])
 
@@ -90,10 +96,7 @@ def judges(project: Project) -> dict:
                 "average": average,
                 "samples": samples[judge_id],
                 "splits": _splits(everything, all_labels, same_model, image_groups),
-                "majority": [majority.get(k, (None, 0)) for k in MAJORITY_KS]
-                if (majority := majority_vote_curve(everything, all_labels, MAJORITY_KS))
-                and samples[judge_id] > 1
-                else [],
+                "majority": _majority(everything, all_labels) if samples[judge_id] > 1 else [],
             }
         )
     humans = [

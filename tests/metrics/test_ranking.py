@@ -165,3 +165,18 @@ def test_bradley_terry_intervals_skip_undefined_resamples_without_prior_by_hand(
     intervals = bradley_terry_intervals(rows, prior=0)
     assert intervals["A"] == pytest.approx((-half, half), abs=1e-8)
     assert intervals["B"] == pytest.approx((-half, half), abs=1e-8)
+
+
+def test_the_batched_newton_fit_equals_the_mm_fit():
+    import numpy as np
+
+    from metrics.ranking import _fit, _fit_newton
+
+    rng = np.random.default_rng(5)
+    matrices = rng.integers(0, 6, size=(4, 5, 5)).astype(float)
+    for matrix in matrices:
+        np.fill_diagonal(matrix, 0)
+    newton = _fit_newton(matrices, 0.5)
+    for matrix, scores in zip(matrices, newton, strict=True):
+        expected = _fit(matrix, 0.5, 100_000, 1e-12)
+        assert np.allclose(scores - scores.mean(), expected, atol=1e-7)
