@@ -3,33 +3,57 @@ tables, against the experts' labels. Figures follow DESIGN.md §5 and `report --
 
 from collections import defaultdict
 
+from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
+from django.db.models.functions import Cast
+
 from annotation.models import Pair, Project, Rating
 from dashboards.charts import bar_chart
 from judging.models import Judge, Verdict
 from metrics.agreement import rater_label_agreement
+from metrics.bootstrap import bootstrap_ratio_interval
 from metrics.judges import average_accuracy, judge_task_stats
 from metrics.judges_extra import (
     PREFERRED_HAS_IMAGE,
     PREFERRED_LACKS_IMAGE,
-    accuracy_interval,
     image_bias_groups,
     majority_vote_curve,
-    split_accuracy,
 )
 
 MAJORITY_KS = (1, 3, 5, 7, 9)
 SPLITS = ("same model", "cross model", PREFERRED_HAS_IMAGE, PREFERRED_LACKS_IMAGE)
-RESAMPLES = 500  # per judge and task; the page must stay under a second at MMRB2 scale
+RESAMPLES = 500  # per judge and task
 
 
-def _splits(verdicts, labels, same_model, image_groups) -> list[tuple]:
+def _pair_counts(verdicts, labels) -> dict:
+    """pair -> [correct, evaluated] over the judge's answered trials on labelled pairs."""
+    counts: dict = {}
+    for pair_id, _order, _sample, choice in verdicts:
+        label = labels.get(pair_id)
+        if label is None or choice is None:
+            continue
+        entry = counts.setdefault(pair_id, [0, 0])
+        entry[0] += choice == label
+        entry[1] += 1
+    return counts
+
+
+def _interval(counts: dict, pair_ids) -> tuple | None:
+    """95% bootstrap interval of accuracy, resampling the pairs (their trials together)."""
+    units = [counts[p] for p in pair_ids if p in counts]
+    return bootstrap_ratio_interval(
+        [u[0] for u in units], [u[1] for u in units], resamples=RESAMPLES
+    )
+
+
+def _splits(counts: dict, groups: dict) -> list[tuple]:
     """(accuracy, evaluated) on same-model, cross-model, preferred-has-image and
-    preferred-lacks-image pairs, in SPLITS order."""
-    by_group = {
-        **split_accuracy(verdicts, labels, same_model),
-        **split_accuracy(verdicts, labels, image_groups),
-    }
-    return [by_group.get(group, (None, 0)) for group in SPLITS]
+    preferred-lacks-image pairs, in SPLITS order (pairs may belong to two groups)."""
+    totals = {group: [0, 0] for group in SPLITS}
+    for pair_id, (correct, evaluated) in counts.items():
+        for group in groups.get(pair_id, ()):
+            totals[group][0] += correct
+            totals[group][1] += evaluated
+    return [(c / n if n else None, n) for c, n in (totals[g] for g in SPLITS)]
 
 
 def _majority(verdicts, labels) -> list[tuple]:
@@ -38,8 +62,18 @@ def _majority(verdicts, labels) -> list[tuple]:
     return [curve.get(k, (None, 0)) for k in MAJORITY_KS]
 
 
-def _has_image(content) -> bool:
-    return any(kind == "image" for kind, _value in content or [])
+def _with_image_flags(pairs):
+    """Annotate whether each response's part list holds an image, in SQL (no JSON decoding
+    in Python): the serialised list contains `["image",` only for image parts (a quote in a
+    text part is escaped)."""
+    flags = {}
+    for side in ("a", "b"):
+        text = Cast(f"response_{side}__content", output_field=TextField())
+        pairs = pairs.alias(**{f"{side}_text": text})
+        flags[f"{side}_image"] = ExpressionWrapper(
+            Q(**{f"{side}_text__contains": '["image",'}), output_field=BooleanField()
+        )
+    return pairs.annotate(**flags)
 
 
 def judges(project: Project) -> dict:
@@ -47,15 +81,17 @@ def judges(project: Project) -> dict:
     labels: dict = defaultdict(dict)
     same_model, image_sides = {}, {}
     kept = Pair.objects.filter(project=project, status=Pair.Status.KEPT, label__in=["A", "B"])
-    rows = kept.values_list(
-        "id", "task_id", "label", "same_model", "response_a__content", "response_b__content"
-    )
-    for pair_id, task_id, label, same, content_a, content_b in rows:
+    rows = _with_image_flags(kept)
+    for pair_id, task_id, label, same, a_image, b_image in rows.values_list(
+        "id", "task_id", "label", "same_model", "a_image", "b_image"
+    ):
         labels[task_id][pair_id] = label
         same_model[pair_id] = "same model" if same else "cross model"
-        image_sides[pair_id] = (_has_image(content_a), _has_image(content_b))
+        image_sides[pair_id] = (a_image, b_image)
     all_labels = {p: side for by_task in labels.values() for p, side in by_task.items()}
     image_groups = image_bias_groups(image_sides, all_labels)
+    groups = {p: (same_model[p], image_groups[p]) if p in image_groups else (same_model[p],)
+              for p in same_model}  # fmt: skip
 
     verdicts: dict = defaultdict(lambda: defaultdict(list))
     samples: dict = defaultdict(int)
@@ -75,6 +111,9 @@ def judges(project: Project) -> dict:
     table = []
     for judge_id in sorted(verdicts, key=lambda j: names[j]):
         cells, everything = [], []
+        counts = _pair_counts(
+            (row for rows in verdicts[judge_id].values() for row in rows), all_labels
+        )
         for task in tasks:
             rows = verdicts[judge_id].get(task.pk, [])
             everything += rows
@@ -82,12 +121,7 @@ def judges(project: Project) -> dict:
                 cells.append(None)
                 continue
             stats = judge_task_stats(rows, labels[task.pk], samples[judge_id])
-            cells.append(
-                {
-                    **stats.as_dict(),
-                    "interval": accuracy_interval(rows, labels[task.pk], resamples=RESAMPLES),
-                }
-            )
+            cells.append({**stats.as_dict(), "interval": _interval(counts, labels[task.pk])})
         average = average_accuracy(cell["accuracy"] for cell in cells if cell)
         table.append(
             {
@@ -95,7 +129,7 @@ def judges(project: Project) -> dict:
                 "cells": cells,
                 "average": average,
                 "samples": samples[judge_id],
-                "splits": _splits(everything, all_labels, same_model, image_groups),
+                "splits": _splits(counts, groups),
                 "majority": _majority(everything, all_labels) if samples[judge_id] > 1 else [],
             }
         )

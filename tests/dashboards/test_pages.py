@@ -149,3 +149,21 @@ def test_filter_settings_are_changed_and_reapplied_from_the_page(client, rated):
     client.post(url, {"max_span": "6", "ambiguous_half_width": "0"})
     project.refresh_from_db()
     assert (project.max_span, project.ambiguous_half_width) == (6, 0)
+
+
+def test_image_flags_are_read_in_sql_without_being_fooled_by_text(rated):
+    from annotation.models import Pair, Response
+    from dashboards.selectors.judges import _with_image_flags
+
+    project, _lead = rated
+    first, second = Pair.objects.filter(project=project).order_by("id")[:2]
+    Response.objects.filter(pk=first.response_a_id).update(
+        content=[["text", 'no picture, just the words ["image", "x"] typed by someone']]
+    )
+    flags = dict(
+        (pk, (a, b))
+        for pk, a, b in _with_image_flags(
+            Pair.objects.filter(pk__in=[first.pk, second.pk])
+        ).values_list("pk", "a_image", "b_image")
+    )
+    assert flags == {first.pk: (False, True), second.pk: (True, True)}
