@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 HOST ?= 127.0.0.1:8000
 
-.PHONY: install demo serve test lint format bench bench-import bench-annotate bench-judges clean
+.PHONY: install demo serve test lint format bench bench-import bench-annotate bench-judges bench-dashboards clean
 
 $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11, python3.12, ...)"; exit 1; }
@@ -37,13 +37,16 @@ format: install
 	$(BIN)/ruff format .
 
 # Every benchmark (PostgreSQL needed; the judge one needs Redis too); each prints its figures.
-bench: bench-import bench-annotate bench-judges
+bench: bench-import bench-annotate bench-judges bench-dashboards
 
 bench-import: install
 	$(BIN)/python bench/run.py
 
 bench-judges: install
 	$(BIN)/python bench/judges.py
+
+bench-dashboards: install
+	$(BIN)/python bench/dashboards.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -5,16 +5,14 @@ usage: python bench/annotate.py [--postgres URL] [--iterations 300] [--prefill 0
                                 [--explain]
 
 Seeds a fresh PostgreSQL database `arbiter_bench_annotate` with 4,000 queued pairs over four
-tasks (t2i, edit, interleaved, reasoning; text and Pillow-drawn images, 1 to 24 parts per
-response, about 16,800 images) and 30 annotators, optionally rates part of the pairs in advance
+tasks and 30 annotators (bench/annotate_seed.py), optionally rates part of the pairs in advance
 (--prefill, a campaign half done by default), then times the annotator's requests in-process
 with django.test.Client: the client's time is the server's time (middleware, session, views,
 queries, templates), without network or WSGI server. Query counts come from
 CaptureQueriesContext and are shown per pair size: they must not grow with the parts.
---explain adds EXPLAIN ANALYZE (planning and execution time) of every SELECT of the requests.
+--explain adds EXPLAIN ANALYZE (planning and execution time) of every SELECT of the requests
+(bench/annotate_explain.py).
 Exit status 1 when a median misses the 50 ms target or a query count varies with the pair.
-
-bench/load.py imports the seeding from here.
 """
 
 import argparse
@@ -27,269 +25,22 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-DB_NAME = "arbiter_bench_annotate"
-PROJECT = "mmrb2-bench"
-TASKS = ("t2i", "edit", "interleaved", "reasoning")
-PAIRS_PER_TASK = 1000
-ANNOTATORS = 30
-PASSWORD = "bench-annotate-pw"
+from annotate_explain import explain_requests, print_explain
+from annotate_seed import (
+    DB_NAME,
+    PAIRS_PER_TASK,
+    PROJECT,
+    TASKS,
+    django_start,
+    fresh_postgres,
+    rating_form,
+    seed,
+)
+
 TARGET_MS = 50.0
 
-_VOCABULARY = (
-    "the a red blue green small large cube sphere left right above below image shows "
-    "three two four answer because therefore step first then finally count colour shape "
-    "object scene prompt edit keep background foreground text label sign chart value "
-    "bar line axis total mean result correct region marked circle arrow person dog cat"
-)
-WORDS = _VOCABULARY.split()
 
-
-# ---------------------------------------------------------------- database and Django
-
-
-def fresh_postgres(url: str, name: str = DB_NAME) -> str:
-    """Drop and create `name` on the server of `url` (as bench/run.py does); its URL."""
-    import psycopg
-
-    admin, _, _ = url.rpartition("/")
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {name}")
-    return f"{admin}/{name}"
-
-
-def django_env(database_url: str, var_dir: Path) -> dict[str, str]:
-    """The environment of a process serving the bench database (this one or gunicorn)."""
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "ARBITER_VAR_DIR": str(var_dir),
-        "MEDIA_ROOT": str(var_dir / "media"),
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "SECRET_KEY": "bench-only-secret-key-not-for-production-0123456789abcdefghij",
-        "DEBUG": "false",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
-    }
-    env.pop("REDIS_URL", None)
-    return env
-
-
-def django_start(database_url: str, var_dir: Path) -> None:
-    """Configure this process for the bench database, set Django up and migrate."""
-    os.environ.clear()
-    os.environ.update(django_env(database_url, var_dir))
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", "--noinput", verbosity=0)
-
-
-# ---------------------------------------------------------------- synthetic MMRB2-like pairs
-
-
-class _Drawer:
-    """Small, distinct PNGs (a numbered colour field with a few shapes)."""
-
-    def __init__(self, folder: Path):
-        self.folder = folder
-        self.count = 0
-
-    def __call__(self, rng: random.Random) -> str:
-        from PIL import Image, ImageDraw
-
-        self.count += 1
-        n = self.count
-        size = rng.choice([(96, 96), (128, 96), (96, 128), (120, 80)])
-        image = Image.new("RGB", size, (n % 251, (n // 251) % 251, 40 + (n // 63001) % 200))
-        draw = ImageDraw.Draw(image)
-        for _ in range(3):
-            x, y = rng.randrange(size[0] - 20), rng.randrange(size[1] - 20)
-            colour = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
-            draw.rectangle((x, y, x + rng.randrange(8, 20), y + rng.randrange(8, 20)), colour)
-        name = f"img{n:06d}.png"
-        image.save(self.folder / name, format="PNG")
-        return name
-
-
-def _sentence(rng: random.Random, words: int) -> str:
-    text = " ".join(rng.choice(WORDS) for _ in range(words))
-    return text[0].upper() + text[1:] + "."
-
-
-def _paragraphs(rng: random.Random, count: int, markdown: bool = False) -> str:
-    paragraphs = [
-        " ".join(_sentence(rng, rng.randint(8, 18)) for _ in range(rng.randint(2, 4)))
-        for _ in range(count)
-    ]
-    if markdown:
-        paragraphs.append(
-            "\n".join(f"{i}. **Step {i}**: {_sentence(rng, 10)}" for i in range(1, 4))
-        )
-    return "\n\n".join(paragraphs)
-
-
-def _response(task: str, rng: random.Random, draw, number: int) -> list:
-    if task == "t2i":
-        count = rng.randint(2, 4) if rng.random() < 0.1 else 1
-        return [["image", draw(rng)] for _ in range(count)]
-    if task == "edit":
-        return [["image", draw(rng)]]
-    if task == "interleaved":
-        steps = 12 if number % 100 == 0 else rng.randint(1, 6)  # a few very long stories
-        parts = []
-        for _ in range(steps):
-            parts += [["text", _paragraphs(rng, 1)], ["image", draw(rng)]]
-        return parts
-    # reasoning: a long trace, with 0-3 marked-up images and commentary
-    parts = [["text", _paragraphs(rng, rng.randint(2, 4), markdown=True)]]
-    for _ in range(rng.randint(0, 3)):
-        parts += [["image", draw(rng)], ["text", _paragraphs(rng, 1)]]
-    return parts
-
-
-def _prompt(task: str, rng: random.Random, draw) -> list:
-    text = ["text", _paragraphs(rng, 1)]
-    if task in ("edit", "reasoning") or (task == "interleaved" and rng.random() < 0.3):
-        return [text, ["image", draw(rng)]]
-    return [text]
-
-
-def build_records(task: str, count: int, draw) -> list[dict]:
-    records = []
-    models = ["gen-alpha", "gen-beta", "gen-gamma", "gen-delta"]
-    for number in range(1, count + 1):
-        rng = random.Random(f"bench/{task}/{number}")
-        model_a = rng.choice(models)
-        records.append(
-            {
-                "id": f"{task}-{number:04d}",
-                "prompt_source": "arbiter-bench",
-                "prompt_metadata": {"task": task, "number": number},
-                "prompt_content": _prompt(task, rng, draw),
-                "response_a": {
-                    "model_name": model_a,
-                    "response_content": _response(task, rng, draw, number),
-                },
-                "response_b": {
-                    "model_name": rng.choice([m for m in models if m != model_a]),
-                    "response_content": _response(task, rng, draw, number),
-                },
-            }
-        )
-    return records
-
-
-def seed(
-    work: Path,
-    *,
-    pairs_per_task: int = PAIRS_PER_TASK,
-    annotators: int = ANNOTATORS,
-    prefill: float = 0.0,
-    log=print,
-) -> dict:
-    """Project, 4 tasks of queued pairs, `annotators` users; Django must be set up."""
-    from django.contrib.auth.hashers import make_password
-    from django.contrib.auth.models import User
-    from django.db import connection
-
-    from annotation.models import Asset, Membership, Pair, Project
-    from annotation.services.pair_import import pairs_import
-
-    started = time.perf_counter()
-    images = work / "images"
-    images.mkdir(parents=True, exist_ok=True)
-    draw = _Drawer(images)
-    for task in TASKS:
-        source = work / f"{task}.jsonl"
-        records = build_records(task, pairs_per_task, draw)
-        source.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
-        log(f"  {task}: {len(records)} pairs drawn ({draw.count} images so far), importing")
-        pairs_import(source, project_slug=PROJECT, task_slug=task, images_dir=images)
-    project = Project.objects.get(slug=PROJECT)
-    Project.objects.filter(pk=project.pk).update(
-        scale_points=7, annotators_per_pair=3, guidelines=_paragraphs(random.Random(1), 3)
-    )
-    Pair.objects.filter(project=project).update(status=Pair.Status.QUEUED)
-    password = make_password(PASSWORD)  # hashed once: PBKDF2 per user would take minutes
-    users = User.objects.bulk_create(
-        User(username=f"annotator{i:02d}", password=password) for i in range(1, annotators + 1)
-    )
-    Membership.objects.bulk_create(
-        Membership(user=u, project=project, role=Membership.Role.ANNOTATOR) for u in users
-    )
-    prefilled = prefill_ratings(project, users, prefill) if prefill > 0 else {}
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")  # planner statistics, as autovacuum would gather them
-    return {
-        "pairs": Pair.objects.filter(project=project).count(),
-        "images": Asset.objects.count(),
-        "annotators": len(users),
-        "prefill": prefilled,
-        "seed_s": round(time.perf_counter() - started, 1),
-    }
-
-
-def prefill_ratings(project, users, fraction: float) -> dict:
-    """A campaign under way: `fraction` of each task's pairs complete (N ratings by random
-    annotators), another fraction/5 partly rated; derived columns by pairs_decide."""
-    from django.db import transaction
-    from django.utils import timezone
-
-    from annotation.models import Assignment, Pair, Rating
-    from annotation.services.consensus import pairs_decide
-
-    rng = random.Random("bench/prefill")
-    n = project.annotators_per_pair
-    now = timezone.now()
-    counts = {"complete": 0, "partial": 0, "ratings": 0}
-    with transaction.atomic():
-        for task in project.tasks.all():
-            ids = list(Pair.objects.filter(task=task).values_list("id", flat=True))
-            rng.shuffle(ids)
-            complete = ids[: int(len(ids) * fraction)]
-            partial = ids[len(complete) : len(complete) + int(len(ids) * fraction / 5)]
-            plan = [(p, n) for p in complete] + [(p, rng.randint(1, n - 1)) for p in partial]
-            assignments = []
-            for pair_id, raters in plan:
-                for user in rng.sample(users, raters):
-                    assignments.append(
-                        Assignment(
-                            pair_id=pair_id,
-                            annotator=user,
-                            swapped=rng.random() < 0.5,
-                            status=Assignment.Status.SUBMITTED,
-                            submitted_at=now,
-                        )
-                    )
-            Assignment.objects.bulk_create(assignments, batch_size=1000)
-            Rating.objects.bulk_create(
-                (
-                    Rating(
-                        assignment=a,
-                        pair_id=a.pair_id,
-                        annotator=a.annotator,
-                        scale=project.scale_points,
-                        overall=rng.randint(1, project.scale_points),
-                        active_seconds=rng.uniform(20, 300),
-                    )
-                    for a in assignments
-                ),
-                batch_size=1000,
-            )
-            touched = list(Pair.objects.filter(pk__in=[p for p, _ in plan]))
-            pairs_decide(touched, project)
-            Pair.objects.filter(pk__in=[p for p, _ in plan], rating_count__lt=n).update(
-                status=Pair.Status.IN_PROGRESS
-            )
-            counts["complete"] += len(complete)
-            counts["partial"] += len(partial)
-            counts["ratings"] += len(assignments)
-    return counts
+# ---------------------------------------------------------------- measuring
 
 
 def pair_sizes() -> dict[int, tuple[int, int]]:
@@ -304,9 +55,6 @@ def pair_sizes() -> dict[int, tuple[int, int]]:
         parts = [part for content in contents for part in (content or [])]
         sizes[pair_id] = (len(parts), sum(1 for kind, _ in parts if kind == "image"))
     return sizes
-
-
-# ---------------------------------------------------------------- measuring
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -349,19 +97,9 @@ def _assignment_id(url: str) -> int:
     return int(url.rstrip("/").rsplit("/", 1)[1])
 
 
-def _form(rng: random.Random, task) -> dict:
-    data = {
-        "action": "submit",
-        "overall": str(rng.randint(1, 7)),
-        "rationale": _sentence(rng, 12),
-        "active_seconds": f"{rng.uniform(20, 240):.1f}",
-    }
-    for aspect in task.aspects:  # every aspect, so that the query count does not vary
-        data[f"aspect_{aspect['key']}"] = str(rng.randint(1, 7))
-    return data
-
-
-def measure(iterations: int, warmup: int, sizes: dict, log=print) -> dict:
+def measure(iterations: int, warmup: int, sizes: dict) -> dict:
+    """Timed claim + render, timed htmx submits, and the page of the smallest and the largest
+    open pair; summaries per request and per pair size."""
     from django.contrib.auth.models import User
     from django.test import Client
     from django.urls import reverse
@@ -387,7 +125,7 @@ def measure(iterations: int, warmup: int, sizes: dict, log=print) -> dict:
 
     # (a) claim + render: a fresh claim each time (the rating goes in through the service,
     # untimed, so that the next POST .../next/ claims instead of resuming a lease).
-    log(f"  claim + render: {warmup} warm-up + {iterations} iterations")
+    print(f"  claim + render: {warmup} warm-up + {iterations} iterations")
     claims, renders = [], []
     for i in range(warmup + iterations):
         k = i % len(users)
@@ -408,7 +146,7 @@ def measure(iterations: int, warmup: int, sizes: dict, log=print) -> dict:
             renders.append(render)
 
     # (b) submit with htmx: rating + claim of the next pair + its workspace fragment.
-    log(f"  submit (htmx): {warmup} warm-up + {iterations} iterations")
+    print(f"  submit (htmx): {warmup} warm-up + {iterations} iterations")
     current, user_task = {}, {}
     for k, client in enumerate(clients):
         user_task[k] = tasks[k % len(tasks)]
@@ -419,7 +157,7 @@ def measure(iterations: int, warmup: int, sizes: dict, log=print) -> dict:
         k = i % len(users)
         url = reverse("annotate", args=[current[k]])
         response, submit = _timed(
-            clients[k], "post", url, _form(rng, user_task[k]), headers={"HX-Request": "true"}
+            clients[k], "post", url, rating_form(rng, user_task[k]), headers={"HX-Request": "true"}
         )
         check(submit, 200, url)
         pushed = response["HX-Push-Url"]
@@ -499,86 +237,6 @@ def _by_size(series: dict[str, list[dict]]) -> list[dict]:
             row[name] = summary(inside) if inside else None
         rows.append(row)
     return rows
-
-
-def explain_requests(repeat: int = 5) -> dict:
-    """EXPLAIN ANALYZE every SELECT that one claim, one render and one submit send (taken from
-    the real requests, with their literals): where does the database time go, planning or
-    execution? Medians of `repeat` runs; the full plan of the claim's candidate query."""
-    import re
-
-    from django.contrib.auth.models import User
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext
-    from django.urls import reverse
-
-    from annotation.models import Task
-
-    user = User.objects.filter(username__startswith="annotator").order_by("username").first()
-    task = Task.objects.filter(project__slug=PROJECT, slug="interleaved").get()
-    client = Client()
-    client.force_login(user)
-    captured = {}
-    connection.queries_log.clear()
-    with CaptureQueriesContext(connection) as queries:
-        location = client.post(reverse("task-next", args=[PROJECT, task.slug]))["Location"]
-    captured["claim"] = [q["sql"] for q in queries.captured_queries]
-    with CaptureQueriesContext(connection) as queries:
-        client.get(location)
-    captured["render"] = [q["sql"] for q in queries.captured_queries]
-    form = _form(random.Random(1), task)
-    with CaptureQueriesContext(connection) as queries:
-        client.post(location, form, headers={"HX-Request": "true"})
-    captured["submit"] = [q["sql"] for q in queries.captured_queries]
-
-    statements, claim_plan = {}, []
-    with connection.cursor() as cursor:
-        for request, sqls in captured.items():
-            rows = []
-            for sql in sqls:
-                if not sql.lstrip().upper().startswith("SELECT"):
-                    continue
-                timings = []
-                for _ in range(repeat):
-                    cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS, SUMMARY) {sql}")
-                    plan = [row[0] for row in cursor.fetchall()]
-                    text = "\n".join(plan)
-                    planning = float(re.search(r"Planning Time: ([\d.]+)", text).group(1))
-                    execution = float(re.search(r"Execution Time: ([\d.]+)", text).group(1))
-                    timings.append((planning, execution))
-                if "SKIP LOCKED" in sql and not claim_plan:
-                    claim_plan = plan
-                tables = re.findall(r'(?:FROM|JOIN) "(\w+)"', sql)
-                rows.append(
-                    {
-                        "planning_ms": round(statistics.median(t[0] for t in timings), 2),
-                        "execution_ms": round(statistics.median(t[1] for t in timings), 2),
-                        "relations": len(tables),
-                        "from": tables[0] if tables else "",
-                        "sql": sql[:200],
-                    }
-                )
-            statements[request] = rows
-    return {"statements": statements, "claim_plan": claim_plan}
-
-
-def print_explain(explained: dict) -> None:
-    print()
-    print("EXPLAIN ANALYZE of each SELECT of one claim, one render, one submit (median of 5):")
-    print(f"{'request':8} {'planning':>9} {'execution':>10} {'rels':>5}  main table")
-    for request, rows in explained["statements"].items():
-        for row in rows:
-            print(
-                f"{request:8} {row['planning_ms']:>6.2f} ms {row['execution_ms']:>7.2f} ms "
-                f"{row['relations']:>5}  {row['from']}"
-            )
-        planning = sum(row["planning_ms"] for row in rows)
-        execution = sum(row["execution_ms"] for row in rows)
-        print(f"{request:8} {planning:>6.2f} ms {execution:>7.2f} ms  total of {len(rows)} SELECTs")
-    print()
-    print("-- the claim's candidate query (SELECT ... FOR UPDATE SKIP LOCKED)")
-    print("\n".join(explained["claim_plan"]))
 
 
 # ---------------------------------------------------------------- report

@@ -4,14 +4,14 @@
 usage: python bench/load.py [--postgres URL] [--seconds 60] [--annotators 30] [--workers 4]
                             [--prefill 0] [--switch-every 25] [--json]
 
-Seeds the fresh database `arbiter_bench_annotate` as bench/annotate.py does (4,000 queued
-pairs in four tasks, 30 annotators), starts gunicorn (config.wsgi, sync workers, DEBUG off,
-no Redis) on a free local port, and lets one thread per annotator, each with its own cookie
-session, log in through /accounts/login/ and then, for --seconds, do what the browser does:
-start a task (POST .../next/, follow the redirect to /annotate/<id>/), rate the pair
-(POST overall=1..7 with HX-Request: true), take the next pair from HX-Push-Url and rate it,
-and every --switch-every pairs go back and start a random task. No think time: this measures
-how much the server takes, not how fast experts are.
+Seeds the fresh database `arbiter_bench_annotate` with bench/annotate_seed.py, as
+bench/annotate.py does (4,000 queued pairs in four tasks, 30 annotators), starts gunicorn
+(config.wsgi, sync workers, DEBUG off, no Redis) on a free local port, and lets one thread per
+annotator, each with its own cookie session, log in through /accounts/login/ and then, for
+--seconds, do what the browser does: start a task (POST .../next/, follow the redirect to
+/annotate/<id>/), rate the pair (POST overall=1..7 with HX-Request: true), take the next pair
+from HX-Push-Url and rate it, and every --switch-every pairs go back and start a random task.
+No think time: this measures how much the server takes, not how fast experts are.
 
 Afterwards the database is checked: at most N live-or-submitted assignments per pair, no
 (pair, annotator) twice, one Rating row per submit the clients counted as successful, every
@@ -35,7 +35,20 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import annotate as bench  # noqa: E402  (bench/annotate.py: seeding and statistics)
+from annotate import percentile  # noqa: E402
+from annotate_seed import (  # noqa: E402
+    ANNOTATORS,
+    DB_NAME,
+    PAIRS_PER_TASK,
+    PASSWORD,
+    PROJECT,
+    ROOT,
+    TASKS,
+    django_env,
+    django_start,
+    fresh_postgres,
+    seed,
+)
 
 KINDS = ("login", "start (POST next/)", "page (GET annotate/)", "submit (htmx POST)")
 
@@ -107,7 +120,7 @@ class Annotator(threading.Thread):
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', answer[2])
         form = {
             "username": self.username,
-            "password": bench.PASSWORD,
+            "password": PASSWORD,
             "csrfmiddlewaretoken": token.group(1) if token else "",
             "next": "/",
         }
@@ -152,7 +165,7 @@ class Annotator(threading.Thread):
 
     def start_task(self) -> str | None:
         """POST .../next/ and GET the pair it redirects to; its URL, or None."""
-        path = f"/projects/{bench.PROJECT}/tasks/{self.task}/next/"
+        path = f"/projects/{PROJECT}/tasks/{self.task}/next/"
         answer = self.call("start (POST next/)", "POST", path, expect=(200, 302))
         if answer is None:
             return None
@@ -187,7 +200,7 @@ def start_gunicorn(env: dict, port: int, workers: int, log: Path) -> subprocess.
         str(log),
     ]
     env = {**env, "ALLOWED_HOSTS": "127.0.0.1,localhost"}
-    process = subprocess.Popen(command, cwd=bench.ROOT, env=env)
+    process = subprocess.Popen(command, cwd=ROOT, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -219,7 +232,7 @@ def verify(submits: int, ratings_before: int) -> dict:
     from annotation.models import Assignment, Pair, Project, Rating
     from annotation.services.assignments import live_assignments
 
-    project = Project.objects.get(slug=bench.PROJECT)
+    project = Project.objects.get(slug=PROJECT)
     n = project.annotators_per_pair
     now = timezone.now()
     held = Q(status__in=[Assignment.Status.LEASED, Assignment.Status.SUBMITTED])
@@ -289,8 +302,8 @@ def latency_table(samples: list[tuple[str, float, int]]) -> dict:
         if ms:
             table[kind] = {
                 "n": len(ms),
-                "p50_ms": round(bench.percentile(ms, 0.50), 1),
-                "p95_ms": round(bench.percentile(ms, 0.95), 1),
+                "p50_ms": round(percentile(ms, 0.50), 1),
+                "p95_ms": round(percentile(ms, 0.95), 1),
                 "max_ms": round(max(ms), 1),
             }
     return table
@@ -303,9 +316,9 @@ def main() -> int:
         default=os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
     )
     parser.add_argument("--seconds", type=float, default=60)
-    parser.add_argument("--annotators", type=int, default=bench.ANNOTATORS)
+    parser.add_argument("--annotators", type=int, default=ANNOTATORS)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
-    parser.add_argument("--pairs-per-task", type=int, default=bench.PAIRS_PER_TASK)
+    parser.add_argument("--pairs-per-task", type=int, default=PAIRS_PER_TASK)
     parser.add_argument("--prefill", type=float, default=0.0, help="share of pairs pre-rated")
     parser.add_argument("--switch-every", type=int, default=25, help="pairs before a new task")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
@@ -313,11 +326,11 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-load-") as tmp:
         work = Path(tmp)
-        database_url = bench.fresh_postgres(args.postgres)
-        print(f"database {bench.DB_NAME}: migrating")
-        bench.django_start(database_url, work / "var")
-        print(f"seeding {args.pairs_per_task * len(bench.TASKS):,} pairs")
-        meta = bench.seed(
+        database_url = fresh_postgres(args.postgres)
+        print(f"database {DB_NAME}: migrating")
+        django_start(database_url, work / "var")
+        print(f"seeding {args.pairs_per_task * len(TASKS):,} pairs")
+        meta = seed(
             work,
             pairs_per_task=args.pairs_per_task,
             annotators=args.annotators,
@@ -339,13 +352,12 @@ def main() -> int:
 
         port = free_port()
         log = work / "gunicorn.log"
-        env = bench.django_env(database_url, work / "var")
+        env = django_env(database_url, work / "var")
         server = start_gunicorn(env, port, args.workers, log)
         print(f"gunicorn: {args.workers} workers on 127.0.0.1:{port} (pid {server.pid})")
         start, stop = threading.Event(), threading.Event()
         clients = [
-            Annotator(i, name, port, bench.TASKS, args, start, stop)
-            for i, name in enumerate(usernames)
+            Annotator(i, name, port, TASKS, args, start, stop) for i, name in enumerate(usernames)
         ]
         try:
             login_started = time.perf_counter()
