@@ -3,7 +3,7 @@ tables, against the experts' labels. Figures follow DESIGN.md §5 and `report --
 
 from collections import defaultdict
 
-from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
+from django.db.models import BooleanField, ExpressionWrapper, Max, Q, TextField
 from django.db.models.functions import Cast
 
 from annotation.models import Pair, Project, Rating
@@ -21,7 +21,7 @@ from metrics.judges_extra import (
 
 MAJORITY_KS = (1, 3, 5, 7, 9)
 SPLITS = ("same model", "cross model", PREFERRED_HAS_IMAGE, PREFERRED_LACKS_IMAGE)
-RESAMPLES = 500  # per judge and task
+RESAMPLES = 400  # per judge and task
 
 
 def _pair_counts(verdicts, labels) -> dict:
@@ -93,14 +93,23 @@ def judges(project: Project) -> dict:
     groups = {p: (same_model[p], image_groups[p]) if p in image_groups else (same_model[p],)
               for p in same_model}  # fmt: skip
 
+    # Only verdicts on evaluated pairs count (the others never enter a figure); the samples
+    # each judge was asked for are read over all its verdicts, as the report does.
     verdicts: dict = defaultdict(lambda: defaultdict(list))
-    samples: dict = defaultdict(int)
-    for judge_id, task_id, pair_id, order, sample, choice in Verdict.objects.filter(
-        pair__project=project
-    ).values_list("judge_id", "pair__task_id", "pair_id", "order", "sample", "choice"):
-        verdicts[judge_id][task_id].append((pair_id, order, sample, choice))
-        samples[judge_id] = max(samples[judge_id], sample + 1)
-    names = dict(Judge.objects.filter(pk__in=verdicts).values_list("pk", "name"))
+    task_of = {pair_id: task_id for task_id, by_pair in labels.items() for pair_id in by_pair}
+    for judge_id, pair_id, order, sample, choice in Verdict.objects.filter(
+        pair__in=kept
+    ).values_list("judge_id", "pair_id", "order", "sample", "choice"):
+        verdicts[judge_id][task_of[pair_id]].append((pair_id, order, sample, choice))
+    samples = dict(
+        Verdict.objects.filter(pair__project=project)
+        .values("judge")
+        .annotate(n=Max("sample") + 1)
+        .values_list("judge", "n")
+    )
+    for judge_id in samples:  # a judge with verdicts only on other pairs still gets a row
+        verdicts.setdefault(judge_id, defaultdict(list))
+    names = dict(Judge.objects.filter(pk__in=samples).values_list("pk", "name"))
 
     human: dict = defaultdict(lambda: defaultdict(list))
     for task_id, pair_id, overall in Rating.objects.filter(pair__project=project).values_list(
@@ -116,7 +125,8 @@ def judges(project: Project) -> dict:
         )
         for task in tasks:
             rows = verdicts[judge_id].get(task.pk, [])
-            everything += rows
+            if samples[judge_id] > 1:  # the majority curve needs them all together
+                everything += rows
             if not rows:
                 cells.append(None)
                 continue
