@@ -30,10 +30,14 @@ class JudgeTaskStats:
 
 
 def judge_task_stats(
-    verdicts: Iterable[VerdictRow], labels: Mapping[int, str], samples: int
+    verdicts: Iterable[VerdictRow],
+    labels: Mapping[int, str],
+    samples: int,
+    per_pair: dict | None = None,
 ) -> JudgeTaskStats:
     """`labels` holds the evaluated pairs (kept, labelled A or B); verdicts on other pairs are
-    ignored. `samples` is how many samples per order the judge was asked for."""
+    ignored. `samples` is how many samples per order the judge was asked for. `per_pair`, when
+    given, is filled with pair -> [correct, evaluated] in the same pass (for intervals)."""
     correct = evaluated = invalid = ties = 0
     by_trial: dict[tuple[int, int], dict[str, str]] = defaultdict(dict)
     for pair_id, order, sample, choice in verdicts:
@@ -42,6 +46,10 @@ def judge_task_stats(
             continue
         evaluated += 1
         correct += choice == label
+        if per_pair is not None:
+            entry = per_pair.setdefault(pair_id, [0, 0])
+            entry[0] += choice == label
+            entry[1] += 1
         invalid += choice == "invalid"
         ties += choice == "tie"
         by_trial[(pair_id, sample)][order] = choice

@@ -21,20 +21,7 @@ from metrics.judges_extra import (
 
 MAJORITY_KS = (1, 3, 5, 7, 9)
 SPLITS = ("same model", "cross model", PREFERRED_HAS_IMAGE, PREFERRED_LACKS_IMAGE)
-RESAMPLES = 400  # per judge and task
-
-
-def _pair_counts(verdicts, labels) -> dict:
-    """pair -> [correct, evaluated] over the judge's answered trials on labelled pairs."""
-    counts: dict = {}
-    for pair_id, _order, _sample, choice in verdicts:
-        label = labels.get(pair_id)
-        if label is None or choice is None:
-            continue
-        entry = counts.setdefault(pair_id, [0, 0])
-        entry[0] += choice == label
-        entry[1] += 1
-    return counts
+RESAMPLES = 300  # per judge and task
 
 
 def _interval(counts: dict, pair_ids) -> tuple | None:
@@ -120,9 +107,7 @@ def judges(project: Project) -> dict:
     table = []
     for judge_id in sorted(verdicts, key=lambda j: names[j]):
         cells, everything = [], []
-        counts = _pair_counts(
-            (row for rows in verdicts[judge_id].values() for row in rows), all_labels
-        )
+        counts: dict = {}  # pair -> [correct, evaluated], filled by judge_task_stats
         for task in tasks:
             rows = verdicts[judge_id].get(task.pk, [])
             if samples[judge_id] > 1:  # the majority curve needs them all together
@@ -130,7 +115,7 @@ def judges(project: Project) -> dict:
             if not rows:
                 cells.append(None)
                 continue
-            stats = judge_task_stats(rows, labels[task.pk], samples[judge_id])
+            stats = judge_task_stats(rows, labels[task.pk], samples[judge_id], counts)
             cells.append({**stats.as_dict(), "interval": _interval(counts, labels[task.pk])})
         average = average_accuracy(cell["accuracy"] for cell in cells if cell)
         table.append(
