@@ -1,12 +1,6 @@
 """The lead's dashboards: thin views over the selectors (cached until the data changes) and
 the adjudication services."""
 
-from annotation.services.adjudication import (
-    AdjudicationRefused,
-    pair_adjudicate,
-    pair_request_annotator,
-    project_filter_update,
-)
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -14,6 +8,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.selectors import project_for_lead
+from annotation.services.adjudication import (
+    AdjudicationRefused,
+    pair_adjudicate,
+    pair_request_annotator,
+    project_filter_update,
+)
 from dashboards.cache import cached
 from dashboards.selectors.agreement import agreement
 from dashboards.selectors.disagreements import disagreements, pair_review
