@@ -32,28 +32,23 @@ def overview_page(request, slug: str):
     return _page(request, slug, "dashboards/overview.html", overview)
 
 
-@login_required
-def agreement_page(request, slug: str):
-    return _page(
-        request, slug, "dashboards/agreement.html",
-        lambda project: cached(project, "agreement", lambda: agreement(project)),
-    )  # fmt: skip
+def _cached_page(name: str, selector):
+    """A view of figures that are computed once per version of the project's data."""
+
+    @login_required
+    def view(request, slug: str):
+        return _page(
+            request, slug, f"dashboards/{name}.html",
+            lambda project: cached(project, name, lambda: selector(project)),
+        )  # fmt: skip
+
+    view.__name__ = f"{name}_page"
+    return view
 
 
-@login_required
-def judges_page(request, slug: str):
-    return _page(
-        request, slug, "dashboards/judges.html",
-        lambda project: cached(project, "judges", lambda: judges(project)),
-    )  # fmt: skip
-
-
-@login_required
-def models_page(request, slug: str):
-    return _page(
-        request, slug, "dashboards/models.html",
-        lambda project: cached(project, "models", lambda: models(project)),
-    )  # fmt: skip
+agreement_page = _cached_page("agreement", agreement)
+judges_page = _cached_page("judges", judges)
+models_page = _cached_page("models", models)
 
 
 @login_required
