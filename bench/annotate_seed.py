@@ -14,6 +14,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.database import fresh_postgres  # noqa: E402, F401 (the scripts import it from here)
+
 DB_NAME = "arbiter_bench_annotate"
 PROJECT = "mmrb2-bench"
 TASKS = ("t2i", "edit", "interleaved", "reasoning")
@@ -31,17 +35,6 @@ WORDS = _VOCABULARY.split()
 
 
 # ---------------------------------------------------------------- database and Django
-
-
-def fresh_postgres(url: str) -> str:
-    """Drop and create DB_NAME on the server of `url` (as bench/run.py does); its URL."""
-    import psycopg
-
-    admin, _, _ = url.rpartition("/")
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
-    return f"{admin}/{DB_NAME}"
 
 
 def django_env(database_url: str, var_dir: Path) -> dict[str, str]:

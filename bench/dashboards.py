@@ -46,10 +46,10 @@ from bench.annotate_seed import django_start  # noqa: E402
 from bench.dashboards_seed import (  # noqa: E402
     DB_NAME,
     EXTRA_JUDGES,
-    fresh_database,
     grow,
     seed_all,
 )
+from bench.database import fresh_postgres  # noqa: E402
 
 TARGET_MS = 1000.0
 PAGES = ("overview", "agreement", "disagreements", "judges", "models", "pair")
@@ -272,7 +272,7 @@ def main() -> int:
     options = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="arbiter-bench-dashboards-"))
-    django_start(fresh_database(options.postgres), work)
+    django_start(fresh_postgres(options.postgres, DB_NAME), work)
     from django.conf import settings
     from django.contrib.auth.models import User
     from django.test import Client

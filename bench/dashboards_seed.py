@@ -28,17 +28,6 @@ EXTRA_RATINGS = 500
 # ---------------------------------------------------------------- database
 
 
-def fresh_database(url: str) -> str:
-    import psycopg
-
-    assert DB_NAME != "test_postgres"  # the test database of others: never touched
-    admin, _, _ = url.rpartition("/")
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
-    return f"{admin}/{DB_NAME}"
-
-
 def analyze() -> None:
     from django.db import connection
 

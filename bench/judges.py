@@ -27,6 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.database import fresh_postgres  # noqa: E402
+
 DB_NAME = "arbiter_bench_judges"
 
 
@@ -34,16 +37,6 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def _fresh_database(url: str) -> str:
-    import psycopg
-
-    admin, _, _ = url.rpartition("/")
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
-    return f"{admin}/{DB_NAME}"
 
 
 def _django(env: dict) -> None:
@@ -122,7 +115,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="arbiter-bench-judges-"))
     env = {
         **os.environ,
-        "DATABASE_URL": _fresh_database(options.postgres),
+        "DATABASE_URL": fresh_postgres(options.postgres, DB_NAME),
         "REDIS_URL": options.redis,
         "ARBITER_VAR_DIR": str(work),
         "MEDIA_ROOT": str(work / "media"),

@@ -326,7 +326,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-load-") as tmp:
         work = Path(tmp)
-        database_url = fresh_postgres(args.postgres)
+        database_url = fresh_postgres(args.postgres, DB_NAME)
         print(f"database {DB_NAME}: migrating")
         django_start(database_url, work / "var")
         print(f"seeding {args.pairs_per_task * len(TASKS):,} pairs")

@@ -17,6 +17,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.database import fresh_postgres  # noqa: E402
+
 MMRB2 = ROOT.parent / "shared" / "datasets" / "mmrb2"
 TASKS = {
     "t2i": "sample_task1_image",
@@ -39,16 +43,6 @@ def manage(env: dict, *args: str) -> tuple[float, str]:
     if done.returncode != 0:
         sys.exit(f"manage.py {' '.join(args)} failed:\n{done.stderr}")
     return elapsed, done.stdout
-
-
-def fresh_postgres(url: str) -> str:
-    import psycopg
-
-    admin, _, _ = url.rpartition("/")
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS arbiter_bench WITH (FORCE)")
-        conn.execute("CREATE DATABASE arbiter_bench")
-    return f"{admin}/arbiter_bench"
 
 
 def bench_backend(name: str, database_url: str, images: Path, work: Path) -> dict:
@@ -124,7 +118,7 @@ def main() -> int:
         results = [bench_backend("sqlite", f"sqlite:///{work / 'bench.sqlite3'}", images, work)]
         if not args.skip_postgres:
             try:
-                url = fresh_postgres(args.postgres)
+                url = fresh_postgres(args.postgres, "arbiter_bench")
             except Exception as exc:  # a missing server is a skipped row, not a crash
                 print(f"PostgreSQL skipped: {exc}")
             else:

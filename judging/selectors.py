@@ -95,16 +95,24 @@ def run_progress(run: JudgeRun) -> RunProgress:
     return RunProgress(run=run, trials=run.trials, rate_per_second=recent / window, **totals)
 
 
+_COUNTS = ("answered", "ties", "invalid", "failed")
+
+
+def _tally() -> dict:
+    """Aggregates of a set of verdicts: answers naming a side, ties, invalid answers,
+    failures, and tokens."""
+    return {
+        "answered": Count("id", filter=Q(choice__in=["A", "B"])),
+        "ties": Count("id", filter=Q(choice="tie")),
+        "invalid": Count("id", filter=Q(choice="invalid")),
+        "failed": Count("id", filter=Q(choice__isnull=True)),
+        "input_tokens": Sum("input_tokens", default=0),
+        "output_tokens": Sum("output_tokens", default=0),
+    }
+
+
 def verdict_tally(verdicts: QuerySet[Verdict]) -> dict:
-    """Counts of answers naming a side, ties, invalid answers, failures, and tokens."""
-    return verdicts.aggregate(
-        answered=Count("id", filter=Q(choice__in=["A", "B"])),
-        ties=Count("id", filter=Q(choice="tie")),
-        invalid=Count("id", filter=Q(choice="invalid")),
-        failed=Count("id", filter=Q(choice__isnull=True)),
-        input_tokens=Sum("input_tokens", default=0),
-        output_tokens=Sum("output_tokens", default=0),
-    )
+    return verdicts.aggregate(**_tally())
 
 
 def _imported_progress(run: JudgeRun) -> RunProgress:
@@ -115,8 +123,32 @@ def _imported_progress(run: JudgeRun) -> RunProgress:
     )
 
 
-def runs_of_project(project) -> QuerySet[JudgeRun]:
-    return JudgeRun.objects.filter(project=project).select_related("judge", "task")
+def run_pair_ids(run: JudgeRun) -> list[int]:
+    """The pairs a run covers (its chunks' selection)."""
+    return [pair_id for chunk in run.chunks.all() for pair_id in chunk.pair_ids]
+
+
+def runs_with_tallies(project, limit: int = 50) -> list[JudgeRun]:
+    """The project's latest runs, each with answered / ties / invalid / failed / done: summed
+    from the chunk tallies, or counted from the verdicts of an imported file (which has no
+    chunks). Two queries whatever the number of runs."""
+    runs = list(
+        JudgeRun.objects.filter(project=project)
+        .select_related("judge", "task")
+        .annotate(**{key: Sum(f"chunks__{key}", default=0) for key in _COUNTS})
+        .order_by("-created_at", "-id")[:limit]
+    )
+    imported = [run.pk for run in runs if run.purpose == JudgeRun.Purpose.IMPORT]
+    if imported:
+        rows = Verdict.objects.filter(run__in=imported).values("run").annotate(**_tally())
+        by_run = {row["run"]: row for row in rows}
+        for run in runs:
+            for key in _COUNTS:
+                if run.pk in by_run:
+                    setattr(run, key, by_run[run.pk][key])
+    for run in runs:
+        run.done = run.answered + run.ties + run.invalid
+    return runs
 
 
 def callable_judges() -> QuerySet[Judge]:

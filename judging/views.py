@@ -10,7 +10,7 @@ from annotation.models import Task
 from annotation.selectors import is_lead_anywhere, project_for_lead
 from judging.forms import EnsembleForm, JudgeForm, RunStartForm
 from judging.models import Judge, JudgeRun
-from judging.selectors import callable_judges, run_progress, runs_of_project
+from judging.selectors import callable_judges, run_progress, runs_with_tallies
 from judging.services.ensemble import (
     ensemble_of,
     ensemble_set,
@@ -71,7 +71,7 @@ def run_list(request, slug: str):
             form.add_error(None, str(refused))
         else:
             return redirect("run-detail", slug=project.slug, run_id=run.pk)
-    runs = [run_progress(run) for run in runs_of_project(project)[:50]]
+    runs = runs_with_tallies(project)
     status = 400 if form.errors else 200
     context = {"project": project, "form": form, "runs": runs}
     return render(request, "judging/runs.html", context, status=status)

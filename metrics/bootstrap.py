@@ -12,8 +12,6 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from metrics.agreement import krippendorff_alpha
-
 Interval = tuple[float, float]
 
 # Index matrices are drawn in blocks of at most this many cells, so memory stays bounded
@@ -120,30 +118,3 @@ def bootstrap_ratio_interval(
         defined = sums_bottom != 0
         ratios.append(sums_top[defined] / sums_bottom[defined])
     return percentile_interval(np.concatenate(ratios), level)
-
-
-def alpha_interval(
-    scores_by_unit: list[list[int]],
-    scale: int,
-    level: str,
-    *,
-    resamples: int = 200,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> Interval | None:
-    """Bootstrap interval of `krippendorff_alpha(..., scale, level)` resampling pairs.
-
-    `level` is the level of measurement ("ordinal" or "interval"), `confidence` the interval's
-    coverage. Only pairable units (two or more scores) are resampled, since the others do not
-    enter alpha. Slow: one Krippendorff computation per resample, hence 200 resamples by default
-    (a few tenths of a second for a few hundred pairs); resamples where alpha is undefined
-    (a single value) are skipped.
-    """
-    pairable = [list(unit) for unit in scores_by_unit if len(unit) >= 2]
-    return bootstrap_interval(
-        pairable,
-        lambda units: krippendorff_alpha(units, scale, level),
-        resamples=resamples,
-        seed=seed,
-        level=confidence,
-    )

@@ -42,6 +42,18 @@ def accuracy_interval(
     for pair_id, correct in _trials(verdicts, labels):
         counts[pair_id][0] += correct
         counts[pair_id][1] += 1
+    return pair_counts_interval(counts, resamples=resamples, seed=seed, level=level)
+
+
+def pair_counts_interval(
+    counts: Mapping[Hashable, Sequence[int]],
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Interval | None:
+    """accuracy_interval from per-pair [correct, evaluated] counts already at hand (e.g. those
+    metrics.judges.judge_task_stats fills), so a caller need not pass over the verdicts again."""
     pairs = sorted(counts, key=str)  # a fixed unit order keeps the seed reproducible
     return bootstrap_ratio_interval(
         [counts[p][0] for p in pairs],

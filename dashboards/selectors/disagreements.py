@@ -3,15 +3,9 @@
 from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.functions import Abs
 
-from annotation.models import (
-    Adjudication,
-    Asset,
-    Flag,
-    Pair,
-    Project,
-    Rating,
-)
+from annotation.models import Adjudication, Flag, Pair, Project, Rating
 from annotation.rendering import content_parts, image_shas
+from annotation.selectors import assets_by_sha
 from judging.models import Verdict
 
 NEAR = 0.5  # "next to the ambiguous band": this much beyond its edge
@@ -85,7 +79,7 @@ def pair_review(project: Project, pair_id: int) -> dict | None:
     if pair is None:
         return None
     shas = image_shas(pair.prompt.content, pair.response_a.content, pair.response_b.content)
-    assets = {asset.sha256: asset for asset in Asset.objects.filter(sha256__in=shas)}
+    assets = assets_by_sha(shas)
     ratings = list(
         Rating.objects.filter(pair=pair)
         .select_related("annotator", "assignment")

@@ -10,26 +10,18 @@ from annotation.models import Pair, Project, Rating
 from dashboards.charts import bar_chart
 from judging.models import Judge, Verdict
 from metrics.agreement import rater_label_agreement
-from metrics.bootstrap import bootstrap_ratio_interval
 from metrics.judges import average_accuracy, judge_task_stats
 from metrics.judges_extra import (
     PREFERRED_HAS_IMAGE,
     PREFERRED_LACKS_IMAGE,
     image_bias_groups,
     majority_vote_curve,
+    pair_counts_interval,
 )
 
 MAJORITY_KS = (1, 3, 5, 7, 9)
 SPLITS = ("same model", "cross model", PREFERRED_HAS_IMAGE, PREFERRED_LACKS_IMAGE)
 RESAMPLES = 300  # per judge and task
-
-
-def _interval(counts: dict, pair_ids) -> tuple | None:
-    """95% bootstrap interval of accuracy, resampling the pairs (their trials together)."""
-    units = [counts[p] for p in pair_ids if p in counts]
-    return bootstrap_ratio_interval(
-        [u[0] for u in units], [u[1] for u in units], resamples=RESAMPLES
-    )
 
 
 def _splits(counts: dict, groups: dict) -> list[tuple]:
@@ -116,7 +108,14 @@ def judges(project: Project) -> dict:
                 cells.append(None)
                 continue
             stats = judge_task_stats(rows, labels[task.pk], samples[judge_id], counts)
-            cells.append({**stats.as_dict(), "interval": _interval(counts, labels[task.pk])})
+            cells.append(
+                {
+                    **stats.as_dict(),
+                    "interval": pair_counts_interval(
+                        {p: counts[p] for p in labels[task.pk] if p in counts}, resamples=RESAMPLES
+                    ),
+                }
+            )
         average = average_accuracy(cell["accuracy"] for cell in cells if cell)
         table.append(
             {

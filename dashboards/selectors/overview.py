@@ -4,11 +4,11 @@ from collections import defaultdict
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.models import Flag, Pair, Project, Rating
-from judging.models import JudgeRun
+from judging.selectors import runs_with_tallies
 
 STATUSES = [value for value, _label in Pair.Status.choices]
 
@@ -41,17 +41,6 @@ def overview(project: Project) -> dict:
         .objects.filter(pk__in=[row["annotator"] for row in throughput])
         .values_list("pk", "username")
     )
-    runs = (
-        JudgeRun.objects.filter(project=project)
-        .select_related("judge", "task")
-        .annotate(
-            answered=Sum("chunks__answered", default=0),
-            ties=Sum("chunks__ties", default=0),
-            invalid=Sum("chunks__invalid", default=0),
-            failed=Sum("chunks__failed", default=0),
-        )
-        .order_by("-created_at")[:10]
-    )
     flags = Flag.objects.filter(pair__project=project, resolved_at__isnull=True)
     return {
         "statuses": [label for _value, label in Pair.Status.choices],
@@ -62,5 +51,5 @@ def overview(project: Project) -> dict:
         ],
         "open_flags": flags.count(),
         "recent_flags": list(flags.select_related("pair", "reported_by")[:10]),
-        "runs": list(runs),
+        "runs": runs_with_tallies(project, limit=10),
     }

@@ -13,6 +13,7 @@ from django.db import transaction
 
 from annotation.models import Pair, Project, Task
 from judging.models import JudgeRun, TaskEnsemble, Verdict
+from judging.selectors import run_pair_ids
 from judging.services.runs import RunRefused, judge_run_start
 
 
@@ -148,7 +149,7 @@ def last_filtered_pairs(task: Task) -> list[int]:
     )
     if run is None:
         return []
-    return [pid for chunk in run.chunks.all() for pid in chunk.pair_ids]
+    return run_pair_ids(run)
 
 
 def ensemble_apply_when_ready(project: Project, task: Task | None) -> None:

@@ -164,3 +164,33 @@ def test_the_ensemble_page_saves_judges_and_threshold(client, project, lead):
     Pair.objects.update(status="candidate")
     page = client.get(url).content.decode()
     assert "4 candidates" in page
+
+
+@pytest.mark.django_db(transaction=True)  # the runner writes verdicts from its own thread
+def test_the_run_list_counts_every_run_in_a_fixed_number_of_queries(client, project, lead):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    coin = Judge.objects.create(name="coin", backend="random")
+    outside = Judge.objects.create(name="outside", backend="external")
+    imported = JudgeRun.objects.create(
+        judge=outside, project=project, purpose="import", status="finished", trials=2
+    )
+    pair = Pair.objects.filter(project=project).first()
+    Verdict.objects.create(judge=outside, pair=pair, run=imported, order="forward", choice="A")
+    Verdict.objects.create(
+        judge=outside, pair=pair, run=imported, order="reverse", error="empty judgement"
+    )
+    judge_run_start(coin, project)
+    client.force_login(lead)
+    url = reverse("run-list", args=[project.slug])
+    with CaptureQueriesContext(connection) as few:
+        page = client.get(url)
+    by_run = {run.pk: run for run in page.context["runs"]}
+    assert (by_run[imported.pk].done, by_run[imported.pk].failed) == (1, 1)
+    assert max(run.done for run in by_run.values()) == 4 * 2  # the random judge's run
+    for _ in range(3):
+        judge_run_start(coin, project)
+    with CaptureQueriesContext(connection) as many:
+        client.get(url)
+    assert len(many) == len(few)

@@ -46,3 +46,37 @@ def test_the_interval_is_reproducible_and_holds_the_estimate():
 def test_too_few_units_have_no_interval():
     assert alpha_interval_fast([[1, 2]], 7, "interval") is None
     assert alpha_interval_fast([[1], [2]], 7, "interval") is None
+
+
+# ------------------------------------------- rules of the interval (undefined, unpairable, exact)
+
+RAGGED = [[6, 7, 6], [1, 2, 2], [3, 4, 5], [6, 6], [2, 3], [5, 5, 4], [1, 1], [7, 5]]
+
+
+def test_alpha_interval_perfect_agreement_by_hand():
+    # Every resample of [[1, 1], [7, 7]] has alpha 1, except [[1, 1], [1, 1]] and
+    # [[7, 7], [7, 7]] (a single value: alpha undefined, skipped) -> (1, 1).
+    assert alpha_interval_fast([[1, 1], [7, 7]], 7, "interval") == pytest.approx((1.0, 1.0))
+
+
+def test_alpha_interval_undefined_cases_are_none():
+    assert alpha_interval_fast([[3, 3], [3, 3]], 7, "ordinal") is None  # one value everywhere
+    assert alpha_interval_fast([[3, 4]], 7, "ordinal") is None  # one pairable unit
+    assert alpha_interval_fast([[3], [4], [5]], 7, "ordinal") is None  # nothing pairable
+
+
+@pytest.mark.parametrize("level", ["ordinal", "interval"])
+def test_alpha_interval_contains_the_estimate_and_is_reproducible(level):
+    estimate = krippendorff_alpha(RAGGED, 7, level)
+    interval = alpha_interval_fast(RAGGED, 7, level, seed=5)
+    assert interval == alpha_interval_fast(RAGGED, 7, level, seed=5)
+    low, high = interval
+    assert low <= estimate <= high
+    assert low < high and high <= 1.0
+
+
+def test_alpha_interval_ignores_unpairable_units():
+    # A unit with a single score does not enter alpha, so it must not enter the resampling.
+    assert alpha_interval_fast(RAGGED + [[4], [2]], 7, "ordinal", seed=1) == alpha_interval_fast(
+        RAGGED, 7, "ordinal", seed=1
+    )

@@ -5,9 +5,7 @@ import statistics
 import numpy as np
 import pytest
 
-from metrics.agreement import krippendorff_alpha
 from metrics.bootstrap import (
-    alpha_interval,
     bootstrap_interval,
     bootstrap_mean_interval,
     bootstrap_ratio_interval,
@@ -123,47 +121,3 @@ def test_invalid_arguments_raise():
         bootstrap_interval([1, 2], mean, level=1.0)
     with pytest.raises(ValueError):
         bootstrap_mean_interval([1, 2], resamples=0)
-
-
-# ---------------------------------------------------------------- alpha_interval
-
-RAGGED = [[6, 7, 6], [1, 2, 2], [3, 4, 5], [6, 6], [2, 3], [5, 5, 4], [1, 1], [7, 5]]
-
-
-def test_alpha_interval_perfect_agreement_by_hand():
-    # Every resample of [[1, 1], [7, 7]] has alpha 1, except [[1, 1], [1, 1]] and
-    # [[7, 7], [7, 7]] (a single value: alpha undefined, skipped) -> (1, 1).
-    assert alpha_interval([[1, 1], [7, 7]], 7, "interval") == pytest.approx((1.0, 1.0))
-
-
-def test_alpha_interval_undefined_cases_are_none():
-    assert alpha_interval([[3, 3], [3, 3]], 7, "ordinal") is None  # one value everywhere
-    assert alpha_interval([[3, 4]], 7, "ordinal") is None  # one pairable unit
-    assert alpha_interval([[3], [4], [5]], 7, "ordinal") is None  # nothing pairable
-
-
-@pytest.mark.parametrize("level", ["ordinal", "interval"])
-def test_alpha_interval_contains_the_estimate_and_is_reproducible(level):
-    estimate = krippendorff_alpha(RAGGED, 7, level)
-    interval = alpha_interval(RAGGED, 7, level, seed=5)
-    assert interval == alpha_interval(RAGGED, 7, level, seed=5)
-    low, high = interval
-    assert low <= estimate <= high
-    assert low < high and high <= 1.0
-
-
-def test_alpha_interval_ignores_unpairable_units():
-    # A unit with a single score does not enter alpha, so it must not enter the resampling.
-    assert alpha_interval(RAGGED + [[4], [2]], 7, "ordinal", seed=1) == alpha_interval(
-        RAGGED, 7, "ordinal", seed=1
-    )
-
-
-def test_alpha_interval_default_resamples_is_200():
-    # Same seed, explicit 200 resamples: identical when the default is 200.
-    assert alpha_interval(RAGGED, 7, "interval") == alpha_interval(
-        RAGGED, 7, "interval", resamples=200
-    )
-    assert alpha_interval(RAGGED, 7, "interval") != alpha_interval(
-        RAGGED, 7, "interval", resamples=199
-    )

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Project, Task
 from judging.models import JudgeRun
+from judging.selectors import run_pair_ids
 from judging.services.ensemble import ensemble_apply, ensemble_start, ensemble_summary
 from judging.services.runs import RunRefused
 
@@ -45,8 +46,7 @@ class Command(BaseCommand):
                     time.sleep(_POLL_SECONDS)
                     run.refresh_from_db()
             ensemble_apply(task)  # normally done as the last run finished; a no-op then
-            pair_ids = [pid for chunk in runs[0].chunks.all() for pid in chunk.pair_ids]
-            summaries.append(ensemble_summary(task, pair_ids).as_dict())
+            summaries.append(ensemble_summary(task, run_pair_ids(runs[0])).as_dict())
         if options["json"]:
             self.stdout.write(json.dumps({"project": project.slug, "tasks": summaries}))
             return
