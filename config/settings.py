@@ -42,6 +42,11 @@ INSTALLED_APPS = [
     "judging",
     "metrics",
     "dashboards",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "api",
 ]
 
 MIDDLEWARE = [

@@ -10,6 +10,7 @@ def healthz(request):
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("api/", include("api.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("annotation.urls")),
     path("", include("judging.urls")),
