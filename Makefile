@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 HOST ?= 127.0.0.1:8000
 
-.PHONY: install demo serve test lint format bench bench-import bench-annotate bench-judges bench-dashboards clean
+.PHONY: install demo serve test lint format bench bench-import bench-annotate bench-judges bench-dashboards bench-export clean
 
 $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11, python3.12, ...)"; exit 1; }
@@ -37,7 +37,7 @@ format: install
 	$(BIN)/ruff format .
 
 # Every benchmark (PostgreSQL needed; the judge one needs Redis too); each prints its figures.
-bench: bench-import bench-annotate bench-judges bench-dashboards
+bench: bench-import bench-annotate bench-judges bench-dashboards bench-export
 
 bench-import: install
 	$(BIN)/python bench/run.py
@@ -47,6 +47,9 @@ bench-judges: install
 
 bench-dashboards: install
 	$(BIN)/python bench/dashboards.py
+
+bench-export: install
+	$(BIN)/python bench/export.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -23,4 +23,5 @@ urlpatterns = [
     ),
     path("projects/<slug:slug>/judges/", views.judges_page, name="dash-judges"),
     path("projects/<slug:slug>/models/", views.models_page, name="dash-models"),
+    path("projects/<slug:slug>/export/", views.export_view, name="dash-export"),
 ]

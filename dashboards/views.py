@@ -1,12 +1,13 @@
-"""The lead's dashboards: thin views over the selectors (cached until the data changes) and
-the adjudication services."""
+"""The lead's dashboards: thin views over the selectors (cached until the data changes),
+the adjudication services and the dataset download."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import FileResponse, Http404, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from annotation.exporting import ExportRefused, export_archive, open_for_download
 from annotation.selectors import project_for_lead
 from annotation.services.adjudication import (
     AdjudicationRefused,
@@ -111,3 +112,37 @@ def filter_settings_view(request, slug: str):
     else:
         messages.success(request, f"Filter re-applied: {changed} pairs changed status.")
     return redirect("dash-disagreements", slug=slug)
+
+
+_TRUE, _FALSE = {"1", "on", "true", "yes"}, {"", "0", "off", "false", "no"}
+
+
+def _flag(params, name: str) -> bool:
+    value = params.get(name, "").strip().lower()
+    if value not in _TRUE | _FALSE:
+        raise ExportRefused(f"{name} must be 1 or 0, not {value!r}")
+    return value in _TRUE
+
+
+@login_required
+def export_view(request, slug: str):
+    """The dataset as a .zip (GET: format, task, include_dropped, with_verdicts)."""
+    project = project_for_lead(request.user, slug)
+    file_format = request.GET.get("format", "jsonl")
+    task = request.GET.get("task", "")
+    try:
+        archive = export_archive(
+            project,
+            file_format=file_format,
+            task_slug=None if task in ("", "all") else task,
+            include_dropped=_flag(request.GET, "include_dropped"),
+            with_verdicts=_flag(request.GET, "with_verdicts"),
+        )
+    except ExportRefused as refused:
+        return HttpResponseBadRequest(
+            f"Export refused: {refused}", content_type="text/plain; charset=utf-8"
+        )
+    # The zip is deleted when the response closes its file, after the download.
+    return FileResponse(
+        open_for_download(archive), as_attachment=True, filename=f"{slug}-{file_format}.zip"
+    )

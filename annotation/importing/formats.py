@@ -4,6 +4,8 @@
 - mmrb2:   `{"pairs": [PAIR, ...]}`, MMRB2's release files (prompt_content may be absent).
 - mjbench: JSON list or JSONL of `{id, caption, image0, image1, label, category?, subcategory?,
            model?}`, `label` being the index of the preferred image (0.5 = tie).
+- parquet: Arbiter's export or MMRB2's Hugging Face layout, images inside (see parquet.py).
+A native row may carry Arbiter's own fields (ratings, adjudication, ...; see native.py).
 Every problem is raised as ImportFailed with the record number (1-based: line for JSONL,
 position in the list for JSON).
 """
@@ -14,9 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.importing.errors import ImportFailed
+from annotation.importing.native import RatingRecord, read_arbiter_fields
 
 MMRB2_SCALE = 6
-FORMATS = ("native", "mmrb2", "mjbench")
+FORMATS = ("native", "mmrb2", "mjbench", "parquet")
+TEXT_FORMATS = ("native", "mmrb2", "mjbench")  # JSON text files, images from a folder
 
 
 @dataclass
@@ -39,10 +43,30 @@ class PairRecord:
     scores: list[int]  # canonical pairwise scores on 1..scale
     scale: int | None  # the scale of `scores`; None when the format carries none
     metadata: dict = field(default_factory=dict)
+    # Arbiter's own fields (native rows of an export); None when the row has none.
+    ratings: list[RatingRecord] | None = None  # else `scores` belong to placeholders 1, 2, ...
+    reference_label: str | None = None  # else `chosen` is the label the pair is imported with
+    adjudication: tuple[str, str] | None = None  # (decision, note)
+
+    @property
+    def reference(self) -> str:
+        return self.chosen if self.reference_label is None else self.reference_label
+
+    def arbiter_fields(self) -> dict:
+        """The Arbiter fields present, for the fingerprint (absent ones leave it as it was)."""
+        fields = {}
+        if self.ratings is not None:
+            fields["ratings"] = [vars(rating) for rating in self.ratings]
+        if self.reference_label is not None:
+            fields["reference_label"] = self.reference_label
+        if self.adjudication is not None:
+            fields["adjudication"] = list(self.adjudication)
+        return fields
 
 
 def read_records(path: Path, file_format: str) -> Iterator[PairRecord]:
-    if file_format not in FORMATS:
+    """Records of a JSON text file (parquet.read_parquet_records reads Parquet files)."""
+    if file_format not in TEXT_FORMATS:
         raise ImportFailed(f"unknown format {file_format!r}; expected one of {', '.join(FORMATS)}")
     try:
         text = path.read_text(encoding="utf-8")
@@ -52,7 +76,7 @@ def read_records(path: Path, file_format: str) -> Iterator[PairRecord]:
         raise ImportFailed(f"cannot read {path}: {exc.strerror}") from None
     if file_format == "native":
         for number, obj in _jsonl_objects(text):
-            yield _mmrb2_pair(obj, number, default_scale=MMRB2_SCALE)
+            yield native_record(obj, number)
     elif file_format == "mmrb2":
         for number, obj in _mmrb2_pair_list(text):
             yield _mmrb2_pair(obj, number, default_scale=MMRB2_SCALE)
@@ -219,6 +243,18 @@ def _mmrb2_pair(obj: object, number: int, default_scale: int) -> PairRecord:
         scores=scores,
         scale=scale,
     )
+
+
+def mmrb2_record(obj: object, number: int) -> PairRecord:
+    """An MMRB2 pair object (scores on 1..6 unless it says `scale`)."""
+    return _mmrb2_pair(obj, number, default_scale=MMRB2_SCALE)
+
+
+def native_record(obj: object, number: int) -> PairRecord:
+    """An MMRB2 pair object plus the Arbiter fields of an export row."""
+    record = mmrb2_record(obj, number)
+    read_arbiter_fields(obj, record)
+    return record
 
 
 _MJBENCH_LABELS = {0: "A", 1: "B", 0.5: "tie"}

@@ -1,10 +1,20 @@
-"""Image files named by pair records: safe path resolution and a strict Pillow check."""
+"""Images named by pair records, from a folder (`--images DIR`) or from bytes carried by the
+file itself (Parquet): safe path resolution and a strict Pillow check.
+
+Both sources answer `check(name) -> CheckedImage`; a checked image is always a file on disk
+(the folder's own, or a staged copy), so the import copies every image into media storage the
+same way.
+"""
 
 import hashlib
 import io
+import tempfile
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Protocol
 
 from django.conf import settings
 from PIL import Image, UnidentifiedImageError
@@ -24,14 +34,34 @@ class CheckedImage:
     size_bytes: int
 
 
-class ImageFolder:
-    """The `--images DIR` of an import. Each file is checked once, however often it is named."""
+class ImageSource(Protocol):
+    def check(self, name: object) -> CheckedImage: ...
 
-    def __init__(self, root: Path | str | None):
-        self.root = Path(root).resolve() if root else None
+
+class _Limits:
+    """The image rules of the settings, read when an import starts (tests override them)."""
+
+    def __init__(self):
         self.allowed_formats = {f.upper() for f in settings.ARBITER_IMAGE_FORMATS}
         self.max_pixels = settings.ARBITER_MAX_IMAGE_PIXELS
         self.max_bytes = settings.ARBITER_MAX_IMAGE_BYTES
+
+    def check_size(self, size: int, name: str) -> None:
+        if size == 0:
+            raise ImageRejected(f"image {name!r} is an empty file")
+        if size > self.max_bytes:
+            raise ImageRejected(f"image {name!r} is {size} bytes, above the {self.max_bytes} limit")
+
+    def inspect(self, data: bytes, name: str) -> dict:
+        return inspect_image_bytes(data, name, self.allowed_formats, self.max_pixels)
+
+
+class ImageFolder(_Limits):
+    """The `--images DIR` of an import. Each file is checked once, however often it is named."""
+
+    def __init__(self, root: Path | str | None):
+        super().__init__()
+        self.root = Path(root).resolve() if root else None
         self._checked: dict[str, CheckedImage] = {}
 
     def check(self, name: object) -> CheckedImage:
@@ -43,7 +73,10 @@ class ImageFolder:
 
     def _resolve(self, name: str) -> Path:
         if self.root is None:
-            raise ImageRejected(f"image {name!r} is referenced but no --images folder was given")
+            raise ImageRejected(
+                f"image {name!r} is referenced but no images folder was given (--images, or "
+                "for an upload a zip archive holding the data file and its images)"
+            )
         relative = PurePosixPath(name.replace("\\", "/"))
         windows_drive = len(name) > 1 and name[1] == ":" and name[0].isalpha()
         if "\x00" in name or relative.is_absolute() or ".." in relative.parts or windows_drive:
@@ -57,13 +90,46 @@ class ImageFolder:
 
     def _check_file(self, path: Path, name: str) -> CheckedImage:
         size = path.stat().st_size
-        if size == 0:
-            raise ImageRejected(f"image {name!r} is an empty file")
-        if size > self.max_bytes:
-            raise ImageRejected(f"image {name!r} is {size} bytes, above the {self.max_bytes} limit")
-        data = path.read_bytes()
-        checked = inspect_image_bytes(data, name, self.allowed_formats, self.max_pixels)
+        self.check_size(size, name)
+        checked = self.inspect(path.read_bytes(), name)
         return CheckedImage(path=path, size_bytes=size, **checked)
+
+
+class StagedImages(_Limits):
+    """Images that arrive as bytes inside the imported file. Each distinct image is checked
+    once and written once into `folder` (a private temporary folder) under its SHA-256, so
+    the import holds no image bytes in memory beyond the rows being read. `add` returns the
+    name under which `check` knows the image: its SHA-256."""
+
+    def __init__(self, folder: Path):
+        super().__init__()
+        self.folder = Path(folder)
+        self._checked: dict[str, CheckedImage] = {}
+
+    def add(self, data: bytes, name: str) -> str:
+        sha256 = hashlib.sha256(data).hexdigest()
+        if sha256 not in self._checked:
+            self.check_size(len(data), name)
+            checked = self.inspect(data, name)
+            path = self.folder / sha256
+            path.write_bytes(data)
+            self._checked[sha256] = CheckedImage(path=path, size_bytes=len(data), **checked)
+        return sha256
+
+    def check(self, name: object) -> CheckedImage:
+        try:
+            return self._checked[name]
+        except (KeyError, TypeError):
+            raise ImageRejected(f"image {name!r} was not staged") from None
+
+
+@contextmanager
+def private_temp_folder(prefix: str) -> Iterator[Path]:
+    """A temporary folder only this process user can read (mode 0700), removed however the
+    block ends. Its parent is ARBITER_IMPORT_TEMP_DIR when set, else the system's."""
+    parent = getattr(settings, "ARBITER_IMPORT_TEMP_DIR", None)
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=parent) as folder:
+        yield Path(folder)
 
 
 def inspect_image_bytes(data: bytes, name: str, allowed_formats, max_pixels: int) -> dict:

@@ -2,8 +2,10 @@
 
 Two phases. First every record is parsed and every image checked (nothing written); any
 problem stops the import with the record number. Then one transaction writes assets, prompts,
-responses, pairs and imported ratings with bulk inserts; image files are copied into media
-storage inside it and removed again if the transaction fails.
+responses, pairs, imported ratings and adjudications with bulk inserts; image files are copied
+into media storage inside it and removed again if the transaction fails. Images come from the
+`--images` folder, or for Parquet from the file itself, staged in a private temporary folder
+between the phases (removed however the import ends).
 
 Re-importing a record whose id exists with the same content is a no-op (counted as
 `unchanged`); an existing id with different content is an error.
@@ -13,28 +15,33 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.importing.errors import ImportFailed
 from annotation.importing.formats import MMRB2_SCALE, PairRecord, read_records
-from annotation.importing.images import CheckedImage, ImageFolder, ImageRejected
-from annotation.models import (
-    Asset,
-    Assignment,
-    Generator,
-    Pair,
-    Project,
-    Prompt,
-    Rating,
-    Response,
+from annotation.importing.images import (
+    CheckedImage,
+    ImageFolder,
+    ImageRejected,
+    ImageSource,
+    StagedImages,
+    private_temp_folder,
 )
+from annotation.models import Asset, Generator, Pair, Project, Prompt, Response
 from annotation.models.content import asset_storage_name
 from annotation.services.consensus import pair_decide
+from annotation.services.pair_import_ratings import (
+    imported_adjudication,
+    imported_adjudications_write,
+    imported_ratings_write,
+)
 from annotation.services.projects import project_get_or_create, task_get_or_create
 
 _BATCH = 500
@@ -54,6 +61,7 @@ class ImportSummary:
     images_new: int = 0
     images_reused: int = 0
     ratings: int = 0
+    adjudications: int = 0
     graded_responses: int = 0
     seconds: float = 0.0
     statuses: dict = field(default_factory=dict)
@@ -70,6 +78,7 @@ class ImportSummary:
             "responses": self.responses,
             "images": {"new": self.images_new, "reused": self.images_reused},
             "ratings": self.ratings,
+            "adjudications": self.adjudications,
             "graded_responses": self.graded_responses,
             "statuses": self.statuses,
             "seconds": round(self.seconds, 2),
@@ -97,18 +106,46 @@ def pairs_import(
     images_dir: Path | str | None = None,
     as_candidates: bool = False,
 ) -> ImportSummary:
+    """Import the file (formats: see annotation.importing.formats.FORMATS); raises
+    ImportFailed, naming the record when one is at fault, and then nothing is written."""
     started = time.perf_counter()
+    path = Path(path)
     summary = ImportSummary(project=project_slug, task=task_slug, format=file_format)
-    folder = ImageFolder(images_dir)
     images: dict[str, CheckedImage] = {}
-    prepared = _prepare_all(Path(path), file_format, task_slug, folder, images)
-    summary.records = len(prepared)
-    file_scale = _file_scale(prepared, file_format)
+    with _records_and_images(path, file_format, images_dir) as (records, source):
+        prepared = _prepare_all(path, records, task_slug, source, images)
+        summary.records = len(prepared)
+        file_scale = _file_scale(prepared, file_format)
+        try:
+            _write_all(prepared, images, summary, file_scale, as_candidates)
+        except ValidationError as exc:  # a project or task slug that is not a slug
+            raise ImportFailed("; ".join(exc.messages)) from None
+    summary.seconds = time.perf_counter() - started
+    return summary
 
+
+@contextmanager
+def _records_and_images(path: Path, file_format: str, images_dir) -> Iterator[tuple]:
+    if file_format != "parquet":
+        yield read_records(path, file_format), ImageFolder(images_dir)
+        return
+    if images_dir:
+        raise ImportFailed(
+            "--images is not used with --format parquet: the images come from the file"
+        )
+    # pyarrow costs every web process ~50 MB: load it only when a Parquet file comes in.
+    from annotation.importing.parquet import read_parquet_records
+
+    with private_temp_folder("arbiter-import-") as staging:
+        staged = StagedImages(staging)
+        yield read_parquet_records(path, staged), staged
+
+
+def _write_all(prepared, images, summary, file_scale, as_candidates) -> None:
     written_files: list[Path] = []
     try:
         with transaction.atomic():
-            project, _ = project_get_or_create(project_slug, scale_points=file_scale or None)
+            project, _ = project_get_or_create(summary.project, scale_points=file_scale or None)
             # Imports into one project take turns: each sees what the previous one committed.
             project = Project.objects.select_for_update().get(pk=project.pk)
             if file_scale and project.scale_points != file_scale and _has_scores(prepared):
@@ -116,21 +153,19 @@ def pairs_import(
                     f"the file's scores are on a 1..{file_scale} scale but project "
                     f"{project.slug!r} uses K={project.scale_points}; import it into a new project"
                 )
-            task = task_get_or_create(project, task_slug)
+            task = task_get_or_create(project, summary.task)
             new_records = _skip_unchanged(project, task, prepared, summary)
             _write_assets(images, new_records, summary, written_files)
             _write_pairs(project, task, new_records, summary, as_candidates)
     except BaseException:
         _remove_orphans(written_files)
         raise
-    summary.seconds = time.perf_counter() - started
-    return summary
 
 
-def _prepare_all(path, file_format, task_slug, folder, images) -> list[_Prepared]:
+def _prepare_all(path, records, task_slug, source: ImageSource, images) -> list[_Prepared]:
     prepared: list[_Prepared] = []
     seen_ids: dict[str, int] = {}
-    for record in read_records(path, file_format):
+    for record in records:
         if record.external_id in seen_ids:
             raise ImportFailed(
                 f"duplicate id {record.external_id!r} (first seen in record "
@@ -139,7 +174,7 @@ def _prepare_all(path, file_format, task_slug, folder, images) -> list[_Prepared
             )
         seen_ids[record.external_id] = record.number
         try:
-            prepared.append(_prepare(record, task_slug, folder, images))
+            prepared.append(_prepare(record, task_slug, source, images))
         except ImageRejected as exc:
             raise ImportFailed(str(exc), record.number) from None
     if not prepared:
@@ -147,13 +182,13 @@ def _prepare_all(path, file_format, task_slug, folder, images) -> list[_Prepared
     return prepared
 
 
-def _hashed(parts: list | None, folder: ImageFolder, images: dict) -> list | None:
+def _hashed(parts: list | None, source: ImageSource, images: dict) -> list | None:
     if parts is None:
         return None
     hashed = []
     for kind, value in parts:
         if kind == "image":
-            checked = folder.check(value)
+            checked = source.check(value)
             images[checked.sha256] = checked
             value = checked.sha256
         hashed.append([kind, value])
@@ -165,11 +200,15 @@ def _digest(obj) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _prepare(record: PairRecord, task_slug: str, folder, images) -> _Prepared:
-    prompt_content = _hashed(record.prompt_content, folder, images)
-    content_a = _hashed(record.response_a.content, folder, images)
-    content_b = _hashed(record.response_b.content, folder, images)
+def _prepare(record: PairRecord, task_slug: str, source: ImageSource, images) -> _Prepared:
+    prompt_content = _hashed(record.prompt_content, source, images)
+    content_a = _hashed(record.response_a.content, source, images)
+    content_b = _hashed(record.response_b.content, source, images)
     prompt_fingerprint = _digest([record.prompt_source, record.prompt_metadata, prompt_content])
+    # Arbiter's own fields count only when present, so that the records of older files keep
+    # the fingerprints they were imported with. Derived fields (mean, status, ...) are left
+    # out: they are decided again on import.
+    arbiter_fields = record.arbiter_fields()
     fingerprint = _digest(
         [
             task_slug,
@@ -181,6 +220,7 @@ def _prepare(record: PairRecord, task_slug: str, folder, images) -> _Prepared:
             record.scores,
             record.scale,
             record.metadata,
+            *([arbiter_fields] if arbiter_fields else []),
         ]
     )
     return _Prepared(record, prompt_content, content_a, content_b, prompt_fingerprint, fingerprint)
@@ -340,7 +380,7 @@ def _write_pairs(project, task, new_records, summary, as_candidates) -> None:
     summary.responses = len(responses)
     summary.graded_responses = sum(1 for r in responses if r.imported_grades)
 
-    pairs = []
+    pairs, adjudications = [], []
     for index, item in enumerate(new_records):
         record = item.record
         pair = Pair(
@@ -353,17 +393,21 @@ def _write_pairs(project, task, new_records, summary, as_candidates) -> None:
             source=record.prompt_source,
             metadata=record.metadata,
             same_model=record.response_a.model_name == record.response_b.model_name,
-            reference_label=record.chosen,
+            reference_label=record.reference,
             fingerprint=item.fingerprint,
             status=_initial_status(record, project, as_candidates),
         )
-        pair_decide(pair, record.scores, None, project)
+        adjudication = imported_adjudication(record)
+        pair_decide(pair, record.scores, adjudication, project)
         pairs.append(pair)
+        if adjudication is not None:
+            adjudications.append((adjudication, pair))
     Pair.objects.bulk_create(pairs, batch_size=_BATCH)
     summary.pairs = len(pairs)
     for pair in pairs:
         summary.statuses[pair.status] = summary.statuses.get(pair.status, 0) + 1
     summary.ratings = _write_ratings(project, new_records, pairs)
+    summary.adjudications = imported_adjudications_write(project, adjudications)
 
 
 def _initial_status(record: PairRecord, project: Project, as_candidates: bool) -> str:
@@ -371,53 +415,14 @@ def _initial_status(record: PairRecord, project: Project, as_candidates: bool) -
     A labelled record is a finished benchmark pair unless the lead asks to annotate it anew."""
     if record.scores and len(record.scores) < project.annotators_per_pair:
         return Pair.Status.IN_PROGRESS
-    if record.chosen and not as_candidates:
+    if record.reference and not as_candidates:
         return Pair.Status.KEPT
     return Pair.Status.CANDIDATE
 
 
-def _imported_raters(project: Project, count: int) -> list:
-    """Inactive placeholder accounts holding imported ratings: position i of a score list
-    belongs to rater i of this project."""
-    user_model = get_user_model()
-    names = [f"imported-{project.slug}-{i + 1}" for i in range(count)]
-    existing = {u.username: u for u in user_model.objects.filter(username__in=names)}
-    for name in names:
-        if name not in existing:
-            user = user_model(username=name, is_active=False)
-            user.set_unusable_password()
-            user.save()
-            existing[name] = user
-    return [existing[name] for name in names]
-
-
 def _write_ratings(project: Project, new_records, pairs) -> int:
-    longest = max((len(item.record.scores) for item in new_records), default=0)
-    if not longest:
-        return 0
-    raters = _imported_raters(project, longest)
-    assignments, ratings = [], []
-    for item, pair in zip(new_records, pairs, strict=True):
-        for position, score in enumerate(item.record.scores):
-            assignment = Assignment(
-                pair=pair, annotator=raters[position], status=Assignment.Status.SUBMITTED
-            )
-            assignments.append(assignment)
-            ratings.append(
-                Rating(
-                    assignment=assignment,
-                    pair=pair,
-                    annotator=raters[position],
-                    scale=project.scale_points,
-                    overall=score,
-                    imported=True,
-                )
-            )
-    Assignment.objects.bulk_create(assignments, batch_size=_BATCH)
-    for rating in ratings:
-        rating.assignment_id = rating.assignment.id
-    Rating.objects.bulk_create(ratings, batch_size=_BATCH)
-    return len(ratings)
+    rows = [(item.record, pair) for item, pair in zip(new_records, pairs, strict=True)]
+    return imported_ratings_write(project, rows)
 
 
 __all__ = ["ImportSummary", "pairs_import"]

@@ -23,3 +23,23 @@ def images(tmp_path) -> Path:
     write_image(folder / "c.png", GREEN)
     write_image(folder / "prompt" / "p.png", (10, 10, 10), size=(32, 32))
     return folder
+
+
+@pytest.fixture
+def import_temp(settings, tmp_path) -> Path:
+    """ARBITER_IMPORT_TEMP_DIR of this test: every temporary folder of an import goes here,
+    so a test can see that none is left behind."""
+    folder = tmp_path / "import-tmp"
+    folder.mkdir()
+    settings.ARBITER_IMPORT_TEMP_DIR = str(folder)
+    return folder
+
+
+@pytest.fixture
+def export_dir(tmp_path) -> Path:
+    """A folder laid out like a JSONL export: images/a.png, images/b.png, images/c.png."""
+    folder = tmp_path / "export"
+    write_image(folder / "images" / "a.png", RED)
+    write_image(folder / "images" / "b.png", BLUE)
+    write_image(folder / "images" / "c.png", GREEN)
+    return folder

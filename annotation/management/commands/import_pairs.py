@@ -1,6 +1,5 @@
 import json
 
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importing.errors import ImportFailed
@@ -18,8 +17,17 @@ class Command(BaseCommand):
         parser.add_argument("file")
         parser.add_argument("--project", required=True, help="project slug (created if missing)")
         parser.add_argument("--task", required=True, help="task slug (created if missing)")
-        parser.add_argument("--format", choices=FORMATS, default="native", dest="file_format")
-        parser.add_argument("--images", help="folder holding the images the records name")
+        parser.add_argument(
+            "--format",
+            choices=FORMATS,
+            default="native",
+            dest="file_format",
+            help="native (JSONL, also Arbiter's export), mmrb2, mjbench, or parquet (Arbiter's "
+            "export or MMRB2's Hugging Face layout, images inside the file)",
+        )
+        parser.add_argument(
+            "--images", help="folder holding the images the records name (not for parquet)"
+        )
         parser.add_argument(
             "--as-candidates",
             action="store_true",
@@ -39,10 +47,6 @@ class Command(BaseCommand):
             )
         except ImportFailed as exc:
             raise CommandError(f"import failed, nothing written: {exc}") from None
-        except ValidationError as exc:
-            raise CommandError(
-                f"import failed, nothing written: {'; '.join(exc.messages)}"
-            ) from None
         result = summary.as_dict()
         if options["json"]:
             self.stdout.write(json.dumps(result))

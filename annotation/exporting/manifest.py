@@ -1,0 +1,88 @@
+"""manifest.json: what was exported, with which options, and the checksum of every file."""
+
+import json
+import math
+from collections.abc import Iterable
+from pathlib import Path
+
+from django.utils import timezone
+
+from annotation.models import Project, Task
+from metrics.report import project_report
+
+FORMAT_NAME = "arbiter-dataset"
+VERSION = 1
+
+
+def _finite(value):
+    """JSON has no NaN or infinity: such figures are written as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
+
+
+def agreement(project: Project, tasks: list[Task]) -> dict:
+    """The agreement figures of `report --json` for each exported task."""
+    report = project_report(project)["tasks"]
+    return {task.slug: _finite(report.get(task.slug, {}).get("agreement")) for task in tasks}
+
+
+def manifest(
+    project: Project,
+    tasks: list[Task],
+    *,
+    file_format: str,
+    options: dict,
+    task_pairs: dict[str, int],
+    counts: dict,
+    agreement_figures: dict,
+) -> dict:
+    """Everything but "files", which `write_manifest` streams in at the end."""
+    return {
+        "format": FORMAT_NAME,
+        "version": VERSION,
+        "created_at": timezone.now().isoformat(),
+        "file_format": file_format,
+        "options": options,
+        "project": {
+            "slug": project.slug,
+            "name": project.name,
+            "scale_points": project.scale_points,
+            "annotators_per_pair": project.annotators_per_pair,
+            "max_span": project.max_span,
+            "ambiguous_half_width": project.ambiguous_half_width,
+            "ensemble_threshold": project.ensemble_threshold,
+            "guidelines": project.guidelines,
+        },
+        "tasks": [
+            {
+                "slug": task.slug,
+                "name": task.name,
+                "kind": task.kind,
+                "aspects": task.aspects,
+                "guidelines": task.guidelines,
+                "pairs": task_pairs[task.slug],
+                "file": f"{task.slug}.{file_format}",
+            }
+            for task in tasks
+        ],
+        "counts": counts,
+        "agreement": agreement_figures,
+    }
+
+
+def write_manifest(folder: Path, content: dict, files: Iterable[tuple[str, dict]]) -> None:
+    """manifest.json: `content` with "files" last, one line per file, written as the entries
+    come (there may be millions)."""
+    head = json.dumps(content, ensure_ascii=False, indent=2, allow_nan=False)
+    with open(folder / "manifest.json", "w", encoding="utf-8") as out:
+        out.write(head.removesuffix("\n}") + ',\n  "files": {')
+        separator = "\n    "
+        for relative, entry in files:
+            out.write(f"{separator}{json.dumps(relative)}: {json.dumps(entry)}")
+            separator = ",\n    "
+        out.write("\n  }\n}\n")

@@ -1,0 +1,196 @@
+"""The exported rows of a task, read a batch of pairs at a time.
+
+Each batch costs a fixed number of queries whatever its content: the pairs with their prompts
+and responses, their ratings, the ratings' aspect scores, the adjudications, the verdicts (when
+asked) and the images they show. Memory holds one batch."""
+
+import hashlib
+import hmac
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from annotation.exporting.images import ImageRef, image_refs
+from annotation.models import Adjudication, AspectScore, Pair, Project, Rating, Task
+from judging.models import Verdict
+
+BATCH = 500
+
+
+@dataclass
+class RowBatch:
+    rows: list[dict]
+    images: dict[str, ImageRef]  # export path → the image, for every image the rows show
+
+
+def annotator_id(project: Project, user_id: int, username: str, is_active: bool) -> str:
+    """The anonymous id of an annotator in the export (docs/export-format.md): placeholder
+    accounts of imported ratings keep their own id, so that export → import → export is stable;
+    anyone else gets a keyed hash that reveals nothing."""
+    prefix = f"imported-{project.slug}-"
+    if not is_active and username.startswith(prefix) and len(username) > len(prefix):
+        return username[len(prefix) :]
+    message = f"annotator:{project.pk}:{user_id}".encode()
+    digest = hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).hexdigest()
+    return "r-" + digest[:12]
+
+
+def _id_order(anonymous_id: str) -> tuple:
+    # Imported ids are rater positions ("1", "2", ... "10"): numeric order keeps the order of
+    # the source file's score list.
+    if anonymous_id.isdigit():
+        return (0, int(anonymous_id), "")
+    return (1, 0, anonymous_id)
+
+
+def task_batches(
+    project: Project,
+    task: Task,
+    statuses: list[str],
+    *,
+    with_verdicts: bool,
+    batch_size: int = BATCH,
+) -> Iterator[RowBatch]:
+    """The task's pairs in these statuses, by id, as export rows (keyset pagination)."""
+    pairs = (
+        Pair.objects.filter(task=task, status__in=statuses)
+        .select_related("prompt", "response_a__generator", "response_b__generator")
+        .order_by("id")
+    )
+    last_id = 0
+    while True:
+        batch = list(pairs.filter(id__gt=last_id)[:batch_size])
+        if not batch:
+            return
+        yield _rows(project, task, batch, with_verdicts)
+        if len(batch) < batch_size:
+            return
+        last_id = batch[-1].id
+
+
+def _rows(project: Project, task: Task, pairs: list[Pair], with_verdicts: bool) -> RowBatch:
+    ids = [pair.id for pair in pairs]
+    ratings = _ratings(project, ids)
+    adjudications = _latest_adjudications(ids)
+    verdicts = _verdicts(ids) if with_verdicts else None
+    shas = {
+        value
+        for pair in pairs
+        for parts in (pair.prompt.content or [], pair.response_a.content, pair.response_b.content)
+        for kind, value in parts
+        if kind == "image"
+    }
+    refs = image_refs(shas)
+    rows = [
+        _row(project, task, pair, ratings[pair.id], adjudications.get(pair.id), verdicts, refs)
+        for pair in pairs
+    ]
+    return RowBatch(rows, {ref.path: ref for ref in refs.values()})
+
+
+def _ratings(project: Project, ids: list[int]) -> dict[int, list[dict]]:
+    aspects: dict[int, dict[str, int]] = defaultdict(dict)
+    scores = AspectScore.objects.filter(rating__pair_id__in=ids).order_by("aspect")
+    for rating_id, aspect, score in scores.values_list("rating_id", "aspect", "score"):
+        aspects[rating_id][aspect] = score
+    by_pair: dict[int, list[dict]] = defaultdict(list)
+    rows = Rating.objects.filter(pair_id__in=ids).values(
+        "id",
+        "pair_id",
+        "annotator_id",
+        "annotator__username",
+        "annotator__is_active",
+        "overall",
+        "active_seconds",
+        "rationale",
+        "imported",
+    )
+    for row in rows:
+        anonymous = annotator_id(
+            project, row["annotator_id"], row["annotator__username"], row["annotator__is_active"]
+        )
+        by_pair[row["pair_id"]].append(
+            {
+                "annotator": anonymous,
+                "overall": row["overall"],
+                "aspects": aspects.get(row["id"], {}),
+                "active_seconds": row["active_seconds"],
+                "rationale": row["rationale"],
+                "imported": row["imported"],
+            }
+        )
+    for ratings in by_pair.values():
+        ratings.sort(key=lambda rating: _id_order(rating["annotator"]))
+    return by_pair
+
+
+def _latest_adjudications(ids: list[int]) -> dict[int, dict]:
+    latest = {}
+    rows = Adjudication.objects.filter(pair_id__in=ids).order_by("created_at", "id")
+    for pair_id, decision, note in rows.values_list("pair_id", "decision", "note"):
+        latest[pair_id] = {"decision": decision, "note": note}  # later rows replace earlier
+    return latest
+
+
+def _verdicts(ids: list[int]) -> dict[int, list[dict]]:
+    by_pair: dict[int, list[dict]] = defaultdict(list)
+    rows = (
+        Verdict.objects.filter(pair_id__in=ids)
+        .order_by("judge__name", "order", "sample")
+        .values_list("pair_id", "judge__name", "order", "sample", "choice", "error")
+    )
+    for pair_id, judge, order, sample, choice, error in rows:
+        by_pair[pair_id].append(
+            {"judge": judge, "order": order, "sample": sample, "choice": choice, "error": error}
+        )
+    return by_pair
+
+
+def _parts(content: list | None, refs: dict[str, ImageRef]) -> list | None:
+    if content is None:
+        return None
+    return [[kind, refs[value].path if kind == "image" else value] for kind, value in content]
+
+
+def _side(response, refs: dict[str, ImageRef]) -> dict:
+    side = {
+        "model_name": response.generator.name,
+        "response_content": _parts(response.content, refs),
+    }
+    if response.imported_grades:
+        side["grades"] = list(response.imported_grades)
+    return side
+
+
+def _row(project, task, pair, ratings, adjudication, verdicts, refs) -> dict:
+    scores = [rating["overall"] for rating in ratings]
+    grades_a, grades_b = pair.response_a.imported_grades, pair.response_b.imported_grades
+    if scores or not (grades_a or grades_b):
+        human_annotations = scores
+    else:  # MMRB2 reasoning: per-response grades instead of pairwise scores
+        human_annotations = {"response_a_ratings": grades_a, "response_b_ratings": grades_b}
+    row = {
+        "id": pair.external_id,
+        "prompt_source": pair.prompt.source,
+        "prompt_metadata": pair.prompt.metadata,
+        "prompt_content": _parts(pair.prompt.content, refs),
+        "response_a": _side(pair.response_a, refs),
+        "response_b": _side(pair.response_b, refs),
+        "chosen": pair.label,
+        "human_annotations": human_annotations,
+        "scale": project.scale_points,
+        "task": task.slug,
+        "status": pair.status,
+        "reference_label": pair.reference_label,
+        "metadata": pair.metadata,
+        "ratings": ratings,
+        "mean": sum(scores) / len(scores) if scores else None,
+        "span": max(scores) - min(scores) if scores else None,
+        "decided_by": pair.decided_by,
+        "adjudication": adjudication,
+    }
+    if verdicts is not None:
+        row["verdicts"] = verdicts.get(pair.id, [])
+    return row

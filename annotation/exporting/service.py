@@ -1,0 +1,173 @@
+"""`export_dataset`: a project's consensus dataset written to a folder (docs/export-format.md).
+
+The export is written into a hidden sibling folder and renamed into place at the end: a failed
+export leaves nothing behind, and a reader never sees half a dataset."""
+
+import os
+import secrets
+import shutil
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from annotation.exporting.errors import ExportRefused
+from annotation.exporting.images import ImageBytes, ImageFiles
+from annotation.exporting.jsonl import JsonlTaskWriter
+from annotation.exporting.manifest import agreement, manifest, write_manifest
+from annotation.exporting.rows import task_batches
+from annotation.exporting.sink import FileLedger
+from annotation.models import Pair, Project, Task
+
+FILE_FORMATS = ("jsonl", "parquet")
+
+
+@dataclass
+class ExportSummary:
+    project: str
+    file_format: str
+    out: str
+    pairs: int = 0
+    ratings: int = 0
+    images: int = 0
+    files: int = 0  # manifest.json included
+    seconds: float = 0.0
+    tasks: dict = field(default_factory=dict)  # slug → {"pairs": n, "ratings": n}
+
+    def as_dict(self) -> dict:
+        return {
+            "project": self.project,
+            "format": self.file_format,
+            "out": self.out,
+            "pairs": self.pairs,
+            "ratings": self.ratings,
+            "images": self.images,
+            "files": self.files,
+            "seconds": round(self.seconds, 2),
+            "tasks": self.tasks,
+        }
+
+
+def export_dataset(
+    project: Project,
+    out_dir: Path | str,
+    *,
+    file_format: str = "jsonl",
+    task_slug: str | None = None,
+    include_dropped: bool = False,
+    with_verdicts: bool = False,
+) -> ExportSummary:
+    """Write the project's kept pairs (and dropped ones with `include_dropped`) of every task,
+    or of `task_slug` only, into `out_dir`, which must be absent or empty."""
+    started = time.perf_counter()
+    if file_format not in FILE_FORMATS:
+        raise ExportRefused(
+            f"unknown format {file_format!r}; expected one of {', '.join(FILE_FORMATS)}"
+        )
+    tasks = _tasks(project, task_slug)
+    target = Path(os.path.abspath(out_dir))
+    _check_target(target)
+    staging = target.parent / f".{target.name}.partial-{secrets.token_hex(4)}"
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging.mkdir()
+    except OSError as exc:
+        raise ExportRefused(f"cannot write beside {target}: {exc.strerror}") from None
+    try:
+        options = {
+            "task": task_slug or None,
+            "include_dropped": include_dropped,
+            "with_verdicts": with_verdicts,
+        }
+        summary = _write(project, tasks, staging, file_format, options)
+        _publish(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    summary.out = str(target)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _tasks(project: Project, task_slug: str | None) -> list[Task]:
+    tasks = Task.objects.filter(project=project).order_by("slug")
+    if task_slug:
+        tasks = tasks.filter(slug=task_slug)
+    found = list(tasks)
+    if task_slug and not found:
+        raise ExportRefused(f"project {project.slug!r} has no task {task_slug!r}")
+    return found
+
+
+def _check_target(target: Path) -> None:
+    if target.exists() and not target.is_dir():
+        raise ExportRefused(f"{target} exists and is not a folder")
+    if target.is_dir() and any(target.iterdir()):
+        raise ExportRefused(f"{target} is not empty; export into a new or empty folder")
+
+
+def _publish(staging: Path, target: Path) -> None:
+    try:
+        if target.exists():
+            target.rmdir()  # empty, as checked; fails if something appeared meanwhile
+        os.rename(staging, target)
+    except OSError as exc:
+        raise ExportRefused(f"cannot move the export into {target}: {exc.strerror}") from None
+
+
+def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary:
+    ledger = FileLedger(staging)
+    try:
+        if file_format == "jsonl":
+            images, writer_class = ImageFiles(ledger), JsonlTaskWriter
+        else:
+            # pyarrow costs some 60 MB: only processes that write Parquet load it.
+            from annotation.exporting.parquet import ParquetTaskWriter
+
+            images, writer_class = ImageBytes(), ParquetTaskWriter
+        summary = ExportSummary(project=project.slug, file_format=file_format, out="")
+        tally = {"by_status": Counter(), "by_decided_by": Counter()}
+        for task in tasks:
+            writer = writer_class(ledger, f"{task.slug}.{file_format}", images)
+            try:
+                counts = _write_task(project, task, writer, options, tally)
+            except BaseException:
+                writer.abort()
+                raise
+            writer.close()
+            summary.tasks[task.slug] = counts
+            summary.pairs += counts["pairs"]
+            summary.ratings += counts["ratings"]
+        summary.images = images.count
+        content = manifest(
+            project,
+            tasks,
+            file_format=file_format,
+            options=options,
+            task_pairs={slug: counts["pairs"] for slug, counts in summary.tasks.items()},
+            counts={
+                "pairs": summary.pairs,
+                "ratings": summary.ratings,
+                "images": summary.images,
+                **{key: dict(sorted(counter.items())) for key, counter in tally.items()},
+            },
+            agreement_figures=agreement(project, tasks),
+        )
+        write_manifest(staging, content, ledger.entries())
+        summary.files = ledger.count + 1
+        return summary
+    finally:
+        ledger.close()
+
+
+def _write_task(project, task, writer, options: dict, tally: dict) -> dict:
+    statuses = [Pair.Status.KEPT, *([Pair.Status.DROPPED] if options["include_dropped"] else [])]
+    counts = {"pairs": 0, "ratings": 0}
+    for batch in task_batches(project, task, statuses, with_verdicts=options["with_verdicts"]):
+        writer.write(batch)
+        for row in batch.rows:
+            counts["pairs"] += 1
+            counts["ratings"] += len(row["ratings"])
+            tally["by_status"][row["status"]] += 1
+            tally["by_decided_by"][row["decided_by"]] += 1
+    return counts

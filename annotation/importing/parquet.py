@@ -1,0 +1,239 @@
+"""Parquet pair files with the images inside, read batch by batch (docs/export-format.md).
+
+Two layouts, told apart by their columns:
+- Arbiter's export: the `*_content` JSON columns give the exact interleaving of text and
+  images, the other JSON columns are decoded, and the row is then read like a native row.
+- MMRB2's Hugging Face layout: content is the text (when not empty) followed by the images.
+Image columns are Hugging Face `Sequence(Image())`, list<struct<bytes, path>>. Only the bytes
+are used, never the path. Each image is checked and staged on disk as its row is read, so
+memory holds one batch of rows at most. Record numbers are row numbers (1-based).
+"""
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from annotation.importing.errors import ImportFailed
+from annotation.importing.formats import PairRecord, mmrb2_record, native_record
+from annotation.importing.images import ImageRejected, StagedImages
+
+# Rows per batch: a batch with its images is what the reader holds in memory.
+BATCH_ROWS = 16
+IMAGE_COLUMNS = ("prompt_images", "response_a_images", "response_b_images")
+MODEL_COLUMNS = ("response_a_model", "response_b_model")
+ARBITER_REQUIRED = (
+    "pair_id",
+    "prompt_content",
+    "response_a_content",
+    "response_b_content",
+    *MODEL_COLUMNS,
+)
+# Columns of the export that hold JSON text (prompt_metadata may also be a struct).
+ARBITER_JSON = (
+    "prompt_metadata",
+    "prompt_content",
+    "response_a_content",
+    "response_b_content",
+    "response_a_grades",
+    "response_b_grades",
+    "human_annotations",
+    "metadata",
+    "ratings",
+    "adjudication",
+)
+ARBITER_PLAIN = ("pair_id", "prompt_source", *MODEL_COLUMNS, "chosen", "scale", "reference_label")
+HF_REQUIRED = (
+    "pair_id",
+    "prompt_text",
+    "response_a_text",
+    "response_b_text",
+    *IMAGE_COLUMNS,
+    *MODEL_COLUMNS,
+    "chosen",
+    "human_annotations",
+)
+HF_OPTIONAL = ("prompt_source", "prompt_metadata", "scale")
+
+
+def read_parquet_records(path: Path, staged: StagedImages) -> Iterator[PairRecord]:
+    try:
+        parquet = pq.ParquetFile(path, buffer_size=1 << 20)  # stream pages, not column chunks
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise ImportFailed(f"{path.name} is not a readable Parquet file: {exc}") from None
+    with parquet:
+        names = set(parquet.schema_arrow.names)
+        if set(ARBITER_REQUIRED) <= names:
+            wanted = (*ARBITER_PLAIN, *ARBITER_JSON, *IMAGE_COLUMNS)
+            columns = [name for name in wanted if name in names]
+            for number, row in _rows(parquet, columns):
+                yield _arbiter_row(row, number, staged)
+        elif set(HF_REQUIRED) <= names:
+            columns = [*HF_REQUIRED, *(name for name in HF_OPTIONAL if name in names)]
+            for number, row in _rows(parquet, columns):
+                yield _hugging_face_row(row, number, staged)
+        else:
+            missing = sorted(set(HF_REQUIRED) - names)
+            raise ImportFailed(
+                f"{path.name} has neither Arbiter's export columns ({', '.join(ARBITER_REQUIRED)}) "
+                f"nor MMRB2's Hugging Face layout (missing: {', '.join(missing)})"
+            )
+
+
+def _rows(parquet: pq.ParquetFile, columns: list[str]) -> Iterator[tuple[int, dict]]:
+    batches = parquet.iter_batches(batch_size=BATCH_ROWS, columns=columns)
+    number = 0
+    while True:
+        try:
+            batch = next(batches, None)
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            raise ImportFailed(f"cannot read the Parquet data: {exc}", number + 1) from None
+        if batch is None:
+            return
+        for row in batch.to_pylist():
+            number += 1
+            yield number, row
+
+
+def _json_column(row: dict, name: str, number: int):
+    value = row.get(name)
+    if value is None or (name == "prompt_metadata" and isinstance(value, dict)):
+        return value
+    if not isinstance(value, str):
+        raise ImportFailed(f"column {name!r} must hold JSON text", number)
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ImportFailed(f"column {name!r} is not valid JSON: {exc.msg}", number) from None
+
+
+def _present(obj: dict) -> dict:
+    # A null column reads like an absent field (the JSONL row would leave it out).
+    return {key: value for key, value in obj.items() if value is not None}
+
+
+def _arbiter_row(row: dict, number: int, staged: StagedImages) -> PairRecord:
+    decoded = {name: _json_column(row, name, number) for name in ARBITER_JSON}
+    obj = _present(
+        {
+            "id": row.get("pair_id"),
+            "prompt_source": row.get("prompt_source"),
+            "prompt_metadata": decoded["prompt_metadata"],
+            "prompt_content": decoded["prompt_content"],
+            "chosen": row.get("chosen"),
+            "human_annotations": decoded["human_annotations"],
+            "scale": row.get("scale"),
+            "reference_label": row.get("reference_label"),
+            "metadata": decoded["metadata"],
+            "ratings": decoded["ratings"],
+            "adjudication": decoded["adjudication"],
+        }
+    )
+    for side in ("response_a", "response_b"):
+        obj[side] = _present(
+            {
+                "model_name": row.get(f"{side}_model"),
+                "response_content": decoded[f"{side}_content"],
+                "grades": decoded[f"{side}_grades"],
+            }
+        )
+    record = native_record(obj, number)
+    embedded: dict[str, bytes | None] = {}
+    for column in IMAGE_COLUMNS:
+        for image in _image_list(row, column, number):
+            path = image.get("path")
+            if isinstance(path, str) and path:
+                embedded.setdefault(path, image.get("bytes"))
+    _stage(record, embedded, staged, number)
+    return record
+
+
+def _hugging_face_row(row: dict, number: int, staged: StagedImages) -> PairRecord:
+    embedded: dict[str, bytes | None] = {}
+
+    def content(prefix: str) -> list:
+        text = row.get(f"{prefix}_text") or ""
+        if not isinstance(text, str):
+            raise ImportFailed(f"column '{prefix}_text' must hold text", number)
+        parts = [["text", text]] if text else []
+        column = f"{prefix}_images"
+        for index, image in enumerate(_image_list(row, column, number)):
+            name = f"{column}[{index}]"
+            embedded[name] = _image_bytes(image, name, number)
+            parts.append(["image", name])
+        return parts
+
+    annotations = row.get("human_annotations")
+    if isinstance(annotations, str):
+        annotations = _json_column(row, "human_annotations", number)
+    prompt = content("prompt")
+    obj = _present(
+        {
+            "id": row.get("pair_id"),
+            "prompt_source": row.get("prompt_source"),
+            "prompt_metadata": _json_column(row, "prompt_metadata", number),
+            "prompt_content": prompt or None,
+            "response_a": {
+                "model_name": row.get("response_a_model"),
+                "response_content": content("response_a"),
+            },
+            "response_b": {
+                "model_name": row.get("response_b_model"),
+                "response_content": content("response_b"),
+            },
+            "chosen": row.get("chosen"),
+            "human_annotations": annotations,
+            "scale": row.get("scale"),
+        }
+    )
+    record = mmrb2_record(obj, number)
+    _stage(record, embedded, staged, number)
+    return record
+
+
+def _image_list(row: dict, column: str, number: int) -> list[dict]:
+    images = row.get(column)
+    if images is None:
+        return []
+    if not isinstance(images, list) or not all(isinstance(i, dict) for i in images):
+        raise ImportFailed(
+            f"column {column!r} must be a list of images (struct<bytes, path>)", number
+        )
+    return images
+
+
+def _image_bytes(image: dict, name: str, number: int) -> bytes:
+    data = image.get("bytes")
+    if data is None:
+        path = image.get("path")
+        where = f" (only the path {path!r})" if path else ""
+        raise ImportFailed(
+            f"image {name} has no bytes{where}: images must be embedded in the file; "
+            "paths are never opened",
+            number,
+        )
+    if not isinstance(data, bytes):
+        raise ImportFailed(f"image {name} must be binary data", number)
+    return data
+
+
+def _stage(record: PairRecord, embedded: dict, staged: StagedImages, number: int) -> None:
+    """Check and stage every image the record names; its parts then name them by SHA-256."""
+    contents = (record.prompt_content or [], record.response_a.content, record.response_b.content)
+    for parts in contents:
+        for part in parts:
+            if part[0] != "image":
+                continue
+            name = part[1]
+            if name not in embedded:
+                raise ImportFailed(
+                    f"image {name!r} is named by the content but is not in the image columns",
+                    number,
+                )
+            data = _image_bytes({"bytes": embedded[name], "path": name}, repr(name), number)
+            try:
+                part[1] = staged.add(data, name)
+            except ImageRejected as exc:
+                raise ImportFailed(str(exc), number) from None
