@@ -1,1 +1,33 @@
-urlpatterns: list = []
+"""The REST API (README "REST API"); OpenAPI schema at /api/schema/, Swagger UI at /api/docs/,
+ReDoc at /api/redoc/."""
+
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import SimpleRouter
+
+from api.views import annotate, auth, export, judging, pairs, projects
+from api.views.common import not_found
+
+router = SimpleRouter()
+router.register("projects", projects.ProjectViewSet, basename="api-project")
+router.register("tasks", projects.TaskViewSet, basename="api-task")
+router.register("tasks", annotate.TaskClaimViewSet, basename="api-task-claim")
+router.register("assignments", annotate.AssignmentViewSet, basename="api-assignment")
+router.register("ratings", annotate.RatingViewSet, basename="api-rating")
+router.register("pairs", pairs.PairViewSet, basename="api-pair")
+router.register("judges", judging.JudgeViewSet, basename="api-judge")
+router.register("runs", judging.RunViewSet, basename="api-run")
+router.register("verdicts", judging.VerdictViewSet, basename="api-verdict")
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("auth/token/", auth.TokenView.as_view(), name="api-token"),
+    re_path(
+        r"^projects/(?P<project>[^/]+)/export/$", export.ExportView.as_view(), name="api-export"
+    ),
+    re_path(r"^assets/(?P<sha256>[^/]+)/$", export.AssetView.as_view(), name="api-asset"),
+    *router.urls,
+    re_path(r"", not_found),  # any other /api/ path: a JSON 404
+]

@@ -165,3 +165,45 @@ LOGGING = {
     # One line per judge call at INFO would drown everything else.
     "loggers": {"aiohttp.access": {"level": "WARNING"}},
 }
+
+# REST API (/api/, README "REST API"): tokens for scripts, the session for the browser (with
+# DRF's CSRF check), everything authenticated unless a view says otherwise, every list paged.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.Pagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "api.schema.ArbiterAutoSchema",
+    "DEFAULT_RENDERER_CLASSES": [
+        "api.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Arbiter API",
+    "DESCRIPTION": (
+        "Expert preference benchmarks for multimodal AI judges. Authenticate with "
+        "`Authorization: Token <key>` (POST /api/auth/token/ or `manage.py drf_create_token`) "
+        "or with the session of the web app (CSRF token required on writes)."
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "AssignmentStatusEnum": "annotation.models.Assignment.Status",
+        "PairStatusEnum": "annotation.models.Pair.Status",
+        "RunStatusEnum": "judging.models.JudgeRun.Status",
+    },
+}

@@ -348,3 +348,20 @@ def test_an_imported_file_shows_up_like_a_run(project, tmp_path):
     progress = run_progress(run)
     assert (run.status, run.trials) == ("finished", 6)
     assert (progress.answered, progress.ties, progress.invalid, progress.failed) == (3, 1, 1, 1)
+
+
+@pytest.mark.parametrize("text", ["A\u0000", "\udc80"])
+def test_text_no_database_stores_is_refused_before_anything_is_written(project, tmp_path, text):
+    predictions = {
+        "p1": {"forward": [{"judgement": "A"}], "reverse": []},
+        "p2": {"forward": [{"judgement": "B", "reasoning": text}], "reverse": []},
+    }
+    with pytest.raises(ImportFailed, match="record 2"):
+        verdicts_import(
+            write_predictions(tmp_path, predictions),
+            project_slug=project,
+            task_slug="t2i",
+            judge_name="j",
+        )
+    assert not Verdict.objects.exists()
+    assert not Judge.objects.filter(name="j").exists()

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotation.importing.errors import ImportFailed
+from annotation.importing.errors import ImportFailed, require_storable_text
 from annotation.importing.native import RatingRecord, read_arbiter_fields
 
 MMRB2_SCALE = 6
@@ -198,6 +198,7 @@ def _grades(value: object, key: str, number: int) -> list[str]:
 def _mmrb2_pair(obj: object, number: int, default_scale: int) -> PairRecord:
     if not isinstance(obj, dict):
         raise ImportFailed("a pair must be a JSON object", number)
+    require_storable_text(obj, number)
     external_id = _external_id(obj, "id", number)
     scale = obj.get("scale", default_scale)
     if not isinstance(scale, int) or isinstance(scale, bool) or not 2 <= scale <= 11:
@@ -263,6 +264,7 @@ _MJBENCH_LABELS = {0: "A", 1: "B", 0.5: "tie"}
 def _mjbench_row(obj: object, number: int) -> PairRecord:
     if not isinstance(obj, dict):
         raise ImportFailed("a row must be a JSON object", number)
+    require_storable_text(obj, number)
     external_id = _external_id(obj, "id", number)
     caption = _require(obj, "caption", str, number)
     image0 = _require(obj, "image0", str, number)

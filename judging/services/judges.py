@@ -1,9 +1,9 @@
-"""Creating and updating judges."""
+"""Creating, updating and deleting judges."""
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from judging.models import Judge
+from judging.models import Judge, JudgeRun, TaskEnsemble, Verdict
 
 EDITABLE_FIELDS = (
     "backend",
@@ -50,3 +50,25 @@ def judge_save(name: str, **changes) -> tuple[Judge, bool]:
         judge.full_clean()
         judge.save()
     return judge, created
+
+
+class JudgeInUse(Exception):
+    """The judge has results or a role; deleting it would take them with it."""
+
+
+def judge_delete(judge: Judge) -> None:
+    """Delete a judge that has no runs, no verdicts and sits in no ensemble: a judge is
+    global, and its results in any project must never vanish with it."""
+    with transaction.atomic():
+        locked = Judge.objects.select_for_update().filter(pk=judge.pk).first()
+        if locked is None:
+            return  # deleted meanwhile: a repeated delete
+        if (
+            JudgeRun.objects.filter(judge=locked).exists()
+            or Verdict.objects.filter(judge=locked).exists()
+            or TaskEnsemble.objects.filter(judges=locked).exists()
+        ):
+            raise JudgeInUse(
+                f"judge {locked.name!r} has runs, verdicts or an ensemble role; it stays"
+            )
+        locked.delete()

@@ -14,7 +14,7 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.importing.errors import ImportFailed
+from annotation.importing.errors import ImportFailed, require_storable_text
 from annotation.models import Pair, Project, Task
 from judging.models import JudgeRun, Verdict
 from judging.services.judges import judge_get_or_create_external
@@ -42,6 +42,8 @@ def verdicts_import(
     started = time.perf_counter()
     path = Path(path)
     predictions = _load(path)
+    for number, item in enumerate(predictions.items(), start=1):
+        require_storable_text(dict([item]), number)  # before any query sees the ids
     project = Project.objects.filter(slug=project_slug).first()
     if project is None:
         raise ImportFailed(f"project {project_slug!r} does not exist; import its pairs first")

@@ -324,3 +324,27 @@ def test_failed_import_into_existing_project_keeps_earlier_data(tmp_path, images
     assert table_counts() == before
     assert sorted(media_files(media_root)) == files_before
     assert not Pair.objects.filter(external_id="e2").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [("a\u0000b", "NUL character"), ("lone \ud800 surrogate", "unpaired surrogate")],
+)
+@pytest.mark.parametrize("field", ["prompt_metadata", "model_name", "text_part", "id"])
+def test_text_no_database_stores_is_refused_with_its_record(
+    tmp_path, images, media_root, text, words, field
+):
+    bad = mmrb2_pair("p2")
+    if field == "prompt_metadata":
+        bad["prompt_metadata"] = {"note": text}
+    elif field == "model_name":
+        bad["response_b"]["model_name"] = text
+    elif field == "text_part":
+        bad["response_a"]["response_content"].append(["text", text])
+    else:
+        bad["id"] = text
+    # json.dumps escapes both as \u0000 / \ud800: valid JSON that no database column stores.
+    path = write_jsonl(tmp_path / "pairs.jsonl", [mmrb2_pair("p1"), bad])
+    message = import_error(path, images=images)
+    assert "record 2" in message and words in message
+    assert_nothing_written(media_root)

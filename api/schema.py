@@ -1,0 +1,56 @@
+"""OpenAPI: drf-spectacular's AutoSchema, plus the error answers every operation can give, so
+that the schema declares each status code the API really returns.
+
+- 401 without credentials, 403 when the caller may not do this (or a session write without
+  its CSRF token), on every authenticated operation;
+- 404 for an id the caller may not see (and for a page number past the end of a list);
+- 400 (field messages) for operations with input: a body, or query filters;
+- 415 for a body in a media type the operation does not read.
+Operations add their own (409 ...) with `extend_schema(responses=...)`.
+"""
+
+from drf_spectacular.openapi import AutoSchema
+from rest_framework.permissions import AllowAny
+
+from api.serializers.common import ErrorSerializer, ValidationErrorSerializer
+
+_WRITES = ("POST", "PUT", "PATCH")
+
+
+class ArbiterAutoSchema(AutoSchema):
+    def get_override_parameters(self):
+        """A list's filters (its view's `filter_serializer_class`) as query parameters."""
+        parameters = super().get_override_parameters()
+        filters = getattr(self.view, "filter_serializer_class", None)
+        if filters is not None and self._is_list_view():
+            parameters = [*parameters, filters]
+        return parameters
+
+    def _has_query_input(self) -> bool:
+        if getattr(self.view, "query_serializer_class", None) is not None:
+            return True
+        filters = getattr(self.view, "filter_serializer_class", None)
+        return filters is not None and self._is_list_view()
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        for code, serializer in self._error_responses().items():
+            if code not in responses:
+                responses[code] = self._get_response_for_code(serializer, code)
+        return responses
+
+    def _error_responses(self) -> dict:
+        errors = {}
+        permissions = self.view.get_permissions()
+        public = not permissions or any(isinstance(p, AllowAny) for p in permissions)
+        if not public:
+            errors["401"] = ErrorSerializer
+            errors["403"] = ErrorSerializer
+        if "{" in self.path or self._is_list_view():
+            errors["404"] = ErrorSerializer
+        has_body = self.method in _WRITES and self.get_request_serializer() is not None
+        if has_body or self._has_query_input():
+            errors["400"] = ValidationErrorSerializer
+        if has_body:
+            errors["415"] = ErrorSerializer
+        return errors

@@ -1,0 +1,214 @@
+"""Reads of the API: every queryset already narrowed to what the caller may see.
+
+Scopes (DESIGN.md §1, §8): a member sees the projects of their memberships; an annotator the
+tasks their membership names (all of the project's when it names none) and only their own
+assignments and ratings; a lead everything of the projects they lead; a superuser everything.
+Judges are global: leads (of any project) and superusers manage them.
+"""
+
+import re
+from dataclasses import dataclass
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+
+from annotation.models import (
+    Adjudication,
+    Assignment,
+    Membership,
+    Pair,
+    Project,
+    Rating,
+    Task,
+)
+from annotation.rendering import image_shas
+from annotation.selectors import (
+    assets_by_sha,
+    assignment_for_annotator,
+    is_lead_anywhere,
+    projects_for_user,
+)
+from annotation.services.assignments import OPEN_STATUSES
+from judging.models import Judge, JudgeRun, Verdict
+
+MAX_ID = 2**63 - 1  # the largest primary key a database column holds
+_SLUG = re.compile(r"[-a-zA-Z0-9_]{1,64}")
+
+
+def parse_id(value) -> int | None:
+    """A primary key from a URL or query string (digits only, in the column's range)."""
+    text = str(value)
+    if not text.isascii() or not text.isdigit() or len(text) > 19:
+        return None
+    number = int(text)
+    return number if 1 <= number <= MAX_ID else None
+
+
+def by_id_or_slug(queryset: QuerySet, ref: str) -> QuerySet:
+    """Narrow a project queryset to the project named by id (digits) or slug; anything that
+    is neither names nothing (and never reaches the database)."""
+    pk = parse_id(ref)
+    if pk is not None:
+        return queryset.filter(pk=pk)
+    if not _SLUG.fullmatch(ref):
+        return queryset.none()
+    return queryset.filter(slug=ref)
+
+
+# Projects and tasks
+
+
+def member_projects(user) -> QuerySet[Project]:
+    return projects_for_user(user)
+
+
+def lead_projects(user) -> QuerySet[Project]:
+    if user.is_superuser:
+        return Project.objects.all()
+    return Project.objects.filter(memberships__user=user, memberships__role=Membership.Role.LEAD)
+
+
+def lead_project_ids(user) -> set[int]:
+    return set(lead_projects(user).values_list("pk", flat=True))
+
+
+def _membership_covers_task(user) -> Q:
+    """Tasks a membership of the user lets them annotate (any role): those it names, or every
+    task of the project when it names none (annotation.selectors.tasks_for_membership)."""
+    mine = Membership.objects.filter(user=user, project=OuterRef("project"))
+    unlimited = mine.filter(tasks__isnull=True)
+    listed = mine.filter(tasks=OuterRef("pk"))
+    return Q(Exists(unlimited)) | Q(Exists(listed))
+
+
+def annotatable_tasks(user) -> QuerySet[Task]:
+    return Task.objects.filter(_membership_covers_task(user))
+
+
+def visible_tasks(user) -> QuerySet[Task]:
+    """Tasks of the projects the user leads, and those they may annotate."""
+    tasks = Task.objects.select_related("project").order_by("project__slug", "slug")
+    if user.is_superuser:
+        return tasks
+    leads = Membership.objects.filter(
+        user=user, project=OuterRef("project"), role=Membership.Role.LEAD
+    )
+    return tasks.filter(Q(Exists(leads)) | _membership_covers_task(user))
+
+
+def project_roles(user) -> dict[int, str]:
+    """The user's role per project id (superusers lead every project: see the serializer)."""
+    return dict(Membership.objects.filter(user=user).values_list("project", "role"))
+
+
+# The annotator's own work
+
+
+def _is_member_of_pair_project(user) -> Exists:
+    return Exists(Membership.objects.filter(user=user, project=OuterRef("pair__project")))
+
+
+def own_assignments(user) -> QuerySet[Assignment]:
+    """The user's assignments in projects they still belong to."""
+    return (
+        Assignment.objects.filter(_is_member_of_pair_project(user), annotator=user)
+        .select_related("pair__task__project")
+        .order_by("-created_at", "-id")
+    )
+
+
+def own_ratings(user) -> QuerySet[Rating]:
+    """The user's ratings in projects they still belong to."""
+    return (
+        Rating.objects.filter(_is_member_of_pair_project(user), annotator=user)
+        .select_related("assignment", "pair__task")
+        .prefetch_related("aspect_scores")
+        .order_by("-created_at", "-id")
+    )
+
+
+@dataclass(frozen=True)
+class AssignmentView:
+    """One of the user's assignments, blinded, with what its content needs."""
+
+    assignment: Assignment
+    assets: dict
+    editable: bool
+
+
+def assignment_view(user, assignment_id: int) -> AssignmentView:
+    """The user's assignment with its pair's content (Http404 unless theirs)."""
+    assignment = assignment_for_annotator(user, assignment_id)
+    pair = assignment.pair
+    shas = image_shas(pair.prompt.content, pair.response_a.content, pair.response_b.content)
+    rated = assignment.status == Assignment.Status.SUBMITTED
+    editable = assignment.status == Assignment.Status.LEASED or (
+        rated and pair.status in OPEN_STATUSES
+    )
+    return AssignmentView(assignment, assets_by_sha(shas), editable)
+
+
+# The lead's data
+
+
+def lead_pairs(user) -> QuerySet[Pair]:
+    return (
+        Pair.objects.filter(project__in=lead_projects(user))
+        .select_related("task", "project")
+        .order_by("id")
+    )
+
+
+def pair_for_lead(user, pair_id: int) -> tuple[Pair, dict] | None:
+    """A pair of a project the user leads, un-blinded, with its ratings and adjudications
+    prefetched and the assets of its content; None when there is none."""
+    pair = (
+        lead_pairs(user)
+        .filter(pk=pair_id)
+        .select_related("prompt", "response_a__generator", "response_b__generator")
+        .prefetch_related(
+            Prefetch(
+                "ratings",
+                queryset=Rating.objects.select_related("annotator")
+                .prefetch_related("aspect_scores")
+                .order_by("created_at", "id"),
+            ),
+            Prefetch("adjudications", queryset=Adjudication.objects.select_related("lead")),
+        )
+        .first()
+    )
+    if pair is None:
+        return None
+    shas = image_shas(pair.prompt.content, pair.response_a.content, pair.response_b.content)
+    return pair, assets_by_sha(shas)
+
+
+def lead_runs(user) -> QuerySet[JudgeRun]:
+    return (
+        JudgeRun.objects.filter(project__in=lead_projects(user))
+        .select_related("judge", "task", "project")
+        .order_by("-created_at", "-id")
+    )
+
+
+def lead_verdicts(user) -> QuerySet[Verdict]:
+    return (
+        Verdict.objects.filter(pair__project__in=lead_projects(user))
+        .select_related("judge", "pair")
+        .order_by("pair_id", "judge__name", "order", "sample")
+    )
+
+
+def judges_for(user) -> QuerySet[Judge]:
+    """Every judge, for leads and superusers; PermissionDenied for anyone else."""
+    if not is_lead_anywhere(user):
+        raise PermissionDenied("only leads manage judges")
+    return Judge.objects.order_by("name")
+
+
+def callable_judges_for(user) -> QuerySet[Judge]:
+    return judges_for(user).exclude(backend=Judge.Backend.EXTERNAL)
+
+
+def task_in_project(project: Project, slug: str) -> Task | None:
+    return Task.objects.filter(project=project, slug=slug).first()

@@ -1,0 +1,1 @@
+"""API serializers: they validate input and shape output; the services decide."""

@@ -1,0 +1,223 @@
+"""Judges, runs and verdicts (leads only)."""
+
+import re
+
+from rest_framework import serializers
+
+from api.serializers.common import id_field, ref_field
+from judging.models import Judge, JudgeRun, Verdict
+
+_STORABLE_TEXT = re.compile("[^\x00\ud800-\udfff]*", re.DOTALL)
+CALLABLE_BACKENDS = [choice for choice in Judge.Backend.choices if choice[0] != "external"]
+
+
+class JudgeSerializer(serializers.ModelSerializer):
+    """A judge. `api_key_env` is the NAME of the environment variable that holds the key on
+    the server; keys are never stored nor shown."""
+
+    base_url = serializers.CharField(help_text="empty for backends that need none")
+
+    class Meta:
+        model = Judge
+        fields = [
+            "id", "name", "backend", "model", "base_url", "api_key_env", "sampling",
+            "templates", "concurrency", "requests_per_minute", "timeout_seconds",
+            "price_input_per_mtok", "price_output_per_mtok", "created_at", "updated_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+def _storable(value) -> None:
+    """JSON the database stores as it is: no NUL characters or lone surrogates in any key or
+    string (PostgreSQL's jsonb refuses both)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _storable(key)
+            _storable(item)
+    elif isinstance(value, list):
+        for item in value:
+            _storable(item)
+    elif isinstance(value, str) and not _STORABLE_TEXT.fullmatch(value):
+        raise serializers.ValidationError("no NUL characters or lone surrogates in keys or text")
+
+
+class JudgeInputSerializer(serializers.Serializer):
+    """What a create (POST), a replace (PUT) or a change (PATCH) sends; the judge service
+    validates the whole judge again before saving."""
+
+    name = serializers.CharField(max_length=100, help_text="Unique; cannot change later.")
+    backend = serializers.ChoiceField(choices=CALLABLE_BACKENDS)
+    model = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    base_url = serializers.URLField(max_length=200, required=False, allow_blank=True)
+    api_key_env = serializers.RegexField(
+        r"^[A-Za-z0-9_]*$",
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        help_text="The NAME of an environment variable (letters, digits, _), never a key.",
+        error_messages={"invalid": "the NAME of an environment variable, never a key"},
+    )
+    sampling = serializers.DictField(
+        required=False, help_text='e.g. {"temperature": 0, "max_tokens": 1024, "seed": 1}'
+    )
+    templates = serializers.DictField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        help_text='{task kind: template name}, e.g. {"t2i": "mjbench-t2i"}',
+    )
+    concurrency = serializers.IntegerField(min_value=1, max_value=32767, required=False)
+    requests_per_minute = serializers.IntegerField(
+        min_value=1, max_value=2_147_483_647, required=False
+    )
+    timeout_seconds = serializers.FloatField(min_value=0.1, max_value=86_400, required=False)
+    price_input_per_mtok = serializers.DecimalField(
+        max_digits=10, decimal_places=4, min_value=0, required=False
+    )
+    price_output_per_mtok = serializers.DecimalField(
+        max_digits=10, decimal_places=4, min_value=0, required=False
+    )
+
+    def validate_sampling(self, value: dict) -> dict:
+        _storable(value)
+        return value
+
+    def validate_templates(self, value: dict) -> dict:
+        _storable(value)
+        return value
+
+    def validate_name(self, value: str) -> str:
+        current = self.context.get("judge")
+        if current is not None:
+            if value != current.name:
+                raise serializers.ValidationError("a judge's name cannot change")
+        elif Judge.objects.filter(name=value).exists():
+            raise serializers.ValidationError("a judge with this name exists")
+        return value
+
+
+class RunProgressSerializer(serializers.Serializer):
+    run = serializers.IntegerField()
+    judge = serializers.CharField()
+    status = serializers.ChoiceField(choices=JudgeRun.Status.choices)
+    trials = serializers.IntegerField()
+    done = serializers.IntegerField()
+    answered = serializers.IntegerField()
+    ties = serializers.IntegerField()
+    invalid = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    remaining = serializers.IntegerField()
+    percent = serializers.IntegerField()
+    rate_per_second = serializers.FloatField()
+    eta_seconds = serializers.FloatField(allow_null=True)
+    input_tokens = serializers.IntegerField()
+    output_tokens = serializers.IntegerField()
+    cost = serializers.FloatField()
+    chunks = serializers.IntegerField()
+    chunks_done = serializers.IntegerField()
+
+
+def progress_payload(progress) -> dict:
+    return {
+        **progress.as_dict(),
+        "percent": progress.percent,
+        "chunks": progress.chunks,
+        "chunks_done": progress.chunks_done,
+    }
+
+
+class RunSerializer(serializers.ModelSerializer):
+    project = serializers.IntegerField(source="project_id")
+    project_slug = serializers.CharField(source="project.slug")
+    judge = serializers.IntegerField(source="judge_id")
+    judge_name = serializers.CharField(source="judge.name")
+    task = serializers.IntegerField(source="task_id", allow_null=True)
+    task_slug = serializers.CharField(source="task.slug", allow_null=True, default=None)
+
+    class Meta:
+        model = JudgeRun
+        fields = [
+            "id", "project", "project_slug", "judge", "judge_name", "task", "task_slug",
+            "samples", "status", "purpose", "trials", "source", "created_at", "started_at",
+            "finished_at",
+        ]  # fmt: skip
+
+
+class RunDetailSerializer(RunSerializer):
+    """A run with its progress (`progress` is set on the run by the view)."""
+
+    progress = RunProgressSerializer()
+
+    class Meta(RunSerializer.Meta):
+        fields = [*RunSerializer.Meta.fields, "progress"]
+
+
+class RunStartSerializer(serializers.Serializer):
+    project = ref_field()
+    judge = id_field(help_text="Judge id (not an external one).")
+    task = serializers.SlugField(
+        max_length=64, required=False, allow_null=True, help_text="Task slug; all when absent."
+    )
+    samples = serializers.IntegerField(min_value=1, max_value=50, default=1)
+
+
+class RunFilterSerializer(serializers.Serializer):
+    project = ref_field(required=False)
+    judge = id_field(required=False)
+    status = serializers.ChoiceField(choices=JudgeRun.Status.choices, required=False)
+    purpose = serializers.ChoiceField(choices=JudgeRun.Purpose.choices, required=False)
+
+
+class VerdictSerializer(serializers.ModelSerializer):
+    judge = serializers.IntegerField(source="judge_id")
+    judge_name = serializers.CharField(source="judge.name")
+    pair = serializers.IntegerField(source="pair_id")
+    pair_external_id = serializers.CharField(source="pair.external_id")
+    run = serializers.IntegerField(source="run_id", allow_null=True)
+
+    class Meta:
+        model = Verdict
+        fields = [
+            "id", "judge", "judge_name", "pair", "pair_external_id", "run", "order", "sample",
+            "choice", "error", "latency_ms", "input_tokens", "output_tokens", "created_at",
+        ]  # fmt: skip
+
+
+class VerdictDetailSerializer(VerdictSerializer):
+    template = serializers.IntegerField(source="template_id", allow_null=True)
+
+    class Meta(VerdictSerializer.Meta):
+        fields = [*VerdictSerializer.Meta.fields, "raw_output", "template"]
+
+
+class VerdictFilterSerializer(serializers.Serializer):
+    project = ref_field(required=False)
+    judge = id_field(required=False)
+    task = serializers.SlugField(max_length=64, required=False, help_text="Task slug.")
+    pair = id_field(required=False)
+
+
+class VerdictImportSerializer(serializers.Serializer):
+    project = ref_field()
+    task = serializers.SlugField(max_length=64, help_text="Task slug.")
+    judge = serializers.CharField(
+        max_length=100, help_text="Judge name (created as an external judge when missing)."
+    )
+    file = serializers.FileField(help_text='MMRB2 predictions: {PAIR_ID: {"forward": [...]}}')
+
+
+class ChoiceCountsSerializer(serializers.Serializer):
+    A = serializers.IntegerField()
+    B = serializers.IntegerField()
+    tie = serializers.IntegerField()
+    invalid = serializers.IntegerField()
+    failed = serializers.IntegerField()
+
+
+class VerdictImportSummarySerializer(serializers.Serializer):
+    project = serializers.CharField()
+    task = serializers.CharField()
+    judge = serializers.CharField()
+    pairs = serializers.IntegerField()
+    verdicts = serializers.IntegerField()
+    choices = ChoiceCountsSerializer()
+    seconds = serializers.FloatField()

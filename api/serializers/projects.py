@@ -1,0 +1,108 @@
+"""Projects, tasks and the report."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from annotation.models import Membership, Project, Task
+from api.serializers.common import AspectSerializer
+
+
+class ProjectSettingsSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Project
+        fields = [
+            "annotators_per_pair",
+            "max_span",
+            "ambiguous_half_width",
+            "ensemble_threshold",
+            "lease_minutes",
+        ]
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    """A project; `settings` only for its leads (null for annotators)."""
+
+    role = serializers.SerializerMethodField()
+    settings = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Project
+        fields = ["id", "slug", "name", "scale_points", "guidelines", "role", "settings"]
+
+    def _role(self, project: Project) -> str:
+        if self.context["request"].user.is_superuser:
+            return Membership.Role.LEAD
+        return self.context["roles"].get(project.pk, Membership.Role.ANNOTATOR)
+
+    @extend_schema_field(serializers.ChoiceField(choices=Membership.Role.choices))
+    def get_role(self, project: Project) -> str:
+        return self._role(project)
+
+    @extend_schema_field(ProjectSettingsSerializer(allow_null=True))
+    def get_settings(self, project: Project):
+        if self._role(project) != Membership.Role.LEAD:
+            return None
+        return ProjectSettingsSerializer(project).data
+
+
+class TaskSerializer(serializers.ModelSerializer):
+    project_slug = serializers.CharField(source="project.slug")
+    aspects = AspectSerializer(many=True)
+
+    class Meta:
+        model = Task
+        fields = ["id", "project", "project_slug", "slug", "name", "kind", "aspects", "guidelines"]
+
+
+class TaskFilterSerializer(serializers.Serializer):
+    project = serializers.CharField(required=False, max_length=64, help_text="Project id or slug.")
+
+
+# The report (DESIGN.md §7, README "report --json"): declared so that clients know its shape.
+
+
+class ReportAgreementSerializer(serializers.Serializer):
+    alpha_ordinal = serializers.FloatField(allow_null=True)
+    alpha_interval = serializers.FloatField(allow_null=True)
+    unanimous_direction = serializers.FloatField(allow_null=True)
+    rater_label_agreement = serializers.FloatField(allow_null=True)
+    ratings = serializers.IntegerField()
+    rated_pairs = serializers.IntegerField()
+    aspects = serializers.DictField(child=serializers.DictField())
+
+
+class ReportJudgeTaskSerializer(serializers.Serializer):
+    accuracy = serializers.FloatField(allow_null=True)
+    correct = serializers.IntegerField()
+    evaluated = serializers.IntegerField()
+    missing = serializers.IntegerField()
+    invalid = serializers.IntegerField()
+    ties = serializers.IntegerField()
+    position_consistency = serializers.FloatField(allow_null=True)
+
+
+class ReportTaskSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    pairs = serializers.IntegerField()
+    kept = serializers.IntegerField()
+    dropped = serializers.IntegerField()
+    easy = serializers.IntegerField()
+    pending = serializers.IntegerField()
+    statuses = serializers.DictField(child=serializers.IntegerField())
+    agreement = ReportAgreementSerializer()
+    judges = serializers.DictField(child=ReportJudgeTaskSerializer())
+
+
+class ReportJudgeSerializer(serializers.Serializer):
+    average = serializers.FloatField(allow_null=True)
+    tasks = serializers.IntegerField()
+
+
+class ReportSerializer(serializers.Serializer):
+    """What `manage.py report --project P --json` prints."""
+
+    project = serializers.CharField()
+    scale_points = serializers.IntegerField()
+    annotators_per_pair = serializers.IntegerField()
+    tasks = serializers.DictField(child=ReportTaskSerializer())
+    judges = serializers.DictField(child=ReportJudgeSerializer())

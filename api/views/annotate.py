@@ -1,0 +1,151 @@
+"""The annotator's API: claim the next pair of a task, read it (blinded), rate or skip it, list
+one's own assignments and ratings. Nobody sees anyone else's."""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.response import Response
+
+from annotation.models import Assignment
+from annotation.services.assignments import AssignmentClosed, assignment_claim, assignment_skip
+from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
+from api.selectors import annotatable_tasks, assignment_view, own_assignments, own_ratings
+from api.serializers.annotate import (
+    AssignmentDetailSerializer,
+    AssignmentFilterSerializer,
+    AssignmentSerializer,
+    ClaimSerializer,
+    RatingFilterSerializer,
+    RatingInputSerializer,
+    RatingSerializer,
+    SkipSerializer,
+)
+from api.serializers.common import ErrorSerializer
+from api.views.common import Conflict, ScopedViewSet
+
+CONFLICT = OpenApiResponse(ErrorSerializer, description="The assignment cannot take this now.")
+
+
+def _detail(request, assignment_id: int) -> dict:
+    view = assignment_view(request.user, assignment_id)
+    return AssignmentDetailSerializer(AssignmentDetailSerializer.payload(view, request)).data
+
+
+def _rating_errors(invalid: RatingInvalid) -> ValidationError:
+    """The service's form keys (`aspect_<key>`) → the API's fields (`aspects: {key: ...}`)."""
+    errors: dict = {}
+    for key, message in invalid.errors.items():
+        if key.startswith("aspect_"):
+            errors.setdefault("aspects", {})[key.removeprefix("aspect_")] = [message]
+        else:
+            errors[key] = [message]
+    return ValidationError(errors)
+
+
+class TaskClaimViewSet(ScopedViewSet):
+    serializer_class = ClaimSerializer
+
+    def get_queryset(self):
+        return annotatable_tasks(self.request.user).select_related("project")
+
+    @extend_schema(
+        summary="Your next pair in this task: your current one if you have one, else a new "
+        "claim; `assignment` is null when nothing is left for you",
+        request=None,
+        responses={200: ClaimSerializer},
+    )
+    @action(detail=True, methods=["post"])
+    def claim(self, request, pk=None):
+        task = self.get_object()
+        assignment = assignment_claim(request.user, task)
+        if assignment is None:
+            return Response({"assignment": None})
+        return Response({"assignment": _detail(request, assignment.pk)})
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Your assignments (newest first)"),
+    retrieve=extend_schema(
+        summary="One of your assignments with its pair, blinded (left/right as you rate them)",
+        responses={200: AssignmentDetailSerializer},
+    ),
+)
+class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSet):
+    serializer_class = AssignmentSerializer
+    filter_serializer_class = AssignmentFilterSerializer
+
+    def get_queryset(self):
+        return own_assignments(self.request.user)
+
+    def list(self, request):
+        assignments, filters = self.get_queryset(), self.filters()
+        if "task" in filters:
+            assignments = assignments.filter(pair__task_id=filters["task"])
+        if "status" in filters:
+            assignments = assignments.filter(status=filters["status"])
+        return self.paged(assignments)
+
+    def retrieve(self, request, pk=None):
+        return Response(_detail(request, self.get_object().pk))
+
+    @extend_schema(
+        summary="Rate the pair (or change your rating while the pair is still open)",
+        description="Scores in your Left/Right orientation: 1 = Left much better … K = Right "
+        "much better. A repeated submit stores one rating.",
+        request=RatingInputSerializer,
+        responses={200: RatingSerializer, 409: CONFLICT},
+    )
+    @action(detail=True, methods=["post"])
+    def rating(self, request, pk=None):
+        assignment = self.get_object()  # 404 unless it is yours
+        serializer = RatingInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            rating = rating_submit(
+                assignment.pk, request.user, RatingInput(**serializer.validated_data)
+            )
+        except Assignment.DoesNotExist:
+            raise NotFound() from None
+        except RatingInvalid as invalid:
+            raise _rating_errors(invalid) from None
+        except AssignmentClosed as closed:
+            raise Conflict(str(closed)) from None
+        rating = own_ratings(request.user).get(pk=rating.pk)
+        return Response(RatingSerializer(rating, context=self.get_serializer_context()).data)
+
+    @extend_schema(
+        summary="Give the pair back without rating it (you will not get it again)",
+        request=SkipSerializer,
+        responses={200: AssignmentSerializer, 409: CONFLICT},
+    )
+    @action(detail=True, methods=["post"])
+    def skip(self, request, pk=None):
+        assignment = self.get_object()
+        serializer = SkipSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            assignment_skip(assignment.pk, request.user, serializer.validated_data["reason"])
+        except Assignment.DoesNotExist:
+            raise NotFound() from None
+        except AssignmentClosed as closed:
+            raise Conflict(str(closed)) from None
+        return Response(AssignmentSerializer(self.get_object()).data)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Your ratings (newest first), in the orientation you rated"),
+    retrieve=extend_schema(summary="One of your ratings"),
+)
+class RatingViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSet):
+    serializer_class = RatingSerializer
+    filter_serializer_class = RatingFilterSerializer
+
+    def get_queryset(self):
+        return own_ratings(self.request.user)
+
+    def list(self, request):
+        ratings, filters = self.get_queryset(), self.filters()
+        if "task" in filters:
+            ratings = ratings.filter(pair__task_id=filters["task"])
+        return self.paged(ratings)

@@ -1,0 +1,121 @@
+"""What every API view shares: id lookups that answer 404 outside the caller's scope, query
+filters validated into 400s, uploads written to a temporary file."""
+
+import re
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import QuerySet
+from django.http import JsonResponse
+from rest_framework import status
+from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.viewsets import GenericViewSet
+
+from annotation.importing.errors import ImportFailed
+from annotation.models import Project
+from api.selectors import by_id_or_slug, parse_id
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The request conflicts with the current state."
+    default_code = "conflict"
+
+
+def refused(message: str) -> ValidationError:
+    """A 400 for the request as a whole: `{"detail": message}`."""
+    return ValidationError({"detail": str(message)})
+
+
+def field_errors(error: DjangoValidationError) -> ValidationError:
+    """A model validation error → a 400 with its field messages."""
+    if hasattr(error, "error_dict"):
+        return ValidationError(
+            {key: list(messages) for key, messages in error.message_dict.items()}
+        )
+    return ValidationError({"detail": " ".join(error.messages)})
+
+
+def object_or_404(queryset: QuerySet, pk_text):
+    """The object with this id in the caller's queryset, else 404: an id out of scope
+    answers exactly like one that does not exist."""
+    pk = parse_id(pk_text)
+    found = queryset.filter(pk=pk).first() if pk is not None else None
+    if found is None:
+        raise NotFound()
+    return found
+
+
+def project_or_404(projects: QuerySet, ref):
+    project = by_id_or_slug(projects, str(ref)).first()
+    if project is None:
+        raise NotFound("no such project")
+    return project
+
+
+def filter_by_project(queryset: QuerySet, ref: str | None, field: str = "project") -> QuerySet:
+    """Narrow to one project (id or slug) when the query names one."""
+    if not ref:
+        return queryset
+    return queryset.filter(**{f"{field}__in": by_id_or_slug(Project.objects.all(), ref)})
+
+
+class ScopedViewSet(GenericViewSet):
+    """Ids in URLs are matched loosely and checked here, so a malformed or out-of-range id is
+    an ordinary 404 (never a routing miss or a database error). Lists validate their
+    filters with `filter_serializer_class` (a 400 with field messages)."""
+
+    lookup_value_regex = "[^/]+"
+    filter_serializer_class = None
+
+    def get_object(self):
+        found = object_or_404(self.get_queryset(), self.kwargs[self.lookup_url_kwarg or "pk"])
+        self.check_object_permissions(self.request, found)
+        return found
+
+    def filters(self) -> dict:
+        serializer = self.filter_serializer_class(data=self.request.query_params)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+    def paged(self, queryset, serializer_class=None, **context):
+        page = self.paginate_queryset(queryset)
+        serializer_class = serializer_class or self.get_serializer_class()
+        data = serializer_class(page, many=True, context=self.get_serializer_context() | context)
+        return self.get_paginated_response(data.data)
+
+
+@contextmanager
+def import_refusals():
+    """An import's refusals as 400s: the importer's message (with the record number; text
+    no database stores is one of them) and model field messages."""
+    try:
+        yield
+    except ImportFailed as failed:
+        raise refused(str(failed)) from None
+    except DjangoValidationError as invalid:
+        raise field_errors(invalid) from None
+
+
+@contextmanager
+def uploaded_to_path(uploaded):
+    """The uploaded file as a path (a temporary copy, under its own base name), for services
+    that read files; removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="arbiter-upload-"))
+    try:
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(uploaded.name or "").name)[-100:]
+        path = folder / (name.lstrip(".") or "upload")
+        with path.open("wb") as out:
+            for chunk in uploaded.chunks():
+                out.write(chunk)
+        yield path
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def not_found(request, *args, **kwargs):
+    """Any other /api/ path: a JSON 404 like the API's own."""
+    return JsonResponse({"detail": "Not found."}, status=404)

@@ -1,0 +1,262 @@
+"""Judges (global: leads of any project and superusers; 403 for anyone else), runs and
+verdicts (the leads of their projects; 404 for anyone else)."""
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins, status
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+
+from api.selectors import (
+    judges_for,
+    lead_projects,
+    lead_runs,
+    lead_verdicts,
+    task_in_project,
+)
+from api.serializers.common import ErrorSerializer
+from api.serializers.judging import (
+    JudgeInputSerializer,
+    JudgeSerializer,
+    RunDetailSerializer,
+    RunFilterSerializer,
+    RunProgressSerializer,
+    RunSerializer,
+    RunStartSerializer,
+    VerdictDetailSerializer,
+    VerdictFilterSerializer,
+    VerdictImportSerializer,
+    VerdictImportSummarySerializer,
+    VerdictSerializer,
+    progress_payload,
+)
+from api.views.common import (
+    Conflict,
+    ScopedViewSet,
+    field_errors,
+    filter_by_project,
+    import_refusals,
+    project_or_404,
+    refused,
+    uploaded_to_path,
+)
+from judging.selectors import run_progress
+from judging.services.judges import JudgeInUse, judge_delete, judge_save
+from judging.services.runs import (
+    RunRefused,
+    judge_run_cancel,
+    judge_run_resume,
+    judge_run_start,
+)
+from judging.services.verdict_import import verdicts_import
+
+CONFLICT = OpenApiResponse(ErrorSerializer, description="Not in this state.")
+NOT_FOUND = OpenApiResponse(
+    ErrorSerializer, description="No project you lead (or judge) by this id."
+)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Every judge (leads and superusers)"),
+    retrieve=extend_schema(summary="One judge"),
+    create=extend_schema(
+        summary="Add a judge", request=JudgeInputSerializer, responses={201: JudgeSerializer}
+    ),
+    partial_update=extend_schema(
+        summary="Change a judge's settings (its name stays)",
+        request=JudgeInputSerializer,
+        responses={200: JudgeSerializer},
+    ),
+    destroy=extend_schema(
+        summary="Delete a judge that has no runs, verdicts or ensemble role",
+        responses={204: None, 409: CONFLICT},
+    ),
+)
+class JudgeViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, ScopedViewSet
+):
+    serializer_class = JudgeSerializer
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def get_queryset(self):
+        return judges_for(self.request.user)
+
+    def _save(self, name: str, changes: dict):
+        try:
+            judge, _created = judge_save(name, **changes)
+        except DjangoValidationError as invalid:
+            raise field_errors(invalid) from None
+        return judge
+
+    def create(self, request):
+        self.get_queryset()  # 403 unless a lead
+        serializer = JudgeInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        changes = dict(serializer.validated_data)
+        judge = self._save(changes.pop("name"), changes)
+        return Response(JudgeSerializer(judge).data, status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request, pk=None):
+        judge = self.get_object()
+        serializer = JudgeInputSerializer(data=request.data, partial=True, context={"judge": judge})
+        serializer.is_valid(raise_exception=True)
+        changes = dict(serializer.validated_data)
+        changes.pop("name", None)
+        return Response(JudgeSerializer(self._save(judge.name, changes)).data)
+
+    def perform_destroy(self, judge):
+        try:
+            judge_delete(judge)
+        except JudgeInUse as in_use:
+            raise Conflict(str(in_use)) from None
+
+
+def _run_detail(run) -> dict:
+    run.progress = progress_payload(run_progress(run))
+    return RunDetailSerializer(run).data
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Judge runs of the projects you lead (newest first)"),
+    retrieve=extend_schema(
+        summary="One run with its progress", responses={200: RunDetailSerializer}
+    ),
+    create=extend_schema(
+        summary="Start a run of a judge over a project's pairs (or one task's), in the background",
+        request=RunStartSerializer,
+        responses={201: RunDetailSerializer, 404: NOT_FOUND},
+    ),
+)
+class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSet):
+    serializer_class = RunSerializer
+    filter_serializer_class = RunFilterSerializer
+
+    def get_queryset(self):
+        return lead_runs(self.request.user)
+
+    def list(self, request):
+        runs, filters = self.get_queryset(), self.filters()
+        runs = filter_by_project(runs, filters.pop("project", None))
+        if "judge" in filters:
+            filters["judge_id"] = filters.pop("judge")
+        return self.paged(runs.filter(**filters))
+
+    def retrieve(self, request, pk=None):
+        return Response(_run_detail(self.get_object()))
+
+    def create(self, request):
+        serializer = RunStartSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        project = project_or_404(lead_projects(request.user), data["project"])
+        judge = judges_for(request.user).filter(pk=data["judge"]).first()
+        if judge is None:
+            raise NotFound("no such judge")
+        task = None
+        if data.get("task"):
+            task = task_in_project(project, data["task"])
+            if task is None:
+                raise ValidationError({"task": ["no such task in this project"]})
+        try:
+            run = judge_run_start(
+                judge,
+                project,
+                task=task,
+                samples=data["samples"],
+                user=request.user,
+                background=True,
+            )
+        except RunRefused as refusal:
+            raise refused(str(refusal)) from None
+        run = self.get_queryset().get(pk=run.pk)
+        return Response(_run_detail(run), status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="The run's progress", responses={200: RunProgressSerializer})
+    @action(detail=True, methods=["get"])
+    def progress(self, request, pk=None):
+        return Response(progress_payload(run_progress(self.get_object())))
+
+    @extend_schema(
+        summary="Stop a pending or running run (answers so far stay)",
+        request=None,
+        responses={200: RunDetailSerializer, 409: CONFLICT},
+    )
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        run = self.get_object()
+        try:
+            run = judge_run_cancel(run)
+        except RunRefused as refusal:
+            raise Conflict(str(refusal)) from None
+        return Response(_run_detail(run))
+
+    @extend_schema(
+        summary="Continue a cancelled run, or retry the failed calls of a finished one",
+        request=None,
+        responses={200: RunDetailSerializer, 409: CONFLICT},
+    )
+    @action(detail=True, methods=["post"])
+    def resume(self, request, pk=None):
+        run = self.get_object()
+        try:
+            run = judge_run_resume(run, background=True)
+        except RunRefused as refusal:
+            raise Conflict(str(refusal)) from None
+        return Response(_run_detail(run))
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Verdicts on the pairs of the projects you lead"),
+    retrieve=extend_schema(
+        summary="One verdict with the judge's raw output",
+        responses={200: VerdictDetailSerializer},
+    ),
+)
+class VerdictViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSet):
+    serializer_class = VerdictSerializer
+    filter_serializer_class = VerdictFilterSerializer
+
+    def get_queryset(self):
+        return lead_verdicts(self.request.user)
+
+    def get_serializer_class(self):
+        return VerdictDetailSerializer if self.action == "retrieve" else VerdictSerializer
+
+    def list(self, request):
+        verdicts, filters = self.get_queryset(), self.filters()
+        verdicts = filter_by_project(verdicts, filters.pop("project", None), "pair__project")
+        if "task" in filters:
+            verdicts = verdicts.filter(pair__task__slug=filters["task"])
+        if "judge" in filters:
+            verdicts = verdicts.filter(judge_id=filters["judge"])
+        if "pair" in filters:
+            verdicts = verdicts.filter(pair_id=filters["pair"])
+        return self.paged(verdicts)
+
+    @extend_schema(
+        summary="Import a judge's predictions (MMRB2 prediction file) on a task of a project "
+        "you lead (all or nothing)",
+        request={"multipart/form-data": VerdictImportSerializer},
+        responses={201: VerdictImportSummarySerializer, 404: NOT_FOUND},
+    )
+    @action(
+        detail=False,
+        methods=["post"],
+        url_path="import",
+        parser_classes=[MultiPartParser, FormParser],
+    )
+    def import_file(self, request):
+        serializer = VerdictImportSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        project = project_or_404(lead_projects(request.user), data["project"])
+        with import_refusals(), uploaded_to_path(data["file"]) as path:
+            summary = verdicts_import(
+                path,
+                project_slug=project.slug,
+                task_slug=data["task"],
+                judge_name=data["judge"],
+            )
+        return Response(summary, status=status.HTTP_201_CREATED)

@@ -1,0 +1,164 @@
+"""Nobody reaches what is not theirs by guessing ids.
+
+As an annotator of `alpha`, as an outsider (no membership) and as the lead of `beta`, every
+object endpoint is walked over ids 1 .. max id + 3: an id outside the caller's scope answers
+exactly like an id that does not exist (404; 403 everywhere on the global judge endpoints for
+non-leads), and changes nothing. Every list answers only the caller's objects, and no response
+body carries another scope's model names, usernames or external ids.
+"""
+
+import pytest
+from django.db.models import Max
+
+from annotation.models import Assignment, Pair, Project, Rating, Task
+from judging.models import Judge, JudgeRun, Verdict
+from tests.api.conftest import rate, token_client
+
+# (method, URL with {id}, model the id belongs to, body)
+OBJECT_ENDPOINTS = [
+    ("get", "/api/projects/{id}/", Project, None),
+    ("get", "/api/projects/{id}/report/", Project, None),
+    ("get", "/api/projects/{id}/export/", Project, None),
+    ("get", "/api/tasks/{id}/", Task, None),
+    ("post", "/api/tasks/{id}/claim/", Task, None),
+    ("get", "/api/pairs/{id}/", Pair, None),
+    ("get", "/api/assignments/{id}/", Assignment, None),
+    ("post", "/api/assignments/{id}/rating/", Assignment, {"overall": 4}),
+    ("post", "/api/assignments/{id}/skip/", Assignment, {"reason": "probing"}),
+    ("get", "/api/ratings/{id}/", Rating, None),
+    ("get", "/api/judges/{id}/", Judge, None),
+    ("patch", "/api/judges/{id}/", Judge, {"concurrency": 99}),
+    ("delete", "/api/judges/{id}/", Judge, None),
+    ("get", "/api/runs/{id}/", JudgeRun, None),
+    ("get", "/api/runs/{id}/progress/", JudgeRun, None),
+    ("post", "/api/runs/{id}/cancel/", JudgeRun, None),
+    ("post", "/api/runs/{id}/resume/", JudgeRun, None),
+    ("get", "/api/verdicts/{id}/", Verdict, None),
+]
+LISTS = [
+    ("/api/projects/", Project),
+    ("/api/tasks/", Task),
+    ("/api/pairs/", Pair),
+    ("/api/assignments/", Assignment),
+    ("/api/ratings/", Rating),
+    ("/api/runs/", JudgeRun),
+    ("/api/verdicts/", Verdict),
+]
+NOWHERE = 10**6
+
+
+def _scopes(world, caller: str) -> dict:
+    """What the caller may reach, per model; `judges`: whether the judge endpoints are open."""
+    if caller == "annotator":
+        user, projects, lead = world.ann_a, [world.alpha], False
+    elif caller == "outsider":
+        user, projects, lead = world.outsider, [], False
+    else:
+        user, projects, lead = world.lead_b, [world.beta], True
+    led = projects if lead else []
+    return {
+        "user": user,
+        "judges": lead,
+        Project: {p.pk for p in projects},
+        Task: set(Task.objects.filter(project__in=projects).values_list("pk", flat=True)),
+        Pair: set(Pair.objects.filter(project__in=led).values_list("pk", flat=True)),
+        Assignment: set(Assignment.objects.filter(annotator=user).values_list("pk", flat=True)),
+        Rating: set(Rating.objects.filter(annotator=user).values_list("pk", flat=True)),
+        JudgeRun: set(JudgeRun.objects.filter(project__in=led).values_list("pk", flat=True)),
+        Verdict: set(Verdict.objects.filter(pair__project__in=led).values_list("pk", flat=True)),
+        Judge: set(Judge.objects.values_list("pk", flat=True)) if lead else set(),
+    }
+
+
+# Text that must never reach the caller: other scopes' usernames, external ids (they hold the
+# model names), model, judge and project names.
+FORBIDDEN = {
+    "annotator": ["secretmodel", "t2i-", "edit-", "ann_a2", "lead_a", "lead_b", "ann_b",
+                  "baseline-a", "ext-judge", "beta"],
+    "outsider": ["secretmodel", "t2i-", "edit-", "ann_a", "lead_", "ann_b", "baseline-a",
+                 "ext-judge", "alpha", "beta"],
+    "lead_b": ["t2i-", "alpha", "ann_a", "lead_a"],
+}  # fmt: skip
+
+
+def _snapshot():
+    return {
+        "ratings": sorted(Rating.objects.values_list("pk", "overall", "updated_at")),
+        "assignments": sorted(Assignment.objects.values_list("pk", "status", "lease_expires_at")),
+        "runs": sorted(JudgeRun.objects.values_list("pk", "status")),
+        "judges": sorted(Judge.objects.values_list("pk", "concurrency", "updated_at")),
+        "verdicts": Verdict.objects.count(),
+    }
+
+
+@pytest.fixture
+def own_work(world):
+    """The annotator has an assignment and a rating of their own in `alpha`."""
+    return rate(world.ann_a, world.alpha_task, overall=3)
+
+
+@pytest.mark.parametrize("caller", ["annotator", "outsider", "lead_b"])
+def test_walking_ids_finds_nothing_of_another_scope(world, own_work, caller):
+    scopes = _scopes(world, caller)
+    client = token_client(scopes["user"])
+    before = _snapshot()
+    walked = set()
+    for method, template, model, body in OBJECT_ENDPOINTS:
+        top = (model.objects.aggregate(top=Max("pk"))["top"] or 0) + 3
+        send = getattr(client, method)
+        nowhere = send(template.format(id=NOWHERE), body, format="json")
+        if model is Judge and not scopes["judges"]:
+            expected = (403, {"detail": "only leads manage judges"})
+        else:
+            expected = (404, nowhere.json())
+        assert (nowhere.status_code, nowhere.json()) == expected
+        for pk in range(1, top + 1):
+            if pk in scopes[model]:
+                continue
+            answer = send(template.format(id=pk), body, format="json")
+            assert (answer.status_code, answer.json()) == expected, (method, template, pk)
+            walked.add(template)
+    assert walked == {template for _method, template, _model, _body in OBJECT_ENDPOINTS}
+    assert _snapshot() == before  # nothing changed by any of it
+
+
+@pytest.mark.parametrize("caller", ["annotator", "outsider", "lead_b"])
+def test_lists_hold_only_the_callers_objects(world, own_work, caller):
+    scopes = _scopes(world, caller)
+    client = token_client(scopes["user"])
+    for url, model in LISTS:
+        for query in ("", "?project=alpha", "?project=beta", f"?project={world.alpha.pk}"):
+            answer = client.get(f"{url}{query}{'&' if query else '?'}page_size=500")
+            assert answer.status_code == 200, (url, query)
+            ids = {row["id"] for row in answer.json()["results"]}
+            assert ids <= scopes[model], (url, query)
+            for text in FORBIDDEN[caller]:
+                assert text not in answer.content.decode(), (url, query, text)
+    judges = client.get("/api/judges/?page_size=500")
+    assert judges.status_code == (200 if scopes["judges"] else 403)
+
+
+@pytest.mark.parametrize("caller", ["annotator", "outsider", "lead_b"])
+def test_project_endpoints_by_slug(world, caller):
+    scopes = _scopes(world, caller)
+    client = token_client(scopes["user"])
+    for slug in ("alpha", "beta"):
+        project = Project.objects.get(slug=slug)
+        member = project.pk in scopes[Project]
+        leads = caller == "lead_b" and member
+        assert client.get(f"/api/projects/{slug}/").status_code == (200 if member else 404)
+        assert client.get(f"/api/projects/{slug}/report/").status_code == (200 if leads else 404)
+        if not leads:
+            assert client.get(f"/api/projects/{slug}/export/").status_code == 404
+
+
+@pytest.mark.parametrize("caller", ["annotator", "outsider", "lead_b"])
+def test_body_references_to_other_projects_answer_404(world, caller):
+    scopes = _scopes(world, caller)
+    client = token_client(scopes["user"])
+    for project in ("alpha", str(world.alpha.pk)):
+        started = client.post(
+            "/api/runs/", {"project": project, "judge": world.judge.pk}, format="json"
+        )
+        assert started.status_code == 404
+    assert JudgeRun.objects.count() == 4
