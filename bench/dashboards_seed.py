@@ -5,7 +5,6 @@ query counts do not grow with the data."""
 
 import json
 import random
-import subprocess
 import sys
 import time
 from datetime import timedelta
@@ -15,8 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.annotate_seed import WORDS  # noqa: E402
+from bench.run import MMRB2, placeholder_images  # noqa: E402
 
-MMRB2 = ROOT.parent / "shared" / "datasets" / "mmrb2"
 DB_NAME = "arbiter_bench_dashboards"
 TASKS = ("t2i", "edit", "interleaved", "reasoning")
 JUDGES = 23
@@ -42,12 +41,7 @@ def seed_mmrb2(work: Path) -> str:
     """The four release files with placeholder images, as bench/run.py imports them."""
     from annotation.services.pair_import import pairs_import
 
-    images = work / "images"
-    subprocess.run(
-        [sys.executable, str(MMRB2 / "make_placeholder_images.py"), str(images)],
-        check=True,
-        capture_output=True,
-    )
+    images = placeholder_images(work / "images")
     for task in TASKS:
         summary = pairs_import(
             MMRB2 / f"{task}_response_only.json",

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.database import fresh_postgres  # noqa: E402
-from bench.run import MMRB2, TASKS, manage  # noqa: E402
+from bench.run import MMRB2, TASKS, manage, placeholder_images  # noqa: E402
 
 DB_NAME = "arbiter_bench_export"
 TARGETS = {"jsonl": 30.0, "parquet": 60.0}  # seconds, for the four sets
@@ -107,12 +107,7 @@ def main() -> int:
         return 1
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-export-") as tmp:
         work = Path(tmp)
-        images = work / "images"
-        subprocess.run(
-            [sys.executable, str(MMRB2 / "make_placeholder_images.py"), str(images)],
-            check=True,
-            capture_output=True,
-        )
+        images = placeholder_images(work / "images")
         env = {
             **os.environ,
             "DATABASE_URL": fresh_postgres(args.postgres, DB_NAME),

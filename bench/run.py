@@ -30,6 +30,13 @@ TASKS = {
 }
 
 
+def placeholder_images(folder: Path) -> Path:
+    """A small labelled JPEG for every file the MMRB2 sets name (their own script)."""
+    script = MMRB2 / "make_placeholder_images.py"
+    subprocess.run([sys.executable, str(script), str(folder)], check=True, capture_output=True)
+    return folder
+
+
 def manage(env: dict, *args: str) -> tuple[float, str]:
     started = time.perf_counter()
     done = subprocess.run(
@@ -109,12 +116,7 @@ def main() -> int:
         return 1
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp:
         work = Path(tmp)
-        images = work / "images"
-        subprocess.run(
-            [sys.executable, str(MMRB2 / "make_placeholder_images.py"), str(images)],
-            check=True,
-            capture_output=True,
-        )
+        images = placeholder_images(work / "images")
         results = [bench_backend("sqlite", f"sqlite:///{work / 'bench.sqlite3'}", images, work)]
         if not args.skip_postgres:
             try:

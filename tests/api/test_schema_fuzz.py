@@ -4,6 +4,8 @@ body as the schema says. Bounded: 20 examples per operation and mode, reproducib
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
@@ -65,6 +67,18 @@ def flatmap_case(context, case):
         st.fixed_dictionaries(query),
         st.fixed_dictionaries(body),
     ).map(point)
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """The real WSGI handler closes the database connection after each request; Django's test
+    client switches that off and so must this in-process run, or PostgreSQL loses the test's
+    transaction (SQLite's in-memory test database ignores the close)."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @pytest.fixture(params=["lead", "annotator"])
