@@ -187,6 +187,13 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
+    # Password guessing through POST /api/auth/token/: attempts per client address.
+    "DEFAULT_THROTTLE_RATES": {
+        "token-login": f"{env_int('ARBITER_TOKEN_LOGINS_PER_MINUTE', 20, minimum=1)}/minute"
+    },
+    # Proxies in front of the app: the client address is taken from X-Forwarded-For only
+    # through that many of them (0: REMOTE_ADDR, a forged header cannot dodge the limit).
+    "NUM_PROXIES": env_int("ARBITER_TRUSTED_PROXIES", 0, minimum=0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Arbiter API",

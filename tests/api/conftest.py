@@ -21,6 +21,15 @@ from tests.judging.conftest import _tasks_in_process  # noqa: F401 (judge runs i
 PASSWORD = "pw-annotate-1"
 
 
+@pytest.fixture(autouse=True)
+def _fresh_login_throttle():
+    """Each test starts with no login attempts counted (the throttle lives in the cache,
+    which is Redis and outlives a test when REDIS_URL is set)."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 def token_header(user) -> dict:
     token, _ = Token.objects.get_or_create(user=user)
     return {"Authorization": f"Token {token.key}"}

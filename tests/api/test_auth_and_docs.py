@@ -33,6 +33,22 @@ def test_a_token_for_username_and_password(world):
     assert login.status_code == 200  # a stale token header does not stand in the way
 
 
+def test_password_guessing_is_slowed_per_address_and_a_forged_header_does_not_help(world, settings):
+    limit = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["token-login"]
+    assert limit == "20/minute"
+    guess = {"username": "ann_a", "password": "guess"}
+    for attempt in range(20):
+        forged = {"HTTP_X_FORWARDED_FOR": f"10.0.0.{attempt}"}
+        assert APIClient().post("/api/auth/token/", guess, **forged).status_code == 400
+    refused = APIClient().post("/api/auth/token/", {"username": "ann_a", "password": PASSWORD})
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) > 0
+    assert not Token.objects.filter(user=world.ann_a).exists()
+    elsewhere = APIClient(REMOTE_ADDR="192.0.2.7")
+    answer = elsewhere.post("/api/auth/token/", {"username": "ann_a", "password": PASSWORD})
+    assert answer.status_code == 200  # other addresses are not locked out
+
+
 def test_the_session_works_and_writes_need_the_csrf_token(world):
     client = APIClient(enforce_csrf_checks=True)
     assert client.login(username="ann_a", password=PASSWORD)
