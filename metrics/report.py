@@ -57,15 +57,9 @@ def _aspect_agreement(project: Project) -> dict:
     }
 
 
-def project_report(project: Project) -> dict:
-    tasks = list(project.tasks.order_by("slug"))
-    status_counts: dict = defaultdict(dict)
-    rows = Pair.objects.filter(project=project).values_list("task_id", "status")
-    for task_id, status, count in rows.annotate(n=Count("id")).order_by():
-        status_counts[task_id][status] = count
-
-    # Evaluated pairs: kept, with a side label. Their label is what humans and judges are
-    # scored against.
+def _labels_and_scores(project: Project) -> tuple[dict, dict]:
+    """Per task: the labels of the evaluated pairs (kept, with a side label: what humans and
+    judges are scored against) and every pair's overall scores."""
     labels: dict = defaultdict(dict)
     kept = Pair.objects.filter(project=project, status=Pair.Status.KEPT, label__in=["A", "B"])
     for pair_id, task_id, label in kept.values_list("id", "task_id", "label"):
@@ -77,6 +71,35 @@ def project_report(project: Project) -> dict:
     )
     for task_id, pair_id, overall in ratings:
         scores[task_id][pair_id].append(overall)
+    return labels, scores
+
+
+def _task_agreement(task_id: int, labels: dict, scores: dict, aspects: dict, project) -> dict:
+    return {
+        **_agreement(scores[task_id], labels[task_id], project),
+        "aspects": aspects.get(task_id, {}),
+    }
+
+
+def project_agreement(project: Project) -> dict:
+    """{task slug: the task's `agreement` of `report --json`}, without reading any verdict
+    (the dataset export's manifest)."""
+    labels, scores = _labels_and_scores(project)
+    aspects = _aspect_agreement(project)
+    return {
+        task.slug: _task_agreement(task.id, labels, scores, aspects, project)
+        for task in project.tasks.order_by("slug")
+    }
+
+
+def project_report(project: Project) -> dict:
+    tasks = list(project.tasks.order_by("slug"))
+    status_counts: dict = defaultdict(dict)
+    rows = Pair.objects.filter(project=project).values_list("task_id", "status")
+    for task_id, status, count in rows.annotate(n=Count("id")).order_by():
+        status_counts[task_id][status] = count
+
+    labels, scores = _labels_and_scores(project)
 
     verdicts: dict = defaultdict(lambda: defaultdict(list))
     samples: dict = defaultdict(int)  # samples per order each judge was asked for
@@ -107,10 +130,7 @@ def project_report(project: Project) -> dict:
             "easy": counts.get("easy", 0),
             "pending": sum(n for status, n in counts.items() if status in _PENDING),
             "statuses": counts,
-            "agreement": {
-                **_agreement(scores[task.id], labels[task.id], project),
-                "aspects": aspects.get(task.id, {}),
-            },
+            "agreement": _task_agreement(task.id, labels, scores, aspects, project),
             "judges": judges,
         }
     return {

@@ -24,7 +24,7 @@ from annotation.models import (
 )
 from annotation.services.consensus import pairs_decide
 from judging.models import Judge, Verdict
-from metrics.report import project_report
+from metrics.report import project_agreement, project_report
 
 pytestmark = pytest.mark.django_db
 
@@ -325,3 +325,12 @@ def test_report_survives_a_scale_changed_after_rating(project):
     project.refresh_from_db()
     report = run_report("bench")
     assert report["tasks"]["t2i"]["agreement"]["ratings"] == 11
+
+
+def test_project_agreement_is_the_reports_agreement_without_reading_verdicts(project):
+    report = project_report(project)
+    with CaptureQueriesContext(connection) as queries:
+        figures = project_agreement(project)
+    assert figures == {slug: task["agreement"] for slug, task in report["tasks"].items()}
+    assert any(task["judges"] for task in report["tasks"].values()), "the fixture has verdicts"
+    assert not any("judging_verdict" in query["sql"] for query in queries.captured_queries)

@@ -8,7 +8,7 @@ from pathlib import Path
 from django.utils import timezone
 
 from annotation.models import Project, Task
-from metrics.report import project_report
+from metrics.report import project_agreement
 
 FORMAT_NAME = "arbiter-dataset"
 VERSION = 1
@@ -27,8 +27,8 @@ def _finite(value):
 
 def agreement(project: Project, tasks: list[Task]) -> dict:
     """The agreement figures of `report --json` for each exported task."""
-    report = project_report(project)["tasks"]
-    return {task.slug: _finite(report.get(task.slug, {}).get("agreement")) for task in tasks}
+    figures = project_agreement(project)
+    return {task.slug: _finite(figures.get(task.slug)) for task in tasks}
 
 
 def manifest(
