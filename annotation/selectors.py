@@ -10,6 +10,7 @@ from django.http import Http404
 from annotation.models import (
     Asset,
     Assignment,
+    ExportJob,
     Membership,
     Project,
     Prompt,
@@ -181,3 +182,8 @@ def assets_by_sha(shas: set[str]) -> dict[str, Asset]:
     if not shas:
         return {}
     return {asset.sha256: asset for asset in Asset.objects.filter(sha256__in=shas)}
+
+
+def export_jobs_for_project(project: Project) -> QuerySet:
+    """The project's export jobs, newest first, with what their lists show."""
+    return ExportJob.objects.filter(project=project).select_related("requested_by", "task")

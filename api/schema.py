@@ -5,7 +5,9 @@ that the schema declares each status code the API really returns.
   its CSRF token), on every authenticated operation;
 - 404 for an id the caller may not see (and for a page number past the end of a list);
 - 400 (field messages) for operations with input: a body, or query filters;
-- 415 for a body in a media type the operation does not read.
+- 415 for a body in a media type the operation does not read;
+- 405 on a detail operation whose id can spell a list action's route (`GET /api/pairs/import/`
+  reaches the POST-only import action, not pair "import").
 Operations add their own (409 ...) with `extend_schema(responses=...)`.
 """
 
@@ -53,4 +55,13 @@ class ArbiterAutoSchema(AutoSchema):
             errors["400"] = ValidationErrorSerializer
         if has_body:
             errors["415"] = ErrorSerializer
+        if self._shadowed_by_a_list_action():
+            errors["405"] = ErrorSerializer
         return errors
+
+    def _shadowed_by_a_list_action(self) -> bool:
+        actions = getattr(self.view, "get_extra_actions", None)
+        if actions is None or not self.path.endswith("}/"):
+            return False
+        method = self.method.lower()
+        return any(not action.detail and method not in action.mapping for action in actions())

@@ -25,7 +25,19 @@ urlpatterns = [
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("auth/token/", auth.TokenView.as_view(), name="api-token"),
     re_path(
-        r"^projects/(?P<project>[^/]+)/export/$", export.ExportView.as_view(), name="api-export"
+        r"^projects/(?P<project>[^/]+)/exports/$",
+        export.ExportJobListView.as_view(),
+        name="api-export-jobs",
+    ),
+    re_path(
+        r"^projects/(?P<project>[^/]+)/exports/(?P<id>[^/]+)/$",
+        export.ExportJobDetailView.as_view(),
+        name="api-export-job",
+    ),
+    re_path(
+        r"^projects/(?P<project>[^/]+)/exports/(?P<id>[^/]+)/download/$",
+        export.ExportJobDownloadView.as_view(),
+        name="api-export-download",
     ),
     re_path(r"^assets/(?P<sha256>[^/]+)/$", export.AssetView.as_view(), name="api-asset"),
     *router.urls,

@@ -23,5 +23,15 @@ urlpatterns = [
     ),
     path("projects/<slug:slug>/judges/", views.judges_page, name="dash-judges"),
     path("projects/<slug:slug>/models/", views.models_page, name="dash-models"),
-    path("projects/<slug:slug>/export/", views.export_view, name="dash-export"),
+    path("projects/<slug:slug>/exports/", views.exports_page, name="dash-exports"),
+    path(
+        "projects/<slug:slug>/exports/start/",
+        views.export_start_view,
+        name="dash-export-start",
+    ),
+    path(
+        "projects/<slug:slug>/exports/<int:job_id>/download/",
+        views.export_download_view,
+        name="dash-export-download",
+    ),
 ]

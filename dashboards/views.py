@@ -1,26 +1,29 @@
 """The lead's dashboards: thin views over the selectors (cached until the data changes),
-the adjudication services and the dataset download."""
+the adjudication services and the dataset exports."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, Http404, HttpResponseBadRequest
+from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.exporting import ExportRefused, export_archive, open_for_download
-from annotation.selectors import project_for_lead
+from annotation.exporting import ExportRefused
+from annotation.selectors import export_jobs_for_project, project_for_lead
 from annotation.services.adjudication import (
     AdjudicationRefused,
     pair_adjudicate,
     pair_request_annotator,
     project_filter_update,
 )
+from annotation.services.exports import export_job_path, export_job_start
 from dashboards.cache import cached
 from dashboards.selectors.agreement import agreement
 from dashboards.selectors.disagreements import disagreements, pair_review
 from dashboards.selectors.judges import judges
 from dashboards.selectors.models import models
 from dashboards.selectors.overview import overview
+
+EXPORTS_SHOWN = 50  # the latest; older exports stay downloadable through the API
 
 
 def _page(request, slug, template, context):
@@ -125,24 +128,43 @@ def _flag(params, name: str) -> bool:
 
 
 @login_required
-def export_view(request, slug: str):
-    """The dataset as a .zip (GET: format, task, include_dropped, with_verdicts)."""
+@require_POST
+def export_start_view(request, slug: str):
+    """Start a background export (the overview's form), then show the list of exports."""
     project = project_for_lead(request.user, slug)
-    file_format = request.GET.get("format", "jsonl")
-    task = request.GET.get("task", "")
+    task = request.POST.get("task", "")
     try:
-        archive = export_archive(
+        export_job_start(
             project,
-            file_format=file_format,
+            request.user,
+            file_format=request.POST.get("format", "jsonl"),
             task_slug=None if task in ("", "all") else task,
-            include_dropped=_flag(request.GET, "include_dropped"),
-            with_verdicts=_flag(request.GET, "with_verdicts"),
+            include_dropped=_flag(request.POST, "include_dropped"),
+            with_verdicts=_flag(request.POST, "with_verdicts"),
         )
     except ExportRefused as refused:
-        return HttpResponseBadRequest(
-            f"Export refused: {refused}", content_type="text/plain; charset=utf-8"
-        )
-    # The zip is deleted when the response closes its file, after the download.
-    return FileResponse(
-        open_for_download(archive), as_attachment=True, filename=f"{slug}-{file_format}.zip"
-    )
+        messages.error(request, f"Export refused: {refused}")
+    else:
+        messages.success(request, "Export started; it appears below when ready.")
+    return redirect("dash-exports", slug=slug)
+
+
+@login_required
+def exports_page(request, slug: str):
+    """The project's exports; htmx re-fetches the list while one is queued or running."""
+    project = project_for_lead(request.user, slug)
+    jobs = list(export_jobs_for_project(project)[:EXPORTS_SHOWN])
+    context = {"project": project, "jobs": jobs, "active": any(job.active for job in jobs)}
+    partial = request.headers.get("HX-Request")
+    template = "dashboards/_export_jobs.html" if partial else "dashboards/exports.html"
+    return render(request, template, context)
+
+
+@login_required
+def export_download_view(request, slug: str, job_id: int):
+    project = project_for_lead(request.user, slug)
+    job = export_jobs_for_project(project).filter(pk=job_id).first()
+    path = export_job_path(job) if job is not None else None
+    if path is None:
+        raise Http404("no such export, or it is not ready")
+    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)

@@ -1,9 +1,9 @@
-"""`export_archive`: the export as one .zip file, for downloads (the lead's page, the API).
+"""`export_archive`: the export as one .zip file, built by an export job (annotation/services/
+exports.py) for the lead's page and the API to download.
 
 The archive holds exactly the export folder (unzip it into DIR). Images and Parquet files are
 stored as they are (already compressed); JSON text is deflated."""
 
-import io
 import os
 import tempfile
 import zipfile
@@ -26,7 +26,7 @@ def export_archive(
     with_verdicts: bool = False,
 ) -> Path:
     """Export into a temporary folder and zip it; the path of the zip, which the caller
-    deletes (`open_for_download` does it when the download is done)."""
+    moves or deletes."""
     # Django's temporary folder for uploads, when configured: big files go where the operator
     # has room for them.
     temp_root = settings.FILE_UPLOAD_TEMP_DIR or None
@@ -64,18 +64,3 @@ def _members(folder: Path) -> list[Path]:
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "manifest.json")
     files.sort(key=lambda p: len(p.relative_to(folder).parts))  # stable: top level first
     return [folder / "manifest.json", *files]
-
-
-class DeletingFile(io.FileIO):
-    """A temporary file opened for one download: closing it (Django closes a FileResponse's
-    file once it is sent or abandoned) deletes it."""
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            Path(self.name).unlink(missing_ok=True)
-
-
-def open_for_download(path: Path) -> DeletingFile:
-    return DeletingFile(str(path), "rb")

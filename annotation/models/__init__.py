@@ -1,4 +1,5 @@
 from annotation.models.content import Asset, Generator, Prompt, Response
+from annotation.models.export_job import ExportJob
 from annotation.models.flag import Flag
 from annotation.models.pair import Adjudication, AnnotatorRequest, Pair, Side
 from annotation.models.project import Membership, Project, Task
@@ -9,6 +10,7 @@ __all__ = [
     "AnnotatorRequest",
     "AspectScore",
     "Asset",
+    "ExportJob",
     "Assignment",
     "Flag",
     "Generator",

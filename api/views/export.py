@@ -1,76 +1,121 @@
-"""Downloads: the dataset export (a zip, for leads) and images by content hash."""
+"""Dataset export jobs (leads; a job is built in the background, then downloaded as a zip)
+and images by content hash."""
 
 import re
 
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
 from rest_framework.exceptions import NotFound
+from rest_framework.generics import GenericAPIView
+from rest_framework.mixins import ListModelMixin
 from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.exporting import ExportRefused, export_archive, open_for_download
-from annotation.exporting.service import FILE_FORMATS
-from annotation.selectors import assets_by_sha
+from annotation.exporting import ExportRefused
+from annotation.models import ExportJob
+from annotation.selectors import assets_by_sha, export_jobs_for_project
+from annotation.services.exports import export_job_path, export_job_start
 from api.selectors import lead_projects
-from api.views.common import project_or_404, refused
+from api.serializers.common import ErrorSerializer
+from api.serializers.exports import ExportJobSerializer, ExportStartSerializer
+from api.views.common import Conflict, object_or_404, project_or_404, refused
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+PROJECT = OpenApiParameter("project", str, OpenApiParameter.PATH, description="Project id or slug.")
+JOB = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Export job id.")
+NOT_FOUND = OpenApiResponse(ErrorSerializer, description="No project you lead by this id.")
 
 
-class ExportQuerySerializer(serializers.Serializer):
-    format = serializers.ChoiceField(choices=FILE_FORMATS, default="jsonl")
-    task = serializers.SlugField(
-        max_length=64, required=False, help_text="Only this task (slug); all when absent."
+class _ExportJobs(GenericAPIView):
+    """The jobs of a project the caller leads: 404 for anyone else."""
+
+    queryset = ExportJob.objects.none()  # the model, for the schema
+    serializer_class = ExportJobSerializer
+
+    def project(self):
+        return project_or_404(lead_projects(self.request.user), self.kwargs["project"])
+
+    def get_queryset(self):
+        return export_jobs_for_project(self.project())
+
+    def get_object(self):
+        return object_or_404(self.get_queryset(), self.kwargs["id"])
+
+
+class ExportJobListView(ListModelMixin, _ExportJobs):
+    @extend_schema(
+        summary="The project's export jobs (newest first); leads only", parameters=[PROJECT]
     )
-    include_dropped = serializers.BooleanField(default=False)
-    with_verdicts = serializers.BooleanField(default=False)
+    def get(self, request, project):
+        return self.list(request)
+
+    @extend_schema(
+        summary="Start an export of the project's consensus dataset (docs/export-format.md) "
+        "in the background; leads only",
+        parameters=[PROJECT],
+        request=ExportStartSerializer,
+        responses={202: ExportJobSerializer, 404: NOT_FOUND},
+    )
+    def post(self, request, project):
+        found = self.project()
+        options = ExportStartSerializer(data=request.data)
+        options.is_valid(raise_exception=True)
+        data = options.validated_data
+        try:
+            job = export_job_start(
+                found,
+                request.user,
+                file_format=data["format"],
+                task_slug=data.get("task"),
+                include_dropped=data["include_dropped"],
+                with_verdicts=data["with_verdicts"],
+            )
+        except ExportRefused as refusal:
+            raise refused(str(refusal)) from None
+        job = self.get_queryset().get(pk=job.pk)  # as it is now (done already when eager)
+        return Response(
+            self.get_serializer(job).data,
+            status=status.HTTP_202_ACCEPTED,
+            headers={"Location": self.get_serializer(job).data["url"]},
+        )
 
 
-class _FormatIsAParameter(DefaultContentNegotiation):
-    """`?format=` names the export's file format here, not DRF's renderer."""
+class ExportJobDetailView(_ExportJobs):
+    @extend_schema(summary="One export job; leads only", parameters=[PROJECT, JOB])
+    def get(self, request, project, id):
+        return Response(self.get_serializer(self.get_object()).data)
+
+
+class _AnyAccept(DefaultContentNegotiation):
+    """The zip is sent whatever the Accept header says; errors are JSON."""
 
     def select_renderer(self, request, renderers, format_suffix=None):
         return renderers[0], renderers[0].media_type
 
 
-class ExportView(APIView):
-    query_serializer_class = ExportQuerySerializer
-    content_negotiation_class = _FormatIsAParameter
+class ExportJobDownloadView(_ExportJobs):
+    content_negotiation_class = _AnyAccept
 
     @extend_schema(
-        summary="Download the project's consensus dataset as a zip (docs/export-format.md); "
-        "leads only",
-        parameters=[
-            OpenApiParameter(
-                "project", str, OpenApiParameter.PATH, description="Project id or slug."
-            ),
-            ExportQuerySerializer,
-        ],
-        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+        summary="Download a done export job's zip; leads only",
+        parameters=[PROJECT, JOB],
+        responses={
+            (200, "application/zip"): OpenApiTypes.BINARY,
+            409: OpenApiResponse(ErrorSerializer, description="The export is not done."),
+        },
     )
-    def get(self, request, project):
-        found = project_or_404(lead_projects(request.user), project)
-        query = ExportQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        options = query.validated_data
-        try:
-            archive = export_archive(
-                found,
-                file_format=options["format"],
-                task_slug=options.get("task"),
-                include_dropped=options["include_dropped"],
-                with_verdicts=options["with_verdicts"],
-            )
-        except ExportRefused as refusal:
-            raise refused(str(refusal)) from None
-        # The file deletes itself when Django closes it, after the last byte or on abort.
+    def get(self, request, project, id):
+        job = self.get_object()
+        if job.status != ExportJob.Status.DONE:
+            raise Conflict(f"the export is {job.status}, not done")
+        path = export_job_path(job)
+        if path is None:
+            raise NotFound("the export's file is gone")
         return FileResponse(
-            open_for_download(archive),
-            as_attachment=True,
-            filename=f"{found.slug}-{options['format']}.zip",
-            content_type="application/zip",
+            path.open("rb"), as_attachment=True, filename=path.name, content_type="application/zip"
         )
 
 

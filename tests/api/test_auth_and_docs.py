@@ -71,7 +71,7 @@ def test_the_schema_is_openapi_3_and_public(db):
     for path in ("/api/projects/{project}/report/", "/api/tasks/{id}/claim/",
                  "/api/assignments/{id}/rating/", "/api/pairs/import/", "/api/judges/{id}/",
                  "/api/runs/{id}/cancel/", "/api/verdicts/import/", "/api/auth/token/",
-                 "/api/projects/{project}/export/"):  # fmt: skip
+                 "/api/projects/{project}/exports/{id}/download/"):  # fmt: skip
         assert path in paths
     assert "tokenAuth" in schema["components"]["securitySchemes"]
 

@@ -10,7 +10,7 @@ body carries another scope's model names, usernames or external ids.
 import pytest
 from django.db.models import Max
 
-from annotation.models import Assignment, Pair, Project, Rating, Task
+from annotation.models import Assignment, ExportJob, Pair, Project, Rating, Task
 from judging.models import Judge, JudgeRun, Verdict
 from tests.api.conftest import rate, token_client
 
@@ -18,7 +18,8 @@ from tests.api.conftest import rate, token_client
 OBJECT_ENDPOINTS = [
     ("get", "/api/projects/{id}/", Project, None),
     ("get", "/api/projects/{id}/report/", Project, None),
-    ("get", "/api/projects/{id}/export/", Project, None),
+    ("get", "/api/projects/{id}/exports/", Project, None),
+    ("post", "/api/projects/{id}/exports/", Project, {}),
     ("get", "/api/tasks/{id}/", Task, None),
     ("post", "/api/tasks/{id}/claim/", Task, None),
     ("get", "/api/pairs/{id}/", Pair, None),
@@ -88,6 +89,7 @@ def _snapshot():
         "runs": sorted(JudgeRun.objects.values_list("pk", "status")),
         "judges": sorted(Judge.objects.values_list("pk", "concurrency", "updated_at")),
         "verdicts": Verdict.objects.count(),
+        "exports": ExportJob.objects.count(),
     }
 
 
@@ -149,7 +151,7 @@ def test_project_endpoints_by_slug(world, caller):
         assert client.get(f"/api/projects/{slug}/").status_code == (200 if member else 404)
         assert client.get(f"/api/projects/{slug}/report/").status_code == (200 if leads else 404)
         if not leads:
-            assert client.get(f"/api/projects/{slug}/export/").status_code == 404
+            assert client.get(f"/api/projects/{slug}/exports/").status_code == 404
 
 
 @pytest.mark.parametrize("caller", ["annotator", "outsider", "lead_b"])

@@ -1,14 +1,9 @@
-"""Projects, tasks, the report and the export download."""
+"""Projects, tasks and the report (exports: test_exports.py)."""
 
-import io
 import json
-import zipfile
 
-import pytest
 from django.contrib.auth.models import User
 
-from annotation import exporting
-from annotation.models import Pair
 from metrics.report import project_report
 from tests.api.conftest import token_client
 
@@ -62,42 +57,3 @@ def test_the_report_is_project_report(world, as_lead, as_annotator):
     assert set(answer.json()["tasks"]) == {"t2i"}
     assert as_annotator.get("/api/projects/alpha/report/").status_code == 404
     assert as_lead.get("/api/projects/beta/report/").status_code == 404
-
-
-@pytest.fixture
-def kept_pairs(world):
-    Pair.objects.filter(project=world.alpha).update(
-        status=Pair.Status.KEPT, label="A", decided_by=Pair.DecidedBy.IMPORTED
-    )
-
-
-@pytest.mark.parametrize("file_format", ["jsonl", "parquet"])
-def test_export_downloads_a_zip_and_deletes_it(
-    world, as_lead, kept_pairs, monkeypatch, file_format
-):
-    opened = []
-    real_open = exporting.archive.open_for_download
-
-    def spy(path):
-        opened.append(path)
-        return real_open(path)
-
-    monkeypatch.setattr("api.views.export.open_for_download", spy)
-    answer = as_lead.get(f"/api/projects/alpha/export/?format={file_format}&with_verdicts=true")
-    assert answer.status_code == 200, answer.content
-    assert answer["Content-Type"] == "application/zip"
-    assert f'filename="alpha-{file_format}.zip"' in answer["Content-Disposition"]
-    payload = b"".join(answer.streaming_content)
-    answer.close()
-    names = zipfile.ZipFile(io.BytesIO(payload)).namelist()
-    assert names[0] == "manifest.json" and f"t2i.{file_format}" in names
-    assert opened and not opened[0].exists()
-
-
-def test_export_options_are_checked(world, as_lead, as_annotator, kept_pairs):
-    assert as_lead.get("/api/projects/alpha/export/?format=csv").status_code == 400
-    missing = as_lead.get("/api/projects/alpha/export/?task=nope")
-    assert missing.status_code == 400 and "nope" in missing.json()["detail"]
-    assert as_lead.get("/api/projects/alpha/export/?task=t2i").status_code == 200
-    assert as_annotator.get("/api/projects/alpha/export/").status_code == 404
-    assert as_lead.get("/api/projects/beta/export/").status_code == 404

@@ -1,98 +1,162 @@
-"""The lead's download: GET /projects/<slug>/export/ streams a .zip of the export folder."""
+"""The lead's exports pages: the overview's form POSTs to /projects/<slug>/exports/start/,
+which starts a background job and redirects to the list (/projects/<slug>/exports/); a done
+job's zip downloads from /projects/<slug>/exports/<id>/download/."""
 
 import io
 import json
 import zipfile
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from annotation.models import ExportJob, Membership
+from annotation.services.exports import export_job_run, export_job_start
+from tests.annotate.conftest import member
+
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def temp_dir(settings, tmp_path) -> Path:
+def temp_dir(settings, tmp_path):
     settings.FILE_UPLOAD_TEMP_DIR = tmp_path / "tmp"
     settings.FILE_UPLOAD_TEMP_DIR.mkdir()
     return settings.FILE_UPLOAD_TEMP_DIR
 
 
-def _download(client, slug, **params):
-    return client.get(reverse("dash-export", args=[slug]), params)
+def _start(client, capture, slug="exp", **form):
+    with capture(execute=True):
+        return client.post(reverse("dash-export-start", args=[slug]), form)
 
 
-def _archive(response, temp_dir: Path) -> zipfile.ZipFile:
-    assert [p.suffix for p in temp_dir.iterdir()] == [".zip"]  # the export folder is gone
+def _zip(response) -> zipfile.ZipFile:
     body = b"".join(response.streaming_content)
     response.close()
-    assert list(temp_dir.iterdir()) == []  # the zip is deleted once the download is done
     return zipfile.ZipFile(io.BytesIO(body))
 
 
-def test_a_lead_downloads_the_zip(client, rated, temp_dir):
+def test_a_lead_starts_an_export_and_downloads_it(
+    client, rated, django_capture_on_commit_callbacks
+):
     client.force_login(rated.lead)
-    response = _download(client, "exp", format="jsonl", task="", include_dropped="1")
+    started = _start(
+        client, django_capture_on_commit_callbacks, format="jsonl", task="", include_dropped="1"
+    )
+    assert started.status_code == 302
+    assert started["Location"] == reverse("dash-exports", args=["exp"])
+    job = ExportJob.objects.get()
+    assert (job.status, job.requested_by, job.include_dropped) == ("done", rated.lead, True)
+    page = client.get(started["Location"]).content.decode()
+    download = reverse("dash-export-download", args=["exp", job.pk])
+    assert "Export started" in page and "Done" in page and f'href="{download}"' in page
+    assert "hx-trigger" not in page  # nothing left to wait for
+    response = client.get(download)
     assert response.status_code == 200
     assert response["Content-Disposition"] == 'attachment; filename="exp-jsonl.zip"'
-    assert response["Content-Type"] == "application/zip"
-    archive = _archive(response, temp_dir)
-    names = archive.namelist()
-    assert names[:3] == ["manifest.json", "edit.jsonl", "t2i.jsonl"]
+    archive = _zip(response)
+    assert archive.namelist()[:3] == ["manifest.json", "edit.jsonl", "t2i.jsonl"]
     manifest = json.loads(archive.read("manifest.json"))
-    assert set(manifest["files"]) == set(names) - {"manifest.json"}
     assert manifest["options"]["include_dropped"] is True
-    assert manifest["counts"]["by_status"] == {"dropped": 1, "kept": 5}
-    infos = {info.filename: info for info in archive.infolist()}
-    assert infos["t2i.jsonl"].compress_type == zipfile.ZIP_DEFLATED
-    image = next(name for name in names if name.startswith("images/"))
-    assert infos[image].compress_type == zipfile.ZIP_STORED
     assert archive.testzip() is None
 
 
-def test_parquet_of_one_task_with_verdicts(client, rated, temp_dir):
+def test_parquet_of_one_task_with_verdicts(client, rated, django_capture_on_commit_callbacks):
     client.force_login(rated.lead)
-    response = _download(client, "exp", format="parquet", task="t2i", with_verdicts="on")
-    assert response.status_code == 200
+    _start(
+        client, django_capture_on_commit_callbacks, format="parquet", task="t2i",
+        with_verdicts="on",
+    )  # fmt: skip
+    job = ExportJob.objects.get()
+    response = client.get(reverse("dash-export-download", args=["exp", job.pk]))
     assert response["Content-Disposition"] == 'attachment; filename="exp-parquet.zip"'
-    archive = _archive(response, temp_dir)
-    assert archive.namelist() == ["manifest.json", "t2i.parquet"]
-    manifest = json.loads(archive.read("manifest.json"))
-    assert manifest["options"] == {"task": "t2i", "include_dropped": False, "with_verdicts": True}
+    assert _zip(response).namelist() == ["manifest.json", "t2i.parquet"]
 
 
-def test_only_the_projects_leads_may_download(client, rated):
-    url = reverse("dash-export", args=["exp"])
-    assert reverse("login") in client.get(url)["Location"]
-    client.force_login(rated.annotators[0])
-    assert client.get(url).status_code == 403
-    client.force_login(User.objects.create_user("stranger"))
-    assert client.get(url).status_code == 403
+def test_the_list_polls_while_a_job_is_queued(client, rated):
     client.force_login(rated.lead)
-    assert client.get(reverse("dash-export", args=["nope"])).status_code == 404
+    job = export_job_start(rated.project, rated.lead)  # not committed: stays queued
+    url = reverse("dash-exports", args=["exp"])
+    page = client.get(url).content.decode()
+    assert f'hx-get="{url}" hx-trigger="every 2s"' in page and "Queued" in page
+    assert "vendor/htmx-" in page
+    assert reverse("dash-export-download", args=["exp", job.pk]) not in page
+    partial = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert partial.startswith('<section id="export-jobs"') and "<h1>" not in partial
+    export_job_run(job.pk)
+    partial = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert "hx-trigger" not in partial and "Done" in partial
+
+
+def test_a_failed_job_shows_its_error(client, rated):
+    client.force_login(rated.lead)
+    job = ExportJob.objects.create(
+        project=rated.project, requested_by=rated.lead, status="failed", error="disk full"
+    )
+    page = client.get(reverse("dash-exports", args=["exp"])).content.decode()
+    assert "Failed" in page and "disk full" in page
+    download = reverse("dash-export-download", args=["exp", job.pk])
+    assert download not in page
+    assert client.get(download).status_code == 404
+
+
+def test_only_the_projects_leads_reach_the_exports(client, rated, imported):
+    job = export_job_start(rated.project, rated.lead)
+    export_job_run(job.pk)
+    urls = [
+        reverse("dash-exports", args=["exp"]),
+        reverse("dash-export-download", args=["exp", job.pk]),
+    ]
+    start = reverse("dash-export-start", args=["exp"])
+    assert reverse("login") in client.get(urls[0])["Location"]
+    for user in (rated.annotators[0], User.objects.create_user("stranger")):
+        client.force_login(user)
+        assert [client.get(url).status_code for url in urls] == [403, 403]
+        assert client.post(start).status_code == 403
+    assert ExportJob.objects.count() == 1
+    client.force_login(rated.lead)
+    assert client.get(start).status_code == 405
+    assert client.get(reverse("dash-exports", args=["nope"])).status_code == 404
+    # A job of another project is not found through this one.
+    imp_lead = member("imp-boss", imported, role=Membership.Role.LEAD)
+    other = export_job_start(imported, imp_lead)
+    export_job_run(other.pk)
+    assert client.get(reverse("dash-export-download", args=["exp", other.pk])).status_code == 404
 
 
 @pytest.mark.parametrize(
-    ("params", "message"),
+    ("form", "message"),
     [
-        ({"format": "csv"}, "unknown format 'csv'"),
-        ({"task": "nope"}, "no task 'nope'"),
+        ({"format": "csv"}, "unknown format &#x27;csv&#x27;"),
+        ({"task": "nope"}, "no task &#x27;nope&#x27;"),
         ({"include_dropped": "maybe"}, "include_dropped must be 1 or 0"),
     ],
 )
-def test_bad_parameters_are_a_400_with_a_message(client, rated, temp_dir, params, message):
+def test_bad_options_are_refused_with_a_message(
+    client, rated, django_capture_on_commit_callbacks, form, message
+):
     client.force_login(rated.lead)
-    response = _download(client, "exp", **params)
-    assert response.status_code == 400
-    assert message in response.content.decode()
-    assert list(temp_dir.iterdir()) == []
+    response = _start(client, django_capture_on_commit_callbacks, **form)
+    assert not ExportJob.objects.exists()
+    page = client.get(response["Location"]).content.decode()
+    assert "Export refused" in page and message in page
+
+
+def test_the_list_has_a_query_budget(client, rated, django_assert_num_queries):
+    for _ in range(3):
+        export_job_run(export_job_start(rated.project, rated.lead, task_slug="t2i").pk)
+    client.force_login(rated.lead)
+    # session, user, project, lead check, the jobs with their user and task
+    with django_assert_num_queries(5):
+        response = client.get(reverse("dash-exports", args=["exp"]), HTTP_HX_REQUEST="true")
+    assert response.content.decode().count("Download .zip") == 3
 
 
 def test_the_overview_offers_the_export_form(client, rated):
     client.force_login(rated.lead)
     body = client.get(reverse("dash-overview", args=["exp"])).content.decode()
-    form = body.index(f'action="{reverse("dash-export", args=["exp"])}"')
+    form = body.index(f'action="{reverse("dash-export-start", args=["exp"])}"')
     assert body.index("<h1>") < form  # in the page, not in its head
+    assert body[form - 40 : form].count('method="post"') == 1
+    assert 'name="csrfmiddlewaretoken"' in body[form:]
     assert '<option value="parquet">' in body and '<option value="t2i">' in body
     assert 'name="include_dropped"' in body and 'name="with_verdicts"' in body

@@ -1,0 +1,58 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class ExportJob(models.Model):
+    """A dataset export made in the background (a big one outlives any web request); the zip
+    is kept under MEDIA_ROOT for the lead to download."""
+
+    class Format(models.TextChoices):
+        JSONL = "jsonl", "JSONL + image files"
+        PARQUET = "parquet", "Parquet (images embedded)"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    project = models.ForeignKey(
+        "annotation.Project", on_delete=models.CASCADE, related_name="export_jobs"
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="export_jobs"
+    )
+    file_format = models.CharField(max_length=16, choices=Format.choices, default=Format.JSONL)
+    task = models.ForeignKey("annotation.Task", null=True, blank=True, on_delete=models.CASCADE)
+    include_dropped = models.BooleanField(default=False)
+    with_verdicts = models.BooleanField(default=False)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    # The archive's name relative to MEDIA_ROOT (exports/<job id>/<slug>-<format>.zip).
+    file = models.CharField(max_length=255, blank=True)
+    size_bytes = models.BigIntegerField(null=True, blank=True)
+    summary = models.JSONField(default=dict, blank=True)  # pairs, ratings, images
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(file_format__in=["jsonl", "parquet"]),
+                name="export_job_format_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["queued", "running", "done", "failed"]),
+                name="export_job_status_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"export {self.pk} of {self.project}"
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
