@@ -17,6 +17,7 @@ from annotation.services.ratings import RatingInput, rating_submit, to_form
 from judging.models import Judge, Verdict
 from tests.annotate.conftest import member, queued_pairs
 from tests.factories import mmrb2_pair, write_image, write_jsonl, write_mmrb2
+from tests.judging.conftest import _tasks_in_process  # noqa: F401 (export jobs in-process)
 
 ANNOTATORS = ("alice", "bob", "carol")
 # Canonical overall scores (7 = A much better) of pairs 0..3 by alice, bob, carol.
