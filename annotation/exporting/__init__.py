@@ -3,7 +3,12 @@
 
 from annotation.exporting.archive import export_archive
 from annotation.exporting.errors import ExportRefused
-from annotation.exporting.service import FILE_FORMATS, ExportSummary, export_dataset
+from annotation.exporting.service import (
+    FILE_FORMATS,
+    ExportSummary,
+    export_dataset,
+    export_tasks,
+)
 
 __all__ = [
     "FILE_FORMATS",
@@ -11,4 +16,5 @@ __all__ = [
     "ExportSummary",
     "export_archive",
     "export_dataset",
+    "export_tasks",
 ]

@@ -60,11 +60,7 @@ def export_dataset(
     """Write the project's kept pairs (and dropped ones with `include_dropped`) of every task,
     or of `task_slug` only, into `out_dir`, which must be absent or empty."""
     started = time.perf_counter()
-    if file_format not in FILE_FORMATS:
-        raise ExportRefused(
-            f"unknown format {file_format!r}; expected one of {', '.join(FILE_FORMATS)}"
-        )
-    tasks = _tasks(project, task_slug)
+    tasks = export_tasks(project, file_format, task_slug)
     target = Path(os.path.abspath(out_dir))
     _check_target(target)
     staging = target.parent / f".{target.name}.partial-{secrets.token_hex(4)}"
@@ -89,7 +85,13 @@ def export_dataset(
     return summary
 
 
-def _tasks(project: Project, task_slug: str | None) -> list[Task]:
+def export_tasks(project: Project, file_format: str, task_slug: str | None) -> list[Task]:
+    """The tasks an export with these options writes; ExportRefused for a bad format or task
+    (also used to refuse an export job before it is queued)."""
+    if file_format not in FILE_FORMATS:
+        raise ExportRefused(
+            f"unknown format {file_format!r}; expected one of {', '.join(FILE_FORMATS)}"
+        )
     tasks = Task.objects.filter(project=project).order_by("slug")
     if task_slug:
         tasks = tasks.filter(slug=task_slug)

@@ -13,8 +13,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.exporting import FILE_FORMATS, ExportRefused, export_archive
-from annotation.models import ExportJob, Project, Task
+from annotation.exporting import ExportRefused, export_archive, export_tasks
+from annotation.models import ExportJob, Project
 
 log = logging.getLogger(__name__)
 
@@ -32,15 +32,8 @@ def export_job_start(
 ) -> ExportJob:
     """Record the job and enqueue it once the transaction commits. Bad options are refused
     here, with a message for the user, rather than as a failed job later."""
-    if file_format not in FILE_FORMATS:
-        raise ExportRefused(
-            f"unknown format {file_format!r}; expected one of {', '.join(FILE_FORMATS)}"
-        )
-    task = None
-    if task_slug:
-        task = Task.objects.filter(project=project, slug=task_slug).first()
-        if task is None:
-            raise ExportRefused(f"project {project.slug!r} has no task {task_slug!r}")
+    tasks = export_tasks(project, file_format, task_slug)
+    task = tasks[0] if task_slug else None
     from annotation.tasks import export_job  # the tasks module imports this one
 
     with transaction.atomic():
