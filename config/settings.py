@@ -31,7 +31,8 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # The Django admin, for operators (superusers) only: see config/admin.py.
+    "config.admin.OperatorAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -122,6 +123,8 @@ MEDIA_URL = "media/"
 ARBITER_IMAGE_FORMATS = env_list("ARBITER_IMAGE_FORMATS", ["JPEG", "PNG", "WEBP", "GIF"])
 ARBITER_MAX_IMAGE_PIXELS = env_int("ARBITER_MAX_IMAGE_PIXELS", 64_000_000, minimum=1)
 ARBITER_MAX_IMAGE_BYTES = env_int("ARBITER_MAX_IMAGE_BYTES", 50 * 1024 * 1024, minimum=1)
+# Longest text (a prompt, a response's text part, a rationale) an import or form accepts.
+ARBITER_MAX_TEXT_CHARS = env_int("ARBITER_MAX_TEXT_CHARS", 200_000, minimum=1)
 
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
