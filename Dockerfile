@@ -3,6 +3,10 @@
 #
 #   docker build -t arbiter .
 #   docker run --rm -e SECRET_KEY=... -e ALLOWED_HOSTS=... -e DATABASE_URL=... arbiter
+#
+# The whole build context is copied (COPY . .): .dockerignore decides what stays out, so a
+# new app folder cannot be forgotten here. tests/test_image_build.py assembles the same file
+# set and runs `check --deploy` and collectstatic on it.
 FROM python:3.11-slim
 
 # PYTHONPATH: the source tree in /app wins over the copy `pip install .` put in site-packages.
@@ -27,24 +31,23 @@ RUN groupadd --gid 1000 arbiter \
 
 WORKDIR /app
 
-# Dependencies and the Python packages (pyproject.toml, setuptools). All runtime wheels
-# (psycopg[binary], numpy, Pillow) are manylinux binaries, so no compiler is needed.
+# Dependencies first, from pyproject.toml alone, so a code change does not reinstall them.
+# All runtime wheels (psycopg[binary], numpy, Pillow) are manylinux binaries: no compiler.
 COPY pyproject.toml ./
-COPY config/ config/
-COPY annotation/ annotation/
-COPY judging/ judging/
-COPY metrics/ metrics/
-RUN pip install . \
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
+        > /tmp/requirements.txt \
+    && pip install -r /tmp/requirements.txt \
+    && rm /tmp/requirements.txt
+
+COPY . .
+RUN pip install --no-deps . \
     && rm -rf build ./*.egg-info
 
-COPY manage.py ./
-COPY templates/ templates/
-COPY static/ static/
-
 # Static files are collected into the image (served by WhiteNoise with hashed names).
-# config.production insists on SECRET_KEY and ALLOWED_HOSTS: dummy values for this step only,
-# they do not persist in the image.
-RUN SECRET_KEY=build-only-not-a-secret-collectstatic ALLOWED_HOSTS=localhost \
+# config.production insists on a strong SECRET_KEY and on ALLOWED_HOSTS: a random key made
+# for this step only, it does not persist in the image.
+RUN SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(60))')" \
+    ALLOWED_HOSTS=localhost \
     python manage.py collectstatic --noinput
 
 USER arbiter

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -169,6 +170,15 @@ LOGGING = {
     "loggers": {"aiohttp.access": {"level": "WARNING"}},
 }
 
+# Proxies in front of the app: the client address is taken from X-Forwarded-For only
+# through that many of them (0: REMOTE_ADDR, a forged header cannot dodge a limit).
+ARBITER_TRUSTED_PROXIES = env_int("ARBITER_TRUSTED_PROXIES", 0, minimum=0)
+# Password guessing (config/login_limits.py): failed sign-ins allowed per account and per
+# client address within one window; every login form and the API token share them.
+ARBITER_LOGIN_FAILURES_PER_ACCOUNT = env_int("ARBITER_LOGIN_FAILURES_PER_ACCOUNT", 10, minimum=1)
+ARBITER_LOGIN_FAILURES_PER_ADDRESS = env_int("ARBITER_LOGIN_FAILURES_PER_ADDRESS", 50, minimum=1)
+ARBITER_LOGIN_WINDOW_SECONDS = env_int("ARBITER_LOGIN_WINDOW_SECONDS", 15 * 60, minimum=1)
+
 # REST API (/api/, README "REST API"): tokens for scripts, the session for the browser (with
 # DRF's CSRF check), everything authenticated unless a view says otherwise, every list paged.
 REST_FRAMEWORK = {
@@ -194,9 +204,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "token-login": f"{env_int('ARBITER_TOKEN_LOGINS_PER_MINUTE', 20, minimum=1)}/minute"
     },
-    # Proxies in front of the app: the client address is taken from X-Forwarded-For only
-    # through that many of them (0: REMOTE_ADDR, a forged header cannot dodge the limit).
-    "NUM_PROXIES": env_int("ARBITER_TRUSTED_PROXIES", 0, minimum=0),
+    # The same reading of the client address as config/client_address.py.
+    "NUM_PROXIES": ARBITER_TRUSTED_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Arbiter API",

@@ -1,16 +1,28 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.http import HttpResponse
 from django.urls import include, path
+
+from config.login_forms import LimitedAdminAuthenticationForm, LimitedAuthenticationForm
 
 
 def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
 
 
+# Both sign-in forms count failed attempts (config/login_limits.py).
+admin.site.login_form = LimitedAdminAuthenticationForm
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
+    # Before django.contrib.auth.urls, whose "login" this replaces.
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(authentication_form=LimitedAuthenticationForm),
+        name="login",
+    ),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("annotation.urls")),
     path("", include("judging.urls")),

@@ -212,3 +212,32 @@ def test_debug_typo_stops_start_up(tmp_path):
     assert result.returncode != 0
     assert "DEBUG" in result.stderr
     assert "EnvError" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("secret_key", "why"),
+    [
+        ("build-only-not-a-secret-collectstatic", "shorter than 50"),  # the old Dockerfile's
+        ("ab" * 40, "fewer than 5 distinct characters"),
+        ("django-insecure-" + secrets.token_urlsafe(45), "Django's insecure prefix"),
+    ],
+)
+def test_production_refuses_a_weak_secret_key(tmp_path, secret_key, why):
+    env = {**_production_env(tmp_path), "SECRET_KEY": secret_key}
+    result = _run(["-c", _PRINT_DEBUG], env)  # settings load alone, as gunicorn/Celery do
+    assert result.returncode != 0, why
+    assert "ImproperlyConfigured" in result.stderr and "SECRET_KEY is weak" in result.stderr
+
+
+@pytest.mark.parametrize("hosts", ["*", "example.org,*"])
+def test_production_refuses_a_wildcard_host(tmp_path, hosts):
+    result = _run(["-c", _PRINT_DEBUG], {**_production_env(tmp_path), "ALLOWED_HOSTS": hosts})
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and "ALLOWED_HOSTS" in result.stderr
+
+
+def test_celery_refuses_weak_production_settings(tmp_path):
+    env = {**_production_env(tmp_path), "SECRET_KEY": "short"}
+    result = _run(["-c", "from config.celery import app; print(app.conf.broker_url)"], env)
+    assert result.returncode != 0
+    assert "SECRET_KEY is weak" in result.stderr

@@ -4,20 +4,30 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import Throttled, ValidationError
 from rest_framework.throttling import ScopedRateThrottle
 
 from api.serializers.common import ErrorSerializer, ValidationErrorSerializer
+from config.client_address import client_address
+from config.login_limits import login_failed, login_refusal, login_succeeded, refusal_message
 
 
 class TokenSerializer(serializers.Serializer):
     token = serializers.CharField()
 
 
+class TokenLoginThrottle(ScopedRateThrottle):
+    """Attempts per minute and client address, the address read as the login limits read it."""
+
+    def get_ident(self, request):
+        return client_address(request)
+
+
 class TokenView(ObtainAuthToken):
     """Username and password → the user's API token (created on first use)."""
 
     authentication_classes = []  # a stale token header must not stand in the way of a login
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [TokenLoginThrottle]
     throttle_scope = "token-login"
 
     @extend_schema(
@@ -28,10 +38,25 @@ class TokenView(ObtainAuthToken):
             400: OpenApiResponse(ValidationErrorSerializer, description="Wrong credentials."),
             429: OpenApiResponse(
                 ErrorSerializer,
-                description="Too many attempts from this address; retry after `Retry-After` s.",
+                description=(
+                    "Too many attempts from this address, or too many failed sign-ins for "
+                    "this account (shared with the login pages); retry after `Retry-After` s."
+                ),
             ),
         },
         auth=[],
     )
     def post(self, request, *args, **kwargs):
-        return super().post(request, *args, **kwargs)
+        # The same per-account and per-address failure limits as the login pages, so the
+        # API is no way around them (config/login_limits.py).
+        username = str(request.data.get("username") or "")
+        wait = login_refusal(request, username)
+        if wait is not None:
+            raise Throttled(wait=wait, detail=refusal_message(wait))
+        try:
+            answer = super().post(request, *args, **kwargs)
+        except ValidationError:
+            login_failed(request, username)
+            raise
+        login_succeeded(request, username)
+        return answer

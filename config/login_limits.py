@@ -1,0 +1,86 @@
+"""Failed sign-ins counted per account and per client address, in Django's cache.
+
+Every login (the /accounts/login/ form, the admin's, POST /api/auth/token/) asks
+`login_refusal` before checking a password and reports the outcome. Rules:
+
+- Only failures count; a success clears its account's counter (not the address's, so one
+  owned account cannot launder guesses against others from the same address).
+- Fixed windows of ARBITER_LOGIN_WINDOW_SECONDS: the window number is part of the key, so a
+  counter is one atomic `add` + `incr` and expires by itself with its window.
+- The account key is the typed username, normalised and case-folded, whether or not such a
+  user exists: the answer, the timing and the counting are the same either way (no
+  enumeration), and case variants of a name share one counter.
+- A refused attempt is not counted and not checked: the right password is refused too.
+"""
+
+import hashlib
+import math
+import time
+import unicodedata
+
+from django.conf import settings
+from django.core.cache import cache
+
+from config.client_address import client_address
+
+KEY_PREFIX = "login-failures"
+
+
+def refusal_message(seconds: int) -> str:
+    minutes = max(1, math.ceil(seconds / 60))
+    unit = "minute" if minutes == 1 else "minutes"
+    return f"Too many failed sign-ins; try again in {minutes} {unit}."
+
+
+def _account(username: str) -> str:
+    name = unicodedata.normalize("NFKC", username or "").casefold()
+    return hashlib.sha256(name.encode()).hexdigest()  # a fixed-length key whatever is typed
+
+
+def _window() -> tuple[int, int]:
+    """(window number, seconds until it ends)."""
+    length = settings.ARBITER_LOGIN_WINDOW_SECONDS
+    now = time.time()
+    number = int(now // length)
+    return number, max(1, math.ceil((number + 1) * length - now))
+
+
+def _keys(request, username: str, number: int) -> dict[str, str]:
+    return {
+        "account": f"{KEY_PREFIX}:account:{_account(username)}:{number}",
+        "address": f"{KEY_PREFIX}:address:{client_address(request)}:{number}",
+    }
+
+
+def _limits() -> dict[str, int]:
+    return {
+        "account": settings.ARBITER_LOGIN_FAILURES_PER_ACCOUNT,
+        "address": settings.ARBITER_LOGIN_FAILURES_PER_ADDRESS,
+    }
+
+
+def login_refusal(request, username: str) -> int | None:
+    """Seconds until this username may be tried again from this address; None: go ahead."""
+    number, remaining = _window()
+    keys = _keys(request, username, number)
+    counts = cache.get_many(list(keys.values()))
+    limits = _limits()
+    for kind, key in keys.items():
+        if counts.get(key, 0) >= limits[kind]:
+            return remaining
+    return None
+
+
+def login_failed(request, username: str) -> None:
+    number, remaining = _window()
+    for key in _keys(request, username, number).values():
+        cache.add(key, 0, timeout=remaining + 1)
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between add and incr: the next window starts afresh
+            cache.add(key, 1, timeout=remaining + 1)
+
+
+def login_succeeded(request, username: str) -> None:
+    number, _ = _window()
+    cache.delete(_keys(request, username, number)["account"])
