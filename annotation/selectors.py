@@ -4,7 +4,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, TextField
+from django.db.models.functions import Cast
 from django.http import Http404
 
 from annotation.models import (
@@ -12,11 +13,13 @@ from annotation.models import (
     Assignment,
     ExportJob,
     Membership,
+    Pair,
     Project,
     Prompt,
     Response,
     Task,
 )
+from annotation.rendering import image_shas
 from annotation.services.assignments import OPEN_STATUSES, claimable_pairs
 
 RECENT_EDITABLE = 5  # how many of their latest submissions an annotator can reopen
@@ -182,6 +185,51 @@ def assets_by_sha(shas: set[str]) -> dict[str, Asset]:
     if not shas:
         return {}
     return {asset.sha256: asset for asset in Asset.objects.filter(sha256__in=shas)}
+
+
+def _pairs_showing_images_to(user) -> QuerySet[Pair]:
+    """The pairs whose images the user may be shown: every pair of the projects they lead;
+    in the projects they belong to, the pairs they hold an assignment on and the open pairs of
+    the tasks their membership covers (those they may be assigned)."""
+    if user.is_superuser:
+        return Pair.objects.all()
+    led = Membership.objects.filter(user=user, role=Membership.Role.LEAD).values("project")
+    member = Membership.objects.filter(user=user, project=OuterRef("project"))
+    assigned = Assignment.objects.filter(pair=OuterRef("pk"), annotator=user)
+    covered = Exists(member.filter(tasks__isnull=True)) | Exists(
+        member.filter(tasks=OuterRef("task"))
+    )
+    return Pair.objects.filter(
+        Q(project__in=led)
+        | (Exists(member) & Exists(assigned))
+        | (Q(status__in=OPEN_STATUSES) & covered)
+    )
+
+
+def asset_for_user(user, sha256: str) -> Asset | None:
+    """The image with this hash if a pair the user may be shown uses it, else None: an image
+    out of scope is indistinguishable from one that does not exist. Two queries.
+
+    Part lists are JSON without an index from image to pair, so the pairs in scope are
+    narrowed by a substring match on their content's text (cheap, and portable between
+    SQLite and PostgreSQL), then confirmed part by part: a text part quoting the hash grants
+    nothing."""
+    asset = Asset.objects.filter(sha256=sha256).first()
+    if asset is None or user.is_superuser:
+        return asset
+    contents = ("prompt__content", "response_a__content", "response_b__content")
+    candidates = (
+        _pairs_showing_images_to(user)
+        .alias(**{f"text_{i}": Cast(field, TextField()) for i, field in enumerate(contents)})
+        .filter(
+            Q(text_0__contains=sha256) | Q(text_1__contains=sha256) | Q(text_2__contains=sha256)
+        )
+        .values_list(*contents)
+    )
+    for parts in candidates.iterator(chunk_size=50):
+        if sha256 in image_shas(*parts):
+            return asset
+    return None
 
 
 def export_jobs_for_project(project: Project) -> QuerySet:

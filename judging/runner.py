@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 import aiohttp
 from django.conf import settings
-from django.core.files.storage import default_storage
 from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
+from annotation.image_cleaning import clean_asset_bytes
 from annotation.models import Asset, Pair
 from judging.backends import call_backend
 from judging.limits import limits_for
@@ -76,18 +76,6 @@ def chunk_tally(chunk: JudgeRunChunk) -> dict:
     )
 
 
-def _read_asset(name: str) -> bytes:
-    """The image's bytes; straight from disk when the storage is local (Django's File
-    wrapper costs more than the read at hundreds of images per second)."""
-    try:
-        path = default_storage.path(name)
-    except NotImplementedError:  # remote storage
-        with default_storage.open(name, "rb") as handle:
-            return handle.read()
-    with open(path, "rb") as handle:
-        return handle.read()
-
-
 class _PairContents:
     """What the judge sees of each pair. A pair's parts (images read and base64-encoded once)
     are kept while trials of the pair remain, so both orders and all samples share them."""
@@ -118,7 +106,8 @@ class _PairContents:
                 parts.append(("text", value))
             elif value in self.assets:
                 name, media_type = self.assets[value]
-                encoded = base64.b64encode(_read_asset(name)).decode()
+                # Cleaned like annotators' copies: metadata often names the generator.
+                encoded = base64.b64encode(clean_asset_bytes(value, name)).decode()
                 parts.append(("image", (media_type, encoded)))
             else:
                 parts.append(("text", "[image missing]"))

@@ -36,6 +36,7 @@ from annotation.importing.images import (
 )
 from annotation.models import Asset, Generator, Pair, Project, Prompt, Response
 from annotation.models.content import asset_storage_name
+from annotation.rendering import image_shas
 from annotation.services.consensus import pair_decide
 from annotation.services.pair_import_ratings import (
     imported_adjudication,
@@ -155,7 +156,7 @@ def _write_all(prepared, images, summary, file_scale, as_candidates) -> None:
                 )
             task = task_get_or_create(project, summary.task)
             new_records = _skip_unchanged(project, task, prepared, summary)
-            _write_assets(images, new_records, summary, written_files)
+            _write_assets(images, new_records, summary, written_files, project)
             _write_pairs(project, task, new_records, summary, as_candidates)
     except BaseException:
         _remove_orphans(written_files)
@@ -261,7 +262,9 @@ def _skip_unchanged(project, task, prepared, summary) -> list[_Prepared]:
     return new_records
 
 
-def _write_assets(images: dict[str, CheckedImage], new_records, summary, written_files) -> None:
+def _write_assets(
+    images: dict[str, CheckedImage], new_records, summary, written_files, project
+) -> None:
     used = {
         value
         for item in new_records
@@ -275,8 +278,10 @@ def _write_assets(images: dict[str, CheckedImage], new_records, summary, written
         batch = hashes[start : start + _BATCH]
         known.update(Asset.objects.filter(sha256__in=batch).values_list("sha256", flat=True))
     fresh = [images[sha] for sha in hashes if sha not in known]
-    summary.images_reused = len(known)
-    summary.images_new = len(fresh)
+    # Storage is shared between projects, but the summary must not tell a lead that an image
+    # exists in a project they may not see: "reused" counts only this project's own images.
+    summary.images_reused = len(_images_of_project(project, known))
+    summary.images_new = len(hashes) - summary.images_reused
     media_root = Path(settings.MEDIA_ROOT)
     assets = []
     for image in fresh:
@@ -297,6 +302,22 @@ def _write_assets(images: dict[str, CheckedImage], new_records, summary, written
         )
     # ignore_conflicts: an import into another project may add the same image concurrently.
     Asset.objects.bulk_create(assets, batch_size=_BATCH, ignore_conflicts=True)
+
+
+def _images_of_project(project, among: set[str]) -> set[str]:
+    """Which of `among` the project's pairs already show (one pass over their part lists,
+    stopping once all are found; none when `among` is empty)."""
+    found: set[str] = set()
+    if not among:
+        return found
+    contents = Pair.objects.filter(project=project).values_list(
+        "prompt__content", "response_a__content", "response_b__content"
+    )
+    for parts in contents.iterator(chunk_size=_BATCH):
+        found |= image_shas(*parts) & among
+        if len(found) == len(among):
+            break
+    return found
 
 
 def _remove_orphans(written_files: list[Path]) -> None:

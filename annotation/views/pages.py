@@ -1,10 +1,20 @@
+import re
+
 from django.contrib.auth.decorators import login_required
+from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.utils import timezone
 
-from annotation.models import Asset
-from annotation.selectors import annotator_progress, memberships_for_user, tasks_for_membership
+from annotation.image_cleaning import clean_asset_name
+from annotation.selectors import (
+    annotator_progress,
+    asset_for_user,
+    memberships_for_user,
+    tasks_for_membership,
+)
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 @login_required
@@ -22,12 +32,16 @@ def home(request):
 
 @login_required
 def asset_file(request, sha256: str):
-    """An image by content hash, served with its real content type."""
-    asset = get_object_or_404(Asset, sha256=sha256)
+    """An image by content hash, without its metadata (annotation.image_cleaning; the cleaned
+    copy is made on first request), to users who may see a pair that shows it. For anyone
+    else it does not exist: a hash is no capability."""
+    asset = asset_for_user(request.user, sha256) if _SHA256.match(sha256) else None
+    if asset is None:
+        raise Http404("no such image")
     try:
-        handle = asset.file.open("rb")
+        handle = default_storage.open(clean_asset_name(asset.sha256, asset.file.name), "rb")
     except FileNotFoundError:
-        raise Http404("image file missing") from None
+        raise Http404("no such image") from None
     response = FileResponse(handle, content_type=asset.content_type)
     response["Cache-Control"] = "private, max-age=31536000, immutable"
     return response

@@ -3,6 +3,7 @@ and images by content hash."""
 
 import re
 
+from django.core.files.storage import default_storage
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -15,8 +16,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.exporting import ExportRefused
+from annotation.image_cleaning import clean_asset_name
 from annotation.models import ExportJob
-from annotation.selectors import assets_by_sha, export_jobs_for_project
+from annotation.selectors import asset_for_user, export_jobs_for_project
 from annotation.services.exports import export_job_path, export_job_start
 from api.selectors import lead_projects
 from api.serializers.common import ErrorSerializer
@@ -121,17 +123,19 @@ class ExportJobDownloadView(_ExportJobs):
 
 class AssetView(APIView):
     @extend_schema(
-        summary="An image by the SHA-256 of its bytes, with its real content type",
+        summary="An image by the SHA-256 of its bytes, with its real content type and without "
+        "its metadata (EXIF, XMP, PNG text, C2PA); only for users who may see a pair showing it",
         responses={(200, "image/*"): OpenApiTypes.BINARY},
     )
     def get(self, request, sha256):
-        asset = assets_by_sha({sha256}).get(sha256) if _SHA256.match(sha256) else None
+        # Out of scope answers exactly like a hash that does not exist.
+        asset = asset_for_user(request.user, sha256) if _SHA256.match(sha256) else None
         if asset is None:
             raise NotFound("no such image")
         try:
-            handle = asset.file.open("rb")
+            handle = default_storage.open(clean_asset_name(asset.sha256, asset.file.name), "rb")
         except FileNotFoundError:
-            raise NotFound("image file missing") from None
+            raise NotFound("no such image") from None
         response = FileResponse(handle, content_type=asset.content_type)
         response["Cache-Control"] = "private, max-age=31536000, immutable"
         return response
