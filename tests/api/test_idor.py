@@ -3,14 +3,16 @@
 As an annotator of `alpha`, as an outsider (no membership) and as the lead of `beta`, every
 object endpoint is walked over ids 1 .. max id + 3: an id outside the caller's scope answers
 exactly like an id that does not exist (404; 403 everywhere on the global judge endpoints for
-non-leads), and changes nothing. Every list answers only the caller's objects, and no response
+non-leads), and changes nothing. Images are walked the same way by hash, on the page URL and
+the API. Every list answers only the caller's objects, and no response
 body carries another scope's model names, usernames or external ids.
 """
 
 import pytest
-from django.db.models import Max
+from django.db.models import Max, Q
+from django.test import Client
 
-from annotation.models import Assignment, ExportJob, Pair, Project, Rating, Task
+from annotation.models import Asset, Assignment, ExportJob, Pair, Project, Rating, Task
 from judging.models import Judge, JudgeRun, Verdict
 from tests.api.conftest import rate, token_client
 
@@ -164,3 +166,75 @@ def test_body_references_to_other_projects_answer_404(world, caller):
         )
         assert started.status_code == 404
     assert JudgeRun.objects.count() == 4
+
+
+# Images, by content hash: the same walk over every stored image
+
+
+def _image_scope(world, caller: str) -> set[str]:
+    """The hashes of the images of pairs the caller may see: a lead's projects' pairs; an
+    annotator's open pairs and the pairs they hold an assignment on (their project only)."""
+    user = _scopes(world, caller)["user"]
+    if caller == "lead_b":
+        pairs = Pair.objects.filter(project=world.beta)
+    elif caller == "annotator":
+        pairs = Pair.objects.filter(project=world.alpha).filter(
+            Q(status__in=["queued", "in_progress"]) | Q(assignments__annotator=user)
+        )
+    else:
+        pairs = Pair.objects.none()
+    pairs = pairs.select_related("prompt", "response_a", "response_b")
+    return {
+        value
+        for pair in pairs
+        for content in (pair.prompt.content, pair.response_a.content, pair.response_b.content)
+        for kind, value in content or []
+        if kind == "image"
+    }
+
+
+def _image_answers(user, sha256: str) -> list[tuple[int, bytes]]:
+    page = Client()
+    page.force_login(user)
+    answers = [page.get(f"/assets/{sha256}"), token_client(user).get(f"/api/assets/{sha256}/")]
+    return [
+        (a.status_code, b"".join(a.streaming_content) if a.streaming else a.content)
+        for a in answers
+    ]
+
+
+@pytest.mark.parametrize("caller", ["annotator", "outsider", "lead_b"])
+def test_walking_image_hashes_finds_nothing_of_another_scope(world, own_work, caller):
+    user = _scopes(world, caller)["user"]
+    visible = _image_scope(world, caller)
+    nowhere = _image_answers(user, "f" * 64)
+    assert [status for status, _ in nowhere] == [404, 404]
+    hidden = 0
+    for sha256 in Asset.objects.values_list("sha256", flat=True):
+        answers = _image_answers(user, sha256)
+        if sha256 in visible:
+            assert [status for status, _ in answers] == [200, 200], sha256
+        else:
+            assert answers == nowhere, sha256
+            hidden += 1
+    # alpha shows every image beta does (same colours): ann_a misses none; the others do.
+    assert (hidden == 0) is (caller == "annotator")
+
+
+@pytest.mark.parametrize("caller", ["lead_b", "ann_b", "outsider"])
+def test_project_alphas_own_images_answer_404_to_other_projects(world, caller):
+    """The images only alpha shows (its pairs 4 and 5: beta has 4 pairs of the same colours)."""
+    user = getattr(world, caller)
+    only_alpha = _image_scope(world, "annotator") - {
+        value
+        for pair in Pair.objects.filter(project=world.beta).select_related(
+            "response_a", "response_b"
+        )
+        for kind, value in pair.response_a.content + pair.response_b.content
+        if kind == "image"
+    }
+    assert len(only_alpha) == 4
+    nowhere = _image_answers(user, "f" * 64)
+    for sha256 in only_alpha:
+        assert _image_answers(user, sha256) == nowhere
+        assert _image_answers(world.ann_a, sha256)[0][0] == 200
