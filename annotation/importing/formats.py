@@ -7,7 +7,9 @@
 - parquet: Arbiter's export or MMRB2's Hugging Face layout, images inside (see parquet.py).
 A native row may carry Arbiter's own fields (ratings, adjudication, ...; see native.py).
 Every problem is raised as ImportFailed with the record number (1-based: line for JSONL,
-position in the list for JSON).
+position in the list for JSON). Hostile input (limits.py): JSON nested deeper than
+MAX_JSON_DEPTH is refused before it is parsed, a string longer than ARBITER_MAX_TEXT_CHARS
+anywhere in a record refuses the import.
 """
 
 import json
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.importing.errors import ImportFailed, require_storable_text
+from annotation.importing.limits import require_json_depth, require_text_within_limit
 from annotation.importing.native import RatingRecord, read_arbiter_fields
 
 MMRB2_SCALE = 6
@@ -93,6 +96,7 @@ def _jsonl_objects(text: str) -> Iterator[tuple[int, object]]:
         line = line.removesuffix("\r")
         if not line.strip():
             continue
+        require_json_depth(line, number)
         try:
             yield number, json.loads(line)
         except json.JSONDecodeError as exc:
@@ -100,6 +104,7 @@ def _jsonl_objects(text: str) -> Iterator[tuple[int, object]]:
 
 
 def _load_json(text: str) -> object:
+    require_json_depth(text)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -200,6 +205,7 @@ def _mmrb2_pair(obj: object, number: int, default_scale: int) -> PairRecord:
         raise ImportFailed("a pair must be a JSON object", number)
     require_storable_text(obj, number)
     external_id = _external_id(obj, "id", number)
+    require_text_within_limit(obj, number, external_id)
     scale = obj.get("scale", default_scale)
     if not isinstance(scale, int) or isinstance(scale, bool) or not 2 <= scale <= 11:
         raise ImportFailed(f"scale={scale!r} must be an integer in 2..11", number)
@@ -266,6 +272,7 @@ def _mjbench_row(obj: object, number: int) -> PairRecord:
         raise ImportFailed("a row must be a JSON object", number)
     require_storable_text(obj, number)
     external_id = _external_id(obj, "id", number)
+    require_text_within_limit(obj, number, external_id)
     caption = _require(obj, "caption", str, number)
     image0 = _require(obj, "image0", str, number)
     image1 = _require(obj, "image1", str, number)

@@ -7,18 +7,34 @@ Two layouts, told apart by their columns:
 Image columns are Hugging Face `Sequence(Image())`, list<struct<bytes, path>>. Only the bytes
 are used, never the path. Each image is checked and staged on disk as its row is read, so
 memory holds one batch of rows at most. Record numbers are row numbers (1-based).
+
+A Parquet file is compressed data: a few KB of zstd can unpack to gigabytes. Before any page
+is read, the metadata of every row group is checked, for each column chunk that is read:
+  - it unpacks at most ARBITER_UPLOAD_MAX_RATIO : 1 (200, like a zip member) once above
+    RATIO_CHECKED_ABOVE: images are stored compressed already, text packs ~3-10:1;
+  - a text or JSON column holds at most `text_cell_bytes()` per row (32 bytes per character
+    of ARBITER_MAX_TEXT_CHARS: several texts of the longest length, 4 bytes a character);
+  - all of them together unpack to at most ARBITER_UPLOAD_MAX_UNPACKED_BYTES (4 GiB, like an
+    archive).
+The metadata may lie (and dictionary encoding legitimately unpacks to more than it says), so
+the Arrow bytes of each batch as read are counted against the same per-row and total bounds
+before its rows become Python objects. Any breach is an ImportFailed: nothing is written.
+JSON cells are depth-checked before parsing, and every text obeys ARBITER_MAX_TEXT_CHARS.
 """
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from django.conf import settings
 
 from annotation.importing.errors import ImportFailed
 from annotation.importing.formats import PairRecord, mmrb2_record, native_record
 from annotation.importing.images import ImageRejected, StagedImages
+from annotation.importing.limits import max_text_chars, require_json_depth
 
 # Rows per batch: a batch with its images is what the reader holds in memory.
 BATCH_ROWS = 16
@@ -56,6 +72,12 @@ HF_REQUIRED = (
     "human_annotations",
 )
 HF_OPTIONAL = ("prompt_source", "prompt_metadata", "scale")
+# Decompression bounds (see the module's docstring); the settings' defaults are upload.py's.
+DEFAULT_MAX_RATIO = 200
+DEFAULT_MAX_UNPACKED_BYTES = 4 * 1024**3
+RATIO_CHECKED_ABOVE = 1024**2
+TEXT_BYTES_PER_CHAR = 32
+TEXT_CELL_SLACK = 64 * 1024  # headers, offsets, small JSON around a text
 
 
 def read_parquet_records(path: Path, staged: StagedImages) -> Iterator[PairRecord]:
@@ -68,11 +90,15 @@ def read_parquet_records(path: Path, staged: StagedImages) -> Iterator[PairRecor
         if set(ARBITER_REQUIRED) <= names:
             wanted = (*ARBITER_PLAIN, *ARBITER_JSON, *IMAGE_COLUMNS)
             columns = [name for name in wanted if name in names]
-            for number, row in _rows(parquet, columns):
+            bounds = _Bounds.from_settings()
+            _check_metadata(parquet, columns, bounds)
+            for number, row in _rows(parquet, columns, bounds):
                 yield _arbiter_row(row, number, staged)
         elif set(HF_REQUIRED) <= names:
             columns = [*HF_REQUIRED, *(name for name in HF_OPTIONAL if name in names)]
-            for number, row in _rows(parquet, columns):
+            bounds = _Bounds.from_settings()
+            _check_metadata(parquet, columns, bounds)
+            for number, row in _rows(parquet, columns, bounds):
                 yield _hugging_face_row(row, number, staged)
         else:
             missing = sorted(set(HF_REQUIRED) - names)
@@ -82,9 +108,77 @@ def read_parquet_records(path: Path, staged: StagedImages) -> Iterator[PairRecor
             )
 
 
-def _rows(parquet: pq.ParquetFile, columns: list[str]) -> Iterator[tuple[int, dict]]:
+@dataclass(frozen=True)
+class _Bounds:
+    max_ratio: float
+    max_unpacked_bytes: int
+    text_cell_bytes: int
+
+    @classmethod
+    def from_settings(cls) -> "_Bounds":
+        return cls(
+            max_ratio=getattr(settings, "ARBITER_UPLOAD_MAX_RATIO", DEFAULT_MAX_RATIO),
+            max_unpacked_bytes=getattr(
+                settings, "ARBITER_UPLOAD_MAX_UNPACKED_BYTES", DEFAULT_MAX_UNPACKED_BYTES
+            ),
+            text_cell_bytes=TEXT_BYTES_PER_CHAR * max_text_chars() + TEXT_CELL_SLACK,
+        )
+
+
+def _check_metadata(parquet: pq.ParquetFile, columns: list[str], bounds: _Bounds) -> None:
+    """Refuse a file whose metadata says it unpacks too far, before any page is read."""
+    metadata, wanted, total, first_row = parquet.metadata, set(columns), 0, 1
+    for index in range(metadata.num_row_groups):
+        group = metadata.row_group(index)
+        for position in range(group.num_columns):
+            chunk = group.column(position)
+            name = chunk.path_in_schema.split(".", 1)[0]
+            if name not in wanted:
+                continue
+            unpacked, packed = chunk.total_uncompressed_size, max(chunk.total_compressed_size, 1)
+            where = f"column {name!r} of rows {first_row}..{first_row + group.num_rows - 1}"
+            if unpacked > RATIO_CHECKED_ABOVE and unpacked > bounds.max_ratio * packed:
+                raise ImportFailed(
+                    f"{where} unpacks {unpacked // packed}:1 ({unpacked} bytes), above the "
+                    f"{bounds.max_ratio}:1 limit (a Parquet bomb?)"
+                )
+            rows = max(group.num_rows, 1)
+            if name not in IMAGE_COLUMNS and unpacked > rows * bounds.text_cell_bytes:
+                raise ImportFailed(f"{where} {_too_much_text(unpacked, group.num_rows, bounds)}")
+            total += unpacked
+            if total > bounds.max_unpacked_bytes:
+                raise ImportFailed(
+                    f"the Parquet file unpacks to more than {bounds.max_unpacked_bytes} bytes"
+                )
+        first_row += group.num_rows
+
+
+def _too_much_text(size: int, rows: int, bounds: _Bounds) -> str:
+    return (
+        f"holds {size} bytes of text for {rows} row(s), above {bounds.text_cell_bytes} bytes "
+        f"a row (ARBITER_MAX_TEXT_CHARS={max_text_chars()} characters)"
+    )
+
+
+def _check_batch(batch: pa.RecordBatch, first: int, bounds: _Bounds, total: int) -> int:
+    """The batch's actual bytes against the bounds; returns the new running total."""
+    for name, column in zip(batch.schema.names, batch.columns, strict=True):
+        if name not in IMAGE_COLUMNS and column.nbytes > batch.num_rows * bounds.text_cell_bytes:
+            where = f"column {name!r} of rows {first}..{first + batch.num_rows - 1}"
+            raise ImportFailed(f"{where} {_too_much_text(column.nbytes, batch.num_rows, bounds)}")
+    total += batch.nbytes
+    if total > bounds.max_unpacked_bytes:
+        raise ImportFailed(
+            f"the Parquet file unpacks to more than {bounds.max_unpacked_bytes} bytes", first
+        )
+    return total
+
+
+def _rows(
+    parquet: pq.ParquetFile, columns: list[str], bounds: _Bounds
+) -> Iterator[tuple[int, dict]]:
     batches = parquet.iter_batches(batch_size=BATCH_ROWS, columns=columns)
-    number = 0
+    number, unpacked = 0, 0
     while True:
         try:
             batch = next(batches, None)
@@ -92,6 +186,7 @@ def _rows(parquet: pq.ParquetFile, columns: list[str]) -> Iterator[tuple[int, di
             raise ImportFailed(f"cannot read the Parquet data: {exc}", number + 1) from None
         if batch is None:
             return
+        unpacked = _check_batch(batch, number + 1, bounds, unpacked)
         for row in batch.to_pylist():
             number += 1
             yield number, row
@@ -103,6 +198,7 @@ def _json_column(row: dict, name: str, number: int):
         return value
     if not isinstance(value, str):
         raise ImportFailed(f"column {name!r} must hold JSON text", number)
+    require_json_depth(value, number, f"column {name!r}: ")
     try:
         return json.loads(value)
     except json.JSONDecodeError as exc:

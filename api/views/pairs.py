@@ -4,10 +4,11 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_
 from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
 from annotation.importing.upload import pairs_import_upload
+from api.parsers import MultiPartParser
 from api.selectors import lead_pairs, lead_projects, pair_for_lead, parse_id
 from api.serializers.common import ErrorSerializer
 from api.serializers.pairs import (
@@ -71,7 +72,7 @@ class PairViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSe
         detail=False,
         methods=["post"],
         url_path="import",
-        parser_classes=[MultiPartParser, FormParser],
+        parser_classes=[MultiPartParser, FormParser],  # api/parsers.py: errors as JSON
     )
     def import_file(self, request):
         serializer = PairImportSerializer(data=request.data)

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.importing.errors import ImportFailed, require_storable_text
+from annotation.importing.limits import require_json_depth
 from annotation.models import Pair, Project, Task
 from judging.models import JudgeRun, Verdict
 from judging.services.judges import judge_get_or_create_external
@@ -83,7 +84,7 @@ def verdicts_import(
                 )
 
     with transaction.atomic():
-        judge = judge_get_or_create_external(judge_name)
+        judge = judge_get_or_create_external(judge_name, project)
         run = JudgeRun.objects.create(
             judge=judge,
             project=project,
@@ -121,10 +122,15 @@ def verdicts_import(
 
 def _load(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ImportFailed(f"cannot read {path}: {exc.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise ImportFailed(f"{path.name} is not valid JSON: {exc}") from None
+    require_json_depth(text, what=f"{path.name}: ")  # json.loads recurses once per level
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
         raise ImportFailed(f"{path.name} is not valid JSON: {exc}") from None
     if not isinstance(data, dict) or not data:
         raise ImportFailed("expected an MMRB2 prediction file: {PAIR_ID: {forward, reverse}}")

@@ -1,0 +1,108 @@
+"""Limits every import applies to hostile input, whatever its format.
+
+- JSON nesting: at most MAX_JSON_DEPTH levels of arrays and objects, checked on the raw text
+  BEFORE json.loads sees it (CPython's parser recurses once per level: "[" * 100000 is a
+  RecursionError, and a few hundred levels already strain every recursive walk after it).
+- Text: no string of a record (prompt and response text parts, rationales, notes, metadata
+  strings and keys, ids) may be longer than settings.ARBITER_MAX_TEXT_CHARS characters.
+Both are refused with ImportFailed, naming the record (its line or row number) and the limit.
+"""
+
+import re
+from itertools import accumulate
+
+from django.conf import settings
+
+from annotation.importing.errors import ImportFailed
+
+MAX_JSON_DEPTH = 64
+
+# What JSON holds outside its strings besides brackets: deleted by str.translate (fast);
+# anything else (invalid JSON) is deleted by the regular expression after it.
+_PLAIN = str.maketrans("", "", " \t\r\n,:0123456789.-+eEtrufalsn")
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _deeper_than(text: str, limit: int) -> bool:
+    """Whether arrays and objects in JSON text nest more than `limit` levels (brackets inside
+    strings do not count). Linear: the strings are cut out by a regular expression, then the
+    brackets left are summed. For invalid JSON the answer is some answer; json.loads then
+    reports what is wrong with it."""
+    if text.count("[") + text.count("{") <= limit:
+        return False  # cheap, and the common case for a JSONL line
+    # Cut out the strings: drop escaped backslashes, then escaped quotes, and every other
+    # piece between quotes is outside a string.
+    outside = "".join(text.replace("\\\\", "").replace('\\"', "").split('"')[0::2])
+    brackets = _NOT_BRACKET.sub("", outside.translate(_PLAIN))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > limit
+
+
+def json_too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> str | None:
+    """None when `text` nests at most `limit` levels, else a message saying where it goes
+    deeper (line and column of the first bracket past the limit)."""
+    if not _deeper_than(text, limit):
+        return None
+    depth = 0
+    for match in _TOKEN.finditer(text):  # only on refusal: find the place to name
+        step = _STEP.get(match.group())
+        if step is None:
+            continue
+        depth += step
+        if depth > limit:
+            offset = match.start()
+            line = text.count("\n", 0, offset) + 1
+            column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+            return (
+                f"JSON nested deeper than {limit} levels (at line {line} column {column}); "
+                "refused before parsing"
+            )
+    return f"JSON nested deeper than {limit} levels; refused before parsing"
+
+
+def require_json_depth(text: str, number: int | None = None, what: str = "") -> None:
+    """Raise ImportFailed (naming record `number`) when `text` nests too deep."""
+    problem = json_too_deep(text)
+    if problem is not None:
+        raise ImportFailed(f"{what}{problem}", number)
+
+
+def max_text_chars() -> int:
+    return settings.ARBITER_MAX_TEXT_CHARS
+
+
+def require_text_within_limit(
+    value: object, number: int | None, record_id: str | None = None, where: str = "record"
+) -> None:
+    """Refuse the record when any string in `value` (keys included) is longer than
+    ARBITER_MAX_TEXT_CHARS; the message names the field, the record's id and the limit."""
+    limit = max_text_chars()
+    found = _too_long(value, limit, where)
+    if found is None:
+        return
+    path, length = found
+    named = f" (id {record_id!r})" if record_id else ""
+    raise ImportFailed(
+        f"{path}{named} is {length} characters long, above the {limit} characters limit "
+        "(ARBITER_MAX_TEXT_CHARS)",
+        number,
+    )
+
+
+def _too_long(value: object, limit: int, where: str) -> tuple[str, int] | None:
+    if isinstance(value, str):
+        return (where, len(value)) if len(value) > limit else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and len(key) > limit:
+                return (f"a key of {where}", len(key))
+            found = _too_long(item, limit, f"{where}.{key}" if where != "record" else str(key))
+            if found:
+                return found
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            found = _too_long(item, limit, f"{where}[{index}]")
+            if found:
+                return found
+    return None
