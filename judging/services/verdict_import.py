@@ -84,7 +84,7 @@ def verdicts_import(
                 )
 
     with transaction.atomic():
-        judge = judge_get_or_create_external(judge_name, project)
+        judge = judge_get_or_create_external(judge_name)
         run = JudgeRun.objects.create(
             judge=judge,
             project=project,
