@@ -6,9 +6,10 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_
 from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
+from api.parsers import MultiPartParser
 from api.selectors import (
     judges_for,
     lead_projects,
@@ -245,7 +246,7 @@ class VerdictViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedVie
         detail=False,
         methods=["post"],
         url_path="import",
-        parser_classes=[MultiPartParser, FormParser],
+        parser_classes=[MultiPartParser, FormParser],  # api/parsers.py: errors as JSON
     )
     def import_file(self, request):
         serializer = VerdictImportSerializer(data=request.data)
