@@ -19,32 +19,9 @@ from annotation.models import (
 )
 
 
-class LeadScopedAdmin(admin.ModelAdmin):
-    """Leads see and edit only the rows of projects they lead; superusers see everything."""
-
-    project_path = "project"  # lookup from this model to its Project
-
-    def get_queryset(self, request):
-        queryset = super().get_queryset(request)
-        if request.user.is_superuser:
-            return queryset
-        prefix = f"{self.project_path}__" if self.project_path else ""
-        return queryset.filter(
-            **{
-                f"{prefix}memberships__user": request.user,
-                f"{prefix}memberships__role": Membership.Role.LEAD,
-            }
-        ).distinct()
-
-
-class SuperuserOnlyAdmin(admin.ModelAdmin):
-    """Shared across projects (images by hash, generator names): not a lead's to browse."""
-
-    def has_module_permission(self, request):
-        return request.user.is_superuser
-
-    def has_view_permission(self, request, obj=None):
-        return request.user.is_superuser
+class OperatorAdmin(admin.ModelAdmin):
+    """The admin is the operator's alone (config/admin.py): it sees every project's rows.
+    Leads work in Arbiter's own pages, which are scoped by project."""
 
 
 class TaskInline(admin.TabularInline):
@@ -61,15 +38,14 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(Project)
-class ProjectAdmin(LeadScopedAdmin):
-    project_path = ""
+class ProjectAdmin(OperatorAdmin):
     list_display = ["slug", "name", "scale_points", "annotators_per_pair", "max_span"]
     search_fields = ["slug", "name"]
     inlines = [TaskInline, MembershipInline]
 
 
 @admin.register(Task)
-class TaskAdmin(LeadScopedAdmin):
+class TaskAdmin(OperatorAdmin):
     list_display = ["slug", "project", "kind"]
     list_filter = ["kind", "project"]
 
@@ -87,7 +63,7 @@ def _thumbnail(asset: Asset, size: int = 96):
 
 
 @admin.register(Asset)
-class AssetAdmin(SuperuserOnlyAdmin):
+class AssetAdmin(OperatorAdmin):
     list_display = ["thumbnail", "sha256", "format", "width", "height", "size_bytes"]
     search_fields = ["sha256"]
     readonly_fields = ["thumbnail", "sha256", "format", "width", "height", "size_bytes", "file"]
@@ -116,7 +92,7 @@ def _content_html(parts):
 
 
 @admin.register(Pair)
-class PairAdmin(LeadScopedAdmin):
+class PairAdmin(OperatorAdmin):
     list_display = [
         "external_id",
         "project",
@@ -184,7 +160,7 @@ class PairAdmin(LeadScopedAdmin):
 
 
 @admin.register(Prompt)
-class PromptAdmin(LeadScopedAdmin):
+class PromptAdmin(OperatorAdmin):
     list_display = ["id", "project", "source"]
     list_filter = ["project"]
     readonly_fields = ["content_view"]
@@ -195,8 +171,7 @@ class PromptAdmin(LeadScopedAdmin):
 
 
 @admin.register(Response)
-class ResponseAdmin(LeadScopedAdmin):
-    project_path = "pairs_as_a__project"
+class ResponseAdmin(OperatorAdmin):
     list_display = ["id", "generator"]
     readonly_fields = ["content_view"]
     list_select_related = ["generator"]
@@ -207,32 +182,29 @@ class ResponseAdmin(LeadScopedAdmin):
 
 
 @admin.register(Generator)
-class GeneratorAdmin(SuperuserOnlyAdmin):
+class GeneratorAdmin(OperatorAdmin):
     search_fields = ["name"]
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(LeadScopedAdmin):
-    project_path = "pair__project"
+class AssignmentAdmin(OperatorAdmin):
     list_display = ["pair", "annotator", "status", "swapped", "lease_expires_at"]
     list_filter = ["status"]
     raw_id_fields = ["pair", "annotator"]
 
 
 @admin.register(Rating)
-class RatingAdmin(LeadScopedAdmin):
-    project_path = "pair__project"
+class RatingAdmin(OperatorAdmin):
     list_display = ["pair", "annotator", "overall", "scale", "imported", "created_at"]
     list_filter = ["imported"]
     raw_id_fields = ["assignment", "pair", "annotator"]
 
 
 @admin.register(Adjudication)
-class AdjudicationAdmin(LeadScopedAdmin):
+class AdjudicationAdmin(OperatorAdmin):
     """View-only: decisions are made on the pair page, whose service also re-decides the pair
     and resolves its flags; an edit here would bypass both."""
 
-    project_path = "pair__project"
     list_display = ["pair", "decision", "lead", "created_at"]
     raw_id_fields = ["pair"]
 
@@ -244,11 +216,10 @@ class AdjudicationAdmin(LeadScopedAdmin):
 
 
 @admin.register(AnnotatorRequest)
-class AnnotatorRequestAdmin(LeadScopedAdmin):
+class AnnotatorRequestAdmin(OperatorAdmin):
     """History only: requests are made through `pair_request_annotator`, which also raises the
     pair's `extra_annotators`; editing a row here would break that count."""
 
-    project_path = "pair__project"
     list_display = ["pair", "lead", "created_at"]
     raw_id_fields = ["pair"]
 
@@ -263,8 +234,7 @@ class AnnotatorRequestAdmin(LeadScopedAdmin):
 
 
 @admin.register(Flag)
-class FlagAdmin(LeadScopedAdmin):
-    project_path = "pair__project"
+class FlagAdmin(OperatorAdmin):
     list_display = ["pair", "reason", "reported_by", "created_at", "resolved_at"]
     list_filter = ["reason", ("resolved_at", admin.EmptyFieldListFilter)]
     raw_id_fields = ["pair", "assignment", "reported_by", "resolved_by"]

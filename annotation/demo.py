@@ -151,7 +151,7 @@ def _users(project: Project, password: str) -> None:
     for username, role in [*roles, (LEAD, Membership.Role.LEAD)]:
         user, _ = user_model.objects.get_or_create(username=username)
         user.is_active = True
-        user.is_staff = role == Membership.Role.LEAD
+        user.is_staff = False  # the admin is for operators only
         user.set_password(password)
         user.save()
         membership_set(user, project, role)

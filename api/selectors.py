@@ -200,10 +200,14 @@ def lead_verdicts(user) -> QuerySet[Verdict]:
 
 
 def judges_for(user) -> QuerySet[Judge]:
-    """Every judge, for leads and superusers; PermissionDenied for anyone else."""
+    """The judges of the projects the user leads and the operator's (every judge for a
+    superuser); PermissionDenied for someone who leads no project."""
     if not is_lead_anywhere(user):
         raise PermissionDenied("only leads manage judges")
-    return Judge.objects.order_by("name")
+    judges = Judge.objects.select_related("connection").order_by("name", "id")
+    if user.is_superuser:
+        return judges
+    return judges.filter(Q(project__in=lead_projects(user)) | Q(project__isnull=True))
 
 
 def callable_judges_for(user) -> QuerySet[Judge]:

@@ -39,6 +39,11 @@ urlpatterns = [
         export.ExportJobDownloadView.as_view(),
         name="api-export-download",
     ),
+    re_path(
+        r"^projects/(?P<project>[^/]+)/connections/$",
+        judging.project_connections,
+        name="api-project-connections",
+    ),
     re_path(r"^assets/(?P<sha256>[^/]+)/$", export.AssetView.as_view(), name="api-asset"),
     *router.urls,
     re_path(r"", not_found),  # any other /api/ path: a JSON 404

@@ -10,15 +10,17 @@ import json
 import os
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
+from http import HTTPStatus
 
 import aiohttp
 from django.utils import timezone
 
-from judging.models import Judge
+from judging.models import API_BACKENDS, Judge
 from judging.prompts import Message
 
-ANTHROPIC_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
+# A reply larger than this is refused unread: judges answer in a few kilobytes.
+MAX_REPLY_BYTES = 10 * 1024 * 1024
 _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 
 
@@ -44,21 +46,30 @@ class ConfigurationError(Exception):
 
 
 def api_key(judge: Judge) -> str | None:
-    if not judge.api_key_env:
+    """The key of the judge's connection, from the server variable the operator named."""
+    connection = judge.connection
+    if connection is None or not connection.api_key_env:
         return None
-    key = os.environ.get(judge.api_key_env)
+    key = os.environ.get(connection.api_key_env)
     if not key:
+        # The lead reading this never sees the variable's name (it is the operator's).
         raise ConfigurationError(
-            f"judge {judge.name!r}: environment variable {judge.api_key_env} is not set"
+            f"connection {connection.name!r} has no key configured on the server; ask the operator"
         )
     return key
 
 
-def check_callable(judge: Judge) -> None:
+def check_callable(judge: Judge, project) -> None:
     """Raise ConfigurationError now rather than fail every call of a run."""
-    if judge.backend in (Judge.Backend.OPENAI, Judge.Backend.ANTHROPIC):
-        if judge.backend == Judge.Backend.OPENAI and not judge.base_url:
-            raise ConfigurationError(f"judge {judge.name!r} needs a base URL")
+    from judging.selectors import connection_allows
+
+    if judge.project_id is not None and judge.project_id != project.pk:
+        raise ConfigurationError(f"judge {judge.name!r} belongs to another project")
+    if judge.backend in API_BACKENDS:
+        if judge.connection is None or not connection_allows(judge.connection, project):
+            raise ConfigurationError(
+                f"judge {judge.name!r}: its connection is not allowed for this project"
+            )
         if not judge.model:
             raise ConfigurationError(f"judge {judge.name!r} needs a model name")
         api_key(judge)
@@ -82,34 +93,53 @@ def _retry_after(headers) -> float | None:
         return None
 
 
+def _status_text(status: int) -> str:
+    """The status and its standard phrase; never the server's words (an error is shown to
+    leads and must not carry a reply's body)."""
+    try:
+        return f"HTTP {status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"HTTP {status}"
+
+
 def _checked_json(status: int, headers, text: str) -> dict:
-    if status >= 400:
+    if status >= 300:  # redirects are not followed: a judge calls its connection's URL only
         raise CallFailed(
-            f"HTTP {status}: {text[:300]}",
+            _status_text(status),
             retryable=status in _RETRYABLE_STATUS,
             retry_after=_retry_after(headers),
         )
     try:
         body = json.loads(text)
     except ValueError:
-        raise CallFailed(
-            f"HTTP {status} with a body that is not JSON: {text[:200]!r}", retryable=False
-        ) from None
+        raise CallFailed(f"{_status_text(status)}: the body is not JSON", retryable=False) from None
     if not isinstance(body, dict):
         raise CallFailed("the answer body is not a JSON object", retryable=False)
     return body
 
 
+async def _read_bounded(stream) -> bytes:
+    chunks, size = [], 0
+    while chunk := await stream.read(64 * 1024):
+        size += len(chunk)
+        if size > MAX_REPLY_BYTES:
+            raise CallFailed(f"the reply is larger than {MAX_REPLY_BYTES} bytes", retryable=False)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 async def _post(session: aiohttp.ClientSession, url: str, headers: dict, body: dict) -> dict:
     """One attempt. The session's total timeout bounds it, connection and body included."""
     try:
-        async with session.post(url, headers=headers, json=body) as response:
-            text = await response.text(errors="replace")
-            return _checked_json(response.status, response.headers, text)
+        async with session.post(url, headers=headers, json=body, allow_redirects=False) as response:
+            raw = await _read_bounded(response.content)
+            # JSON is UTF-8 (RFC 8259); a charset the server names is not trusted.
+            return _checked_json(response.status, response.headers, raw.decode(errors="replace"))
     except TimeoutError:
         raise CallFailed("timed out", retryable=True) from None
     except aiohttp.ClientError as error:
-        raise CallFailed(f"connection failed: {error!r}", retryable=True) from None
+        # The exception's class only: its text can quote what the server sent.
+        raise CallFailed(f"connection failed: {type(error).__name__}", retryable=True) from None
 
 
 def _data_url(media_type: str, encoded: str) -> str:
@@ -138,7 +168,8 @@ async def call_openai(client, judge: Judge, message: Message, sample: int) -> Re
         "messages": [{"role": "user", "content": content}],
         **_sampling(judge, sample),
     }
-    answer = await _post(client, judge.base_url.rstrip("/") + "/chat/completions", headers, body)
+    url = judge.connection.base_url.rstrip("/") + "/chat/completions"
+    answer = await _post(client, url, headers, body)
     try:
         reply = answer["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError):
@@ -169,7 +200,7 @@ async def call_anthropic(client, judge: Judge, message: Message, sample: int) ->
         "messages": [{"role": "user", "content": content}],
         **params,
     }
-    url = (judge.base_url or ANTHROPIC_URL).rstrip("/") + "/v1/messages"
+    url = judge.connection.base_url.rstrip("/") + "/v1/messages"
     answer = await _post(client, url, headers, body)
     blocks = answer.get("content")
     if not isinstance(blocks, list):

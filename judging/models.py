@@ -1,13 +1,53 @@
 from django.conf import settings
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+# Bounds of what a lead may ask of a judge: enough for any real provider, too little to turn
+# the server into a load generator (see SECURITY.md).
+MAX_CONCURRENCY = 256
+MAX_REQUESTS_PER_MINUTE = 100_000
+MAX_TIMEOUT_SECONDS = 600
+MAX_SAMPLES = 20
+API_BACKENDS = ("openai", "anthropic")
+
+
+class Connection(models.Model):
+    """A model provider the operator has set up: where calls go and which environment
+    variable of the server holds the key. Only operators create or change one; leads pick a
+    connection the operator allowed for their project and never see its URL or variable."""
+
+    class Backend(models.TextChoices):
+        OPENAI = "openai", "OpenAI-compatible chat completions"
+        ANTHROPIC = "anthropic", "Anthropic Messages"
+
+    name = models.SlugField(max_length=64, unique=True)
+    backend = models.CharField(max_length=16, choices=Backend.choices)
+    base_url = models.URLField(max_length=500)
+    # The NAME of the server's environment variable holding the key (empty: no key sent).
+    api_key_env = models.CharField(max_length=100, blank=True)
+    all_projects = models.BooleanField(default=False)
+    projects = models.ManyToManyField("annotation.Project", blank=True, related_name="connections")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(backend__in=API_BACKENDS), name="connection_backend_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
 
 class Judge(models.Model):
-    """A configured AI judge. The API key is read from the environment variable named in
-    `api_key_env` when the judge runs; the key itself is never stored."""
+    """A configured AI judge. A judge belongs to one project, whose leads manage it; a judge
+    without a project is the operator's, which leads may run but not change. API judges call
+    through a `Connection` of the operator's; the key itself is never stored."""
 
     class Backend(models.TextChoices):
         OPENAI = "openai", "OpenAI-compatible chat completions"
@@ -16,17 +56,32 @@ class Judge(models.Model):
         RANDOM = "random", "Baseline: random (seeded)"
         EXTERNAL = "external", "External predictions (imported)"
 
-    name = models.CharField(max_length=100, unique=True)
+    project = models.ForeignKey(
+        "annotation.Project",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="judges",
+        help_text="empty: the operator's judge, shared with every project",
+    )
+    name = models.CharField(max_length=100)
     backend = models.CharField(max_length=16, choices=Backend.choices)
+    connection = models.ForeignKey(
+        Connection, null=True, blank=True, on_delete=models.PROTECT, related_name="judges"
+    )
     model = models.CharField(max_length=200, blank=True)
-    base_url = models.URLField(blank=True)
-    api_key_env = models.CharField(max_length=100, blank=True)
     sampling = models.JSONField(default=dict, blank=True)  # temperature, max_tokens, seed ...
     # {task kind: template name}; a kind not named uses the built-in "mmrb2-<kind>" template.
     templates = models.JSONField(default=dict, blank=True)
-    concurrency = models.PositiveSmallIntegerField(default=4, validators=[MinValueValidator(1)])
-    requests_per_minute = models.PositiveIntegerField(default=60, validators=[MinValueValidator(1)])
-    timeout_seconds = models.FloatField(default=60, validators=[MinValueValidator(0.1)])
+    concurrency = models.PositiveSmallIntegerField(
+        default=4, validators=[MinValueValidator(1), MaxValueValidator(MAX_CONCURRENCY)]
+    )
+    requests_per_minute = models.PositiveIntegerField(
+        default=60, validators=[MinValueValidator(1), MaxValueValidator(MAX_REQUESTS_PER_MINUTE)]
+    )
+    timeout_seconds = models.FloatField(
+        default=60, validators=[MinValueValidator(0.1), MaxValueValidator(MAX_TIMEOUT_SECONDS)]
+    )
     price_input_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, default=0)
     price_output_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, default=0)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -35,13 +90,38 @@ class Judge(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
+            models.UniqueConstraint(
+                fields=["project", "name"],
+                condition=Q(project__isnull=False),
+                name="judge_name_unique_in_project",
+            ),
+            models.UniqueConstraint(
+                fields=["name"], condition=Q(project__isnull=True), name="judge_name_unique_shared"
+            ),
             models.CheckConstraint(
                 condition=Q(backend__in=["openai", "anthropic", "always-a", "random", "external"]),
                 name="judge_backend_valid",
             ),
-            models.CheckConstraint(condition=Q(concurrency__gte=1), name="judge_concurrency_ge_1"),
-            models.CheckConstraint(condition=Q(requests_per_minute__gte=1), name="judge_rpm_ge_1"),
-            models.CheckConstraint(condition=Q(timeout_seconds__gt=0), name="judge_timeout_gt_0"),
+            # API judges call through a connection; baselines and imported judges never call.
+            models.CheckConstraint(
+                condition=(Q(backend__in=API_BACKENDS) & Q(connection__isnull=False))
+                | (~Q(backend__in=API_BACKENDS) & Q(connection__isnull=True)),
+                name="judge_connection_iff_api",
+            ),
+            models.CheckConstraint(
+                condition=Q(concurrency__gte=1, concurrency__lte=MAX_CONCURRENCY),
+                name="judge_concurrency_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    requests_per_minute__gte=1, requests_per_minute__lte=MAX_REQUESTS_PER_MINUTE
+                ),
+                name="judge_rpm_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(timeout_seconds__gt=0, timeout_seconds__lte=MAX_TIMEOUT_SECONDS),
+                name="judge_timeout_range",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -65,7 +145,9 @@ class JudgeRun(models.Model):
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="runs")
     project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="runs")
     task = models.ForeignKey("annotation.Task", null=True, blank=True, on_delete=models.CASCADE)
-    samples = models.PositiveSmallIntegerField(default=1, validators=[MinValueValidator(1)])
+    samples = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(MAX_SAMPLES)]
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     source = models.CharField(max_length=255, blank=True)  # file name of imported predictions
     purpose = models.CharField(max_length=16, choices=Purpose.choices, default=Purpose.EVALUATE)
@@ -80,7 +162,10 @@ class JudgeRun(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(condition=Q(samples__gte=1), name="judge_run_samples_ge_1"),
+            models.CheckConstraint(
+                condition=Q(samples__gte=1, samples__lte=MAX_SAMPLES),
+                name="judge_run_samples_range",
+            ),
             models.CheckConstraint(
                 condition=Q(status__in=["pending", "running", "cancelled", "finished"]),
                 name="judge_run_status_valid",
@@ -201,6 +286,9 @@ class JudgeRunChunk(models.Model):
 
 class PromptTemplate(models.Model):
     """A judge prompt. Editing makes a new version; verdicts point at the version they used.
+    A template without a project is a built-in (read-only, its text lives in
+    judging/prompts.py); a lead's edit makes a versioned copy in their project, which that
+    project's runs use in place of the built-in of the same name.
 
     The body is text with three markers, `{prompt}`, `{first}` and `{second}`, replaced by the
     interleaved content (text and images) of the prompt and of the responses in the order
@@ -210,6 +298,13 @@ class PromptTemplate(models.Model):
         JSON = "json", 'JSON with "better_response" (MMRB2)'
         MJBENCH = "mjbench", "BETTER IMAGE: 0|1|2 (MJ-Bench)"
 
+    project = models.ForeignKey(
+        "annotation.Project",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="prompt_templates",
+    )
     name = models.SlugField(max_length=64)
     version = models.PositiveIntegerField()
     answer_format = models.CharField(max_length=16, choices=AnswerFormat.choices)
@@ -219,7 +314,16 @@ class PromptTemplate(models.Model):
     class Meta:
         ordering = ["name", "-version"]
         constraints = [
-            models.UniqueConstraint(fields=["name", "version"], name="prompt_template_version"),
+            models.UniqueConstraint(
+                fields=["project", "name", "version"],
+                condition=Q(project__isnull=False),
+                name="prompt_template_version_in_project",
+            ),
+            models.UniqueConstraint(
+                fields=["name", "version"],
+                condition=Q(project__isnull=True),
+                name="prompt_template_version_built_in",
+            ),
             models.CheckConstraint(
                 condition=Q(answer_format__in=["json", "mjbench"]),
                 name="prompt_template_format_valid",

@@ -89,16 +89,21 @@ def template_check(body: str, answer_format: str) -> None:
         raise TemplateInvalid(f"unknown answer format {answer_format!r}")
 
 
-def template_save(name: str, body: str, answer_format: str) -> PromptTemplate:
-    """A new version of the template (or the first one). Unchanged text makes no version."""
+def template_save(name: str, body: str, answer_format: str, project) -> PromptTemplate:
+    """A new version of the project's template (or its first one, e.g. a lead's edit of a
+    built-in). Unchanged text makes no version. Built-ins are never saved through here."""
+    if project is None:
+        raise TemplateInvalid("built-in templates are read-only; edit a copy in a project")
     template_check(body, answer_format)
+    versions = PromptTemplate.objects.filter(project=project, name=name)
     for _attempt in range(3):
-        latest = PromptTemplate.objects.filter(name=name).order_by("-version").first()
+        latest = versions.order_by("-version").first()
         if latest and (latest.body, latest.answer_format) == (body, answer_format):
             return latest
         try:
             with transaction.atomic():
                 return PromptTemplate.objects.create(
+                    project=project,
                     name=name,
                     version=(latest.version + 1) if latest else 1,
                     body=body,
@@ -109,17 +114,39 @@ def template_save(name: str, body: str, answer_format: str) -> PromptTemplate:
     raise TemplateInvalid(f"could not save template {name!r}: too many concurrent edits")
 
 
-def template_for(judge: Judge, kind: str) -> PromptTemplate:
-    """The latest version of the template the judge uses for this task kind; built-ins are
-    stored on first use so that verdicts can point at them."""
+def built_in_template(name: str) -> PromptTemplate:
+    """The stored row of a built-in, exactly as the code defines it (verdicts point at rows).
+    A row of the same name with other text (an old version) is never used."""
+    answer_format, body = BUILT_IN[name]
+    rows = PromptTemplate.objects.filter(project__isnull=True, name=name)
+    for _attempt in range(3):
+        match = rows.filter(body=body, answer_format=answer_format).order_by("-version").first()
+        if match is not None:
+            return match
+        latest = rows.order_by("-version").first()
+        try:
+            with transaction.atomic():
+                return PromptTemplate.objects.create(
+                    name=name,
+                    version=(latest.version + 1) if latest else 1,
+                    body=body,
+                    answer_format=answer_format,
+                )
+        except IntegrityError:
+            continue
+    raise TemplateInvalid(f"could not store built-in template {name!r}")
+
+
+def template_for(judge: Judge, kind: str, project) -> PromptTemplate:
+    """The template a judge uses for a task kind in a project's run: the project's latest
+    version of that name, else the built-in of that name."""
     name = judge.templates.get(kind) or f"mmrb2-{kind if kind in _CRITERIA else 'other'}"
-    latest = PromptTemplate.objects.filter(name=name).order_by("-version").first()
+    latest = PromptTemplate.objects.filter(project=project, name=name).order_by("-version").first()
     if latest is not None:
         return latest
     if name not in BUILT_IN:
         raise TemplateInvalid(f"judge {judge.name!r} names template {name!r}, which does not exist")
-    answer_format, body = BUILT_IN[name]
-    return template_save(name, body, answer_format)
+    return built_in_template(name)
 
 
 @dataclass(frozen=True)

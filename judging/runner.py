@@ -276,6 +276,7 @@ def chunk_execute(chunk: JudgeRunChunk) -> bool:
     """Call for the chunk's missing trials; True when every trial now has a verdict (an
     answer or a final error), False when a cancellation stopped it."""
     run = chunk.run
+    run.judge.connection  # noqa: B018 -- loaded now: the calls below run in an event loop
     JudgeRunChunk.objects.filter(pk=chunk.pk).update(attempts=F("attempts") + 1)
     JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.PENDING).update(
         status=JudgeRun.Status.RUNNING, started_at=timezone.now()
@@ -287,7 +288,9 @@ def chunk_execute(chunk: JudgeRunChunk) -> bool:
     )
     trials = missing_trials(run.judge, [pair.pk for pair in pairs], run.samples)
     tasks = {pair.task_id: pair.task for pair in pairs}
-    templates = {task_id: template_for(run.judge, task.kind) for task_id, task in tasks.items()}
+    templates = {
+        task_id: template_for(run.judge, task.kind, run.project) for task_id, task in tasks.items()
+    }
     completed = True
     if trials:
         writer = _VerdictWriter(chunk)

@@ -7,7 +7,7 @@ from decimal import Decimal
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
-from judging.models import Judge, JudgeRun, JudgeRunChunk, Verdict
+from judging.models import Connection, Judge, JudgeRun, JudgeRunChunk, PromptTemplate, Verdict
 
 RATE_WINDOW_SECONDS = 60
 
@@ -151,5 +151,51 @@ def runs_with_tallies(project, limit: int = 50) -> list[JudgeRun]:
     return runs
 
 
-def callable_judges() -> QuerySet[Judge]:
-    return Judge.objects.exclude(backend=Judge.Backend.EXTERNAL)
+def callable_judges(project) -> QuerySet[Judge]:
+    return judges_of_project(project).exclude(backend=Judge.Backend.EXTERNAL)
+
+
+def connections_for(project) -> QuerySet[Connection]:
+    """The operator's connections a project's judges may call through."""
+    return Connection.objects.filter(Q(all_projects=True) | Q(projects=project)).distinct()
+
+
+def connection_allows(connection: Connection, project) -> bool:
+    return connections_for(project).filter(pk=connection.pk).exists()
+
+
+def judges_of_project(project) -> QuerySet[Judge]:
+    """The judges a project's leads see and run: the project's own and the operator's."""
+    return Judge.objects.filter(Q(project=project) | Q(project__isnull=True)).select_related(
+        "connection"
+    )
+
+
+def templates_of_project(project) -> list[dict]:
+    """One row per template name a project's judges can use: the project's own (latest
+    version) and the built-ins it has not copied."""
+    from judging.prompts import BUILT_IN
+
+    rows = {}
+    for template in PromptTemplate.objects.filter(project=project).order_by("name", "-version"):
+        rows.setdefault(template.name, {"template": template, "built_in": False, "own": True})
+    for name, (answer_format, body) in BUILT_IN.items():
+        if name in rows:
+            rows[name]["built_in"] = True  # the project's copy replaces it
+        else:
+            built = PromptTemplate(name=name, version=0, answer_format=answer_format, body=body)
+            rows[name] = {"template": built, "built_in": True, "own": False}
+    return [rows[name] for name in sorted(rows)]
+
+
+def template_versions(project, name: str):
+    """The project's versions of a template, newest first, and the built-in of that name
+    (an unsaved row, or None)."""
+    from judging.prompts import BUILT_IN
+
+    versions = list(PromptTemplate.objects.filter(project=project, name=name).order_by("-version"))
+    built_in = None
+    if name in BUILT_IN:
+        answer_format, body = BUILT_IN[name]
+        built_in = PromptTemplate(name=name, version=0, answer_format=answer_format, body=body)
+    return versions, built_in

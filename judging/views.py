@@ -2,15 +2,24 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models import Task
-from annotation.selectors import is_lead_anywhere, project_for_lead
-from judging.forms import EnsembleForm, JudgeForm, RunStartForm
+from annotation.selectors import project_for_lead
+from judging.forms import EnsembleForm, JudgeForm, RunStartForm, TemplateForm
 from judging.models import Judge, JudgeRun
-from judging.selectors import callable_judges, run_progress, runs_with_tallies
+from judging.prompts import TemplateInvalid, template_save
+from judging.selectors import (
+    callable_judges,
+    judges_of_project,
+    run_progress,
+    runs_with_tallies,
+    template_versions,
+    templates_of_project,
+)
 from judging.services.ensemble import (
     ensemble_of,
     ensemble_set,
@@ -18,6 +27,7 @@ from judging.services.ensemble import (
     ensemble_summary,
     last_filtered_pairs,
 )
+from judging.services.judges import JudgeInUse, judge_delete, judge_save
 from judging.services.runs import (
     RunRefused,
     judge_run_cancel,
@@ -26,30 +36,102 @@ from judging.services.runs import (
 )
 
 
-def _lead_anywhere(user) -> None:
-    if not is_lead_anywhere(user):
-        raise PermissionDenied("only leads manage judges")
-
-
 @login_required
-def judge_list(request):
-    _lead_anywhere(request.user)
-    return render(request, "judging/judges.html", {"judges": Judge.objects.all()})
+def judge_list(request, slug: str):
+    """The project's judges (editable) and the operator's (run-only)."""
+    project = project_for_lead(request.user, slug)
+    judges = judges_of_project(project).order_by("project_id", "name")
+    return render(request, "judging/judges.html", {"project": project, "judges": judges})
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def judge_edit(request, judge_id: int | None = None):
-    """Create or edit a judge (saved through the form's validation, like judge_add)."""
-    _lead_anywhere(request.user)
-    judge = get_object_or_404(Judge, pk=judge_id) if judge_id else None
-    form = JudgeForm(request.POST or None, instance=judge)
+def judge_edit(request, slug: str, judge_id: int | None = None):
+    """Create or edit one of the project's judges (the operator's: 404, like any other)."""
+    project = project_for_lead(request.user, slug)
+    judge = get_object_or_404(Judge, pk=judge_id, project=project) if judge_id else None
+    form = JudgeForm(project, request.POST or None, judge=judge)
     if request.method == "POST" and form.is_valid():
-        saved = form.save()
-        messages.success(request, f"Judge {saved.name} saved.")
-        return redirect("judge-list")
+        name = judge.name if judge else form.cleaned_data["name"]
+        try:
+            saved, _created = judge_save(name, project=project, **form.changes())
+        except ValidationError as invalid:
+            _add_errors(form, invalid)
+        else:
+            messages.success(request, f"Judge {saved.name} saved.")
+            return redirect("judge-list", slug=project.slug)
     status = 400 if request.method == "POST" else 200
-    return render(request, "judging/judge_form.html", {"form": form, "judge": judge}, status=status)
+    context = {"project": project, "form": form, "judge": judge}
+    return render(request, "judging/judge_form.html", context, status=status)
+
+
+def _add_errors(form, invalid: ValidationError) -> None:
+    if not hasattr(invalid, "error_dict"):
+        form.add_error(None, invalid)
+        return
+    for field, errors in invalid.message_dict.items():
+        form.add_error(field if field in form.fields else None, errors)
+
+
+@login_required
+@require_POST
+def judge_remove(request, slug: str, judge_id: int):
+    project = project_for_lead(request.user, slug)
+    judge = get_object_or_404(Judge, pk=judge_id, project=project)
+    try:
+        judge_delete(judge)
+    except JudgeInUse as in_use:
+        messages.error(request, str(in_use))
+    else:
+        messages.success(request, f"Judge {judge.name} deleted.")
+    return redirect("judge-list", slug=project.slug)
+
+
+@login_required
+def template_list(request, slug: str):
+    project = project_for_lead(request.user, slug)
+    context = {"project": project, "templates": templates_of_project(project)}
+    return render(request, "judging/templates.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def template_edit(request, slug: str, name: str | None = None):
+    """A template's versions and a form for the next one. Editing a built-in saves a copy
+    in the project (the built-in itself never changes); another project's: 404."""
+    project = project_for_lead(request.user, slug)
+    versions, built_in = template_versions(project, name) if name else ([], None)
+    if name and not versions and built_in is None:
+        raise Http404("no such template")
+    latest = versions[0] if versions else built_in
+    initial = (
+        {"name": name, "answer_format": latest.answer_format, "body": latest.body} if latest else {}
+    )
+    form = TemplateForm(request.POST or None, initial=initial)
+    if name:
+        form.fields["name"].disabled = True
+    if request.method == "POST" and form.is_valid():
+        try:
+            saved = template_save(
+                name or form.cleaned_data["name"],
+                form.cleaned_data["body"],
+                form.cleaned_data["answer_format"],
+                project,
+            )
+        except TemplateInvalid as invalid:
+            form.add_error("body", str(invalid))
+        else:
+            messages.success(request, f"Template {saved.name} v{saved.version} saved.")
+            return redirect("template-edit", slug=project.slug, name=saved.name)
+    status = 400 if request.method == "POST" else 200
+    context = {
+        "project": project,
+        "form": form,
+        "name": name,
+        "versions": versions,
+        "built_in": built_in,
+    }
+    return render(request, "judging/template_form.html", context, status=status)
 
 
 @login_required
@@ -125,12 +207,12 @@ def ensemble(request, slug: str):
         rows.append(
             {
                 "task": task,
-                "form": EnsembleForm(initial=initial, prefix=task.slug),
+                "form": EnsembleForm(project, initial=initial, prefix=task.slug),
                 "summary": ensemble_summary(task, pairs) if pairs else None,
                 "candidates": task.pairs.filter(status="candidate").count(),
             }
         )
-    judges = callable_judges()
+    judges = callable_judges(project)
     return render(
         request, "judging/ensemble.html", {"project": project, "rows": rows, "judges": judges}
     )
@@ -145,7 +227,7 @@ def _ensemble_post(request, project, task):
         else:
             messages.success(request, f"Ensemble filter of {task.name} started.")
         return redirect("ensemble", slug=project.slug)
-    form = EnsembleForm(request.POST, prefix=task.slug)
+    form = EnsembleForm(project, request.POST, prefix=task.slug)
     if form.is_valid():
         try:
             ensemble_set(task, form.cleaned_data["judges"], form.cleaned_data["threshold"])

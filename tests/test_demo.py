@@ -148,7 +148,7 @@ def test_roles_of_the_demo_users(demo_settings):
     assert set(memberships) == set(USERNAMES)
     lead = memberships["lead"]
     assert lead.role == Membership.Role.LEAD
-    assert lead.user.is_staff and not lead.user.is_superuser
+    assert not lead.user.is_staff and not lead.user.is_superuser  # the admin is operators'
     for username in USERNAMES[:3]:
         member = memberships[username]
         assert member.role == Membership.Role.ANNOTATOR

@@ -5,25 +5,45 @@ import re
 from rest_framework import serializers
 
 from api.serializers.common import id_field, ref_field
-from judging.models import Judge, JudgeRun, Verdict
+from judging.models import (
+    MAX_CONCURRENCY,
+    MAX_REQUESTS_PER_MINUTE,
+    MAX_SAMPLES,
+    MAX_TIMEOUT_SECONDS,
+    Connection,
+    Judge,
+    JudgeRun,
+    Verdict,
+)
 
 _STORABLE_TEXT = re.compile("[^\x00\ud800-\udfff]*", re.DOTALL)
 CALLABLE_BACKENDS = [choice for choice in Judge.Backend.choices if choice[0] != "external"]
 
 
 class JudgeSerializer(serializers.ModelSerializer):
-    """A judge. `api_key_env` is the NAME of the environment variable that holds the key on
-    the server; keys are never stored nor shown."""
+    """A judge: a project's (its leads change it) or the operator's (`project` null: run
+    only). API judges call through `connection`, an operator's connection named here; its
+    URL and key never appear in the API."""
 
-    base_url = serializers.CharField(help_text="empty for backends that need none")
+    project = serializers.IntegerField(source="project_id", allow_null=True)
+    connection = serializers.CharField(source="connection.name", allow_null=True, default=None)
 
     class Meta:
         model = Judge
         fields = [
-            "id", "name", "backend", "model", "base_url", "api_key_env", "sampling",
+            "id", "name", "project", "backend", "connection", "model", "sampling",
             "templates", "concurrency", "requests_per_minute", "timeout_seconds",
             "price_input_per_mtok", "price_output_per_mtok", "created_at", "updated_at",
         ]  # fmt: skip
+        read_only_fields = fields
+
+
+class ConnectionSerializer(serializers.ModelSerializer):
+    """An operator's connection a project may use (name and backend only)."""
+
+    class Meta:
+        model = Connection
+        fields = ["name", "backend"]
         read_only_fields = fields
 
 
@@ -45,18 +65,18 @@ class JudgeInputSerializer(serializers.Serializer):
     """What a create (POST), a replace (PUT) or a change (PATCH) sends; the judge service
     validates the whole judge again before saving."""
 
-    name = serializers.CharField(max_length=100, help_text="Unique; cannot change later.")
-    backend = serializers.ChoiceField(choices=CALLABLE_BACKENDS)
-    model = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    base_url = serializers.URLField(max_length=200, required=False, allow_blank=True)
-    api_key_env = serializers.RegexField(
-        r"^[A-Za-z0-9_]*$",
-        max_length=100,
-        required=False,
-        allow_blank=True,
-        help_text="The NAME of an environment variable (letters, digits, _), never a key.",
-        error_messages={"invalid": "the NAME of an environment variable, never a key"},
+    name = serializers.CharField(
+        max_length=100, help_text="Unique in the project; cannot change later."
     )
+    project = ref_field()  # one the user leads; cannot change later
+    backend = serializers.ChoiceField(choices=CALLABLE_BACKENDS)
+    connection = serializers.CharField(
+        max_length=64,
+        required=False,
+        allow_null=True,
+        help_text="Name of an operator's connection allowed for the project (API backends).",
+    )
+    model = serializers.CharField(max_length=200, required=False, allow_blank=True)
     sampling = serializers.DictField(
         required=False, help_text='e.g. {"temperature": 0, "max_tokens": 1024, "seed": 1}'
     )
@@ -65,11 +85,13 @@ class JudgeInputSerializer(serializers.Serializer):
         required=False,
         help_text='{task kind: template name}, e.g. {"t2i": "mjbench-t2i"}',
     )
-    concurrency = serializers.IntegerField(min_value=1, max_value=32767, required=False)
+    concurrency = serializers.IntegerField(min_value=1, max_value=MAX_CONCURRENCY, required=False)
     requests_per_minute = serializers.IntegerField(
-        min_value=1, max_value=2_147_483_647, required=False
+        min_value=1, max_value=MAX_REQUESTS_PER_MINUTE, required=False
     )
-    timeout_seconds = serializers.FloatField(min_value=0.1, max_value=86_400, required=False)
+    timeout_seconds = serializers.FloatField(
+        min_value=0.1, max_value=MAX_TIMEOUT_SECONDS, required=False
+    )
     price_input_per_mtok = serializers.DecimalField(
         max_digits=10, decimal_places=4, min_value=0, required=False
     )
@@ -87,11 +109,8 @@ class JudgeInputSerializer(serializers.Serializer):
 
     def validate_name(self, value: str) -> str:
         current = self.context.get("judge")
-        if current is not None:
-            if value != current.name:
-                raise serializers.ValidationError("a judge's name cannot change")
-        elif Judge.objects.filter(name=value).exists():
-            raise serializers.ValidationError("a judge with this name exists")
+        if current is not None and value != current.name:
+            raise serializers.ValidationError("a judge's name cannot change")
         return value
 
 
@@ -157,7 +176,7 @@ class RunStartSerializer(serializers.Serializer):
     task = serializers.SlugField(
         max_length=64, required=False, allow_null=True, help_text="Task slug; all when absent."
     )
-    samples = serializers.IntegerField(min_value=1, max_value=50, default=1)
+    samples = serializers.IntegerField(min_value=1, max_value=MAX_SAMPLES, default=1)
 
 
 class RunFilterSerializer(serializers.Serializer):

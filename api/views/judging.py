@@ -1,11 +1,13 @@
-"""Judges (global: leads of any project and superusers; 403 for anyone else), runs and
-verdicts (the leads of their projects; 404 for anyone else)."""
+"""Judges (a project's leads change its judges and run the operator's; 403 for anyone who
+leads no project), connections, runs and verdicts (the leads of their projects; 404 for
+anyone else)."""
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Q
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status
-from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.decorators import action, api_view
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
@@ -19,6 +21,7 @@ from api.selectors import (
 )
 from api.serializers.common import ErrorSerializer
 from api.serializers.judging import (
+    ConnectionSerializer,
     JudgeInputSerializer,
     JudgeSerializer,
     RunDetailSerializer,
@@ -43,7 +46,8 @@ from api.views.common import (
     refused,
     uploaded_to_path,
 )
-from judging.selectors import run_progress
+from judging.models import Connection, Judge
+from judging.selectors import connections_for, run_progress
 from judging.services.judges import JudgeInUse, judge_delete, judge_save
 from judging.services.runs import (
     RunRefused,
@@ -59,20 +63,27 @@ NOT_FOUND = OpenApiResponse(
 )
 
 
+FORBIDDEN = OpenApiResponse(ErrorSerializer, description="The operator's judge: run only.")
+
+
 @extend_schema_view(
-    list=extend_schema(summary="Every judge (leads and superusers)"),
+    list=extend_schema(
+        summary="The judges of the projects you lead, and the operator's (project null)"
+    ),
     retrieve=extend_schema(summary="One judge"),
     create=extend_schema(
-        summary="Add a judge", request=JudgeInputSerializer, responses={201: JudgeSerializer}
+        summary="Add a judge to a project you lead",
+        request=JudgeInputSerializer,
+        responses={201: JudgeSerializer, 404: NOT_FOUND},
     ),
     partial_update=extend_schema(
-        summary="Change a judge's settings (its name stays)",
+        summary="Change a judge's settings (its name and project stay)",
         request=JudgeInputSerializer,
-        responses={200: JudgeSerializer},
+        responses={200: JudgeSerializer, 403: FORBIDDEN},
     ),
     destroy=extend_schema(
         summary="Delete a judge that has no runs, verdicts or ensemble role",
-        responses={204: None, 409: CONFLICT},
+        responses={204: None, 403: FORBIDDEN, 409: CONFLICT},
     ),
 )
 class JudgeViewSet(
@@ -84,9 +95,17 @@ class JudgeViewSet(
     def get_queryset(self):
         return judges_for(self.request.user)
 
-    def _save(self, name: str, changes: dict):
+    def _changeable(self) -> Judge:
+        judge = self.get_object()
+        if judge.project_id is None and not self.request.user.is_superuser:
+            raise PermissionDenied("the operator's judge: leads run it but cannot change it")
+        return judge
+
+    def _save(self, name: str, project, changes: dict):
+        if "connection" in changes:
+            changes["connection"] = _connection_named(changes["connection"], project)
         try:
-            judge, _created = judge_save(name, **changes)
+            judge, _created = judge_save(name, project=project, **changes)
         except DjangoValidationError as invalid:
             raise field_errors(invalid) from None
         return judge
@@ -96,22 +115,52 @@ class JudgeViewSet(
         serializer = JudgeInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         changes = dict(serializer.validated_data)
-        judge = self._save(changes.pop("name"), changes)
+        project = project_or_404(lead_projects(request.user), changes.pop("project"))
+        judge = self._save(changes.pop("name"), project, changes)
         return Response(JudgeSerializer(judge).data, status=status.HTTP_201_CREATED)
 
     def partial_update(self, request, pk=None):
-        judge = self.get_object()
+        judge = self._changeable()
         serializer = JudgeInputSerializer(data=request.data, partial=True, context={"judge": judge})
         serializer.is_valid(raise_exception=True)
         changes = dict(serializer.validated_data)
         changes.pop("name", None)
-        return Response(JudgeSerializer(self._save(judge.name, changes)).data)
+        ref = changes.pop("project", None)
+        if ref is not None and (
+            judge.project is None or ref not in (str(judge.project_id), judge.project.slug)
+        ):
+            raise ValidationError({"project": ["a judge's project cannot change"]})
+        return Response(JudgeSerializer(self._save(judge.name, judge.project, changes)).data)
 
-    def perform_destroy(self, judge):
+    def destroy(self, request, pk=None):
+        judge = self._changeable()
         try:
             judge_delete(judge)
         except JudgeInUse as in_use:
             raise Conflict(str(in_use)) from None
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _connection_named(name: str | None, project) -> Connection | None:
+    """A connection allowed for the project, by name; any other name is refused with the
+    same words, whether it exists for other projects or not at all."""
+    if not name:
+        return None
+    queryset = connections_for(project) if project is not None else Connection.objects.all()
+    connection = queryset.filter(name=name).first()
+    if connection is None:
+        raise ValidationError({"connection": ["no such connection for this project"]})
+    return connection
+
+
+@extend_schema(
+    summary="The operator's connections a project you lead may use (name and backend)",
+    responses={200: ConnectionSerializer(many=True), 404: NOT_FOUND},
+)
+@api_view(["GET"])
+def project_connections(request, project):
+    project = project_or_404(lead_projects(request.user), project)
+    return Response(ConnectionSerializer(connections_for(project), many=True).data)
 
 
 def _run_detail(run) -> dict:
@@ -152,7 +201,11 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSet
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         project = project_or_404(lead_projects(request.user), data["project"])
-        judge = judges_for(request.user).filter(pk=data["judge"]).first()
+        judge = (
+            judges_for(request.user)
+            .filter(Q(project=project) | Q(project__isnull=True), pk=data["judge"])
+            .first()
+        )
         if judge is None:
             raise NotFound("no such judge")
         task = None

@@ -38,6 +38,9 @@ def ensemble_of(task: Task) -> TaskEnsemble | None:
 def ensemble_set(task: Task, judges, threshold: float | None = None) -> TaskEnsemble:
     if threshold is not None and not 0.5 < threshold <= 1:
         raise RunRefused("the agreement threshold must be above 0.5 and at most 1")
+    judges = list(judges)
+    if any(judge.project_id not in (None, task.project_id) for judge in judges):
+        raise RunRefused("an ensemble takes the project's own judges and the operator's only")
     ensemble, _ = TaskEnsemble.objects.update_or_create(
         task=task, defaults={"threshold": threshold}
     )

@@ -1,15 +1,25 @@
-"""Creating, updating and deleting judges."""
+"""Creating, updating and deleting judges and the operator's connections.
+
+Who may do what is decided by the callers (pages, API, commands); the rules of a valid judge
+live here: an API judge calls through a connection allowed for its project, sampling takes
+known numeric parameters only, and templates name a built-in or one of the project's own.
+"""
+
+import math
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from judging.models import Judge, JudgeRun, TaskEnsemble, Verdict
+from annotation.models import Project
+from judging.models import API_BACKENDS, Connection, Judge, JudgeRun, TaskEnsemble, Verdict
+from judging.prompts import BUILT_IN
+from judging.selectors import connection_allows
 
 EDITABLE_FIELDS = (
     "backend",
+    "connection",
     "model",
-    "base_url",
-    "api_key_env",
     "sampling",
     "templates",
     "concurrency",
@@ -18,38 +28,124 @@ EDITABLE_FIELDS = (
     "price_input_per_mtok",
     "price_output_per_mtok",
 )
+# Sampling parameters a judge may set and their ranges. Anything else would be merged into
+# the request body and could override the model, the messages or the stream mode.
+SAMPLING_RANGES = {
+    "temperature": (0.0, 2.0),
+    "top_p": (0.0, 1.0),
+    "top_k": (1, 1000),
+    "max_tokens": (1, 65_536),
+    "seed": (0, 2**31 - 1),
+}
+_INTEGER_SAMPLING = {"top_k", "max_tokens", "seed"}
 
 
-def judge_get_or_create_external(name: str) -> Judge:
-    """A judge known only by the predictions imported for it."""
-    judge, _ = Judge.objects.get_or_create(name=name, defaults={"backend": Judge.Backend.EXTERNAL})
+def sampling_check(sampling) -> dict:
+    if sampling in (None, ""):
+        return {}
+    if not isinstance(sampling, dict):
+        raise ValidationError({"sampling": "a JSON object"})
+    for key, value in sampling.items():
+        if key not in SAMPLING_RANGES:
+            known = ", ".join(SAMPLING_RANGES)
+            raise ValidationError({"sampling": f"unknown parameter {key!r} (known: {known})"})
+        low, high = SAMPLING_RANGES[key]
+        integer = key in _INTEGER_SAMPLING
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or (integer and not isinstance(value, int))
+            or not math.isfinite(value)
+            or not low <= value <= high
+        ):
+            kind = "an integer" if integer else "a number"
+            raise ValidationError({"sampling": f"{key} must be {kind} from {low} to {high}"})
+    return sampling
+
+
+def templates_check(templates, project: Project | None) -> dict:
+    """{task kind: template name}; a name must be a built-in or one of the project's."""
+    if templates in (None, ""):
+        return {}
+    if not isinstance(templates, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in templates.items()
+    ):
+        raise ValidationError({"templates": "a JSON object {task kind: template name}"})
+    from judging.models import PromptTemplate
+
+    own = set()
+    if project is not None:
+        own = set(
+            PromptTemplate.objects.filter(project=project, name__in=templates.values())
+            .values_list("name", flat=True)
+            .distinct()
+        )
+    unknown = sorted(set(templates.values()) - own - set(BUILT_IN))
+    if unknown:
+        raise ValidationError({"templates": f"no template named {', '.join(unknown)}"})
+    return templates
+
+
+def judge_get_or_create_external(name: str, project: Project) -> Judge:
+    """The judge an imported prediction file is for: the project's judge of that name, else
+    the operator's, else a new judge of the project known only by its predictions."""
+    judge = (
+        Judge.objects.filter(name=name, project=project).first()
+        or Judge.objects.filter(name=name, project__isnull=True).first()
+    )
+    if judge is None:
+        judge = judge_save(name, project=project, backend=Judge.Backend.EXTERNAL)[0]
     return judge
 
 
-def judge_save(name: str, **changes) -> tuple[Judge, bool]:
-    """Create the judge or update the given fields; validated like the admin form.
+def _name_clash(name: str, project: Project | None) -> bool:
+    """Within a project, a judge's name is unique across its own and the operator's judges
+    (pages, commands and reports name judges)."""
+    if project is None:
+        return Judge.objects.filter(name=name, project__isnull=False).exists()
+    return Judge.objects.filter(name=name, project__isnull=True).exists()
+
+
+def judge_save(name: str, *, project: Project | None, **changes) -> tuple[Judge, bool]:
+    """Create the project's judge (no project: the operator's) or update the given fields.
     Raises ValidationError with field messages."""
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:
         raise ValidationError({field: "not a judge setting" for field in unknown})
-    if (
-        "api_key_env" in changes
-        and changes["api_key_env"]
-        and not (changes["api_key_env"].replace("_", "").isalnum())
-    ):
-        raise ValidationError(
-            {"api_key_env": "the NAME of an environment variable (letters, digits, _), never a key"}
-        )
+    if "sampling" in changes:
+        changes["sampling"] = sampling_check(changes["sampling"])
+    if "templates" in changes:
+        changes["templates"] = templates_check(changes["templates"], project)
     with transaction.atomic():
-        judge = Judge.objects.select_for_update().filter(name=name).first()
+        judge = Judge.objects.select_for_update().filter(name=name, project=project).first()
         created = judge is None
         if created:
-            judge = Judge(name=name)
+            if _name_clash(name, project):
+                raise ValidationError({"name": f"a judge named {name!r} exists already"})
+            judge = Judge(name=name, project=project)
         for field, value in changes.items():
             setattr(judge, field, value)
+        _connection_check(judge)
         judge.full_clean()
         judge.save()
     return judge, created
+
+
+def _connection_check(judge: Judge) -> None:
+    if judge.backend not in API_BACKENDS:
+        judge.connection = None  # baselines and imported judges never call out
+        return
+    connection = judge.connection
+    if connection is None:
+        raise ValidationError({"connection": "an API judge needs a connection"})
+    if connection.backend != judge.backend:
+        raise ValidationError(
+            {"connection": f"connection {connection.name} is for {connection.backend}"}
+        )
+    if judge.project is not None and not connection_allows(connection, judge.project):
+        # The same words as for a connection that does not exist: names of connections
+        # allowed to other projects are not a lead's to learn.
+        raise ValidationError({"connection": "no such connection for this project"})
 
 
 class JudgeInUse(Exception):
@@ -57,8 +153,8 @@ class JudgeInUse(Exception):
 
 
 def judge_delete(judge: Judge) -> None:
-    """Delete a judge that has no runs, no verdicts and sits in no ensemble: a judge is
-    global, and its results in any project must never vanish with it."""
+    """Delete a judge that has no runs, no verdicts and sits in no ensemble: results must
+    never vanish with a judge."""
     with transaction.atomic():
         locked = Judge.objects.select_for_update().filter(pk=judge.pk).first()
         if locked is None:
@@ -72,3 +168,57 @@ def judge_delete(judge: Judge) -> None:
                 f"judge {locked.name!r} has runs, verdicts or an ensemble role; it stays"
             )
         locked.delete()
+
+
+def base_url_check(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValidationError({"base_url": "an http:// or https:// URL"})
+    if parts.username or parts.password or "?" in url or "#" in url:
+        # The path is appended to, so a query or fragment would swallow it.
+        raise ValidationError({"base_url": "no credentials, query or fragment in the URL"})
+    return url.rstrip("/")
+
+
+def api_key_env_check(name: str) -> str:
+    if name and not (name.replace("_", "").isalnum() and name.isascii() and not name[0].isdigit()):
+        raise ValidationError(
+            {"api_key_env": "the NAME of an environment variable (letters, digits, _), never a key"}
+        )
+    return name
+
+
+def connection_save(
+    name: str,
+    *,
+    backend: str | None = None,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    all_projects: bool | None = None,
+    projects: list[Project] | None = None,
+) -> tuple[Connection, bool]:
+    """Create or update an operator's connection (only operators call this)."""
+    with transaction.atomic():
+        connection = Connection.objects.select_for_update().filter(name=name).first()
+        created = connection is None
+        if created:
+            connection = Connection(name=name)
+        if backend is not None:
+            connection.backend = backend
+        if base_url is not None:
+            connection.base_url = base_url_check(base_url)
+        if api_key_env is not None:
+            connection.api_key_env = api_key_env_check(api_key_env)
+        if all_projects is not None:
+            connection.all_projects = all_projects
+        if (
+            connection.pk
+            and backend is not None
+            and connection.judges.exclude(backend=backend).exists()
+        ):
+            raise ValidationError({"backend": "judges of another backend use this connection"})
+        connection.full_clean()
+        connection.save()
+        if projects is not None:
+            connection.projects.set(projects)
+    return connection, created

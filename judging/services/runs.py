@@ -5,6 +5,7 @@ each a Celery task enqueued on commit. Chunk size keeps a chunk well inside the 
 limit at the judge's requests-per-minute budget.
 """
 
+import logging
 import threading
 
 from django.conf import settings
@@ -13,8 +14,10 @@ from django.utils import timezone
 
 from annotation.models import Pair, Project, Task
 from judging.backends import ConfigurationError, check_callable
-from judging.models import Judge, JudgeRun, JudgeRunChunk
+from judging.models import MAX_SAMPLES, Judge, JudgeRun, JudgeRunChunk
 from judging.runner import chunk_execute
+
+log = logging.getLogger(__name__)
 
 MAX_CHUNK_PAIRS = 1000
 
@@ -46,10 +49,10 @@ def judge_run_start(
     """Create the run and its chunks and enqueue them. `pair_ids` narrows the selection
     (default: every pair of the project, or of the task). `background` asks the embedded mode
     (no Celery worker) to run the chunks in a thread instead of inside this call."""
-    if not 1 <= samples <= 50:
-        raise RunRefused("samples must be between 1 and 50")
+    if not 1 <= samples <= MAX_SAMPLES:
+        raise RunRefused(f"samples must be between 1 and {MAX_SAMPLES}")
     try:
-        check_callable(judge)
+        check_callable(judge, project)
     except ConfigurationError as error:
         raise RunRefused(str(error)) from None
     pairs = Pair.objects.filter(project=project)
@@ -103,10 +106,24 @@ def _run_inline(chunk_ids: list[int]) -> None:
 def judge_chunk_run(chunk_id: int) -> None:
     """Execute a chunk (idempotent: a repeated delivery does only what is missing), then
     finish the run when it was the last one."""
-    chunk = JudgeRunChunk.objects.select_related("run__judge").filter(pk=chunk_id).first()
+    chunk = (
+        JudgeRunChunk.objects.select_related("run__judge__connection", "run__project")
+        .filter(pk=chunk_id)
+        .first()
+    )
     if chunk is None or chunk.done:
         return
     if chunk.run.status in (JudgeRun.Status.CANCELLED, JudgeRun.Status.FINISHED):
+        return
+    try:
+        # Checked again at every chunk: the operator may have withdrawn the connection
+        # from the project (or its key) since the run started.
+        check_callable(chunk.run.judge, chunk.run.project)
+    except ConfigurationError as error:
+        log.warning("run %s stopped: %s", chunk.run_id, error)
+        JudgeRun.objects.filter(
+            pk=chunk.run_id, status__in=[JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING]
+        ).update(status=JudgeRun.Status.CANCELLED)
         return
     if not chunk_execute(chunk):
         return  # cancelled: the chunk stays open for a resume
@@ -146,7 +163,7 @@ def judge_run_resume(run: JudgeRun, *, background: bool = False) -> JudgeRun:
     if run.status in (JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING):
         raise RunRefused(f"run {run.pk} is already {run.status}")
     try:
-        check_callable(run.judge)
+        check_callable(run.judge, run.project)
     except ConfigurationError as error:
         raise RunRefused(str(error)) from None
     with transaction.atomic():

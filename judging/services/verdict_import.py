@@ -84,7 +84,7 @@ def verdicts_import(
                 )
 
     with transaction.atomic():
-        judge = judge_get_or_create_external(judge_name)
+        judge = judge_get_or_create_external(judge_name, project)
         run = JudgeRun.objects.create(
             judge=judge,
             project=project,

@@ -85,8 +85,8 @@ def world(db, tmp_path):
     outsider = User.objects.create_user("outsider", password=PASSWORD)
     rate(ann_a2, alpha_task, overall=2)
     rate(ann_b, beta_task, overall=5)
-    judge, _ = judge_save("baseline-a", backend="always-a")
-    judge_save("judge-unused", backend="random", sampling={"seed": 1})
+    judge, _ = judge_save("baseline-a", project=None, backend="always-a")
+    judge_save("judge-unused", project=None, backend="random", sampling={"seed": 1})
     run_a = judge_run_start(judge, alpha)  # pending: its chunks wait for a commit
     run_b = judge_run_start(judge, beta)
     import_predictions(tmp_path, alpha_task, "ext-judge")

@@ -3,7 +3,7 @@
 import pytest
 
 from judging.fake_server import FakeLLMServer
-from judging.services.judges import judge_save
+from judging.services.judges import connection_save, judge_save
 from tests.annotate.conftest import queued_pairs
 
 
@@ -37,12 +37,23 @@ def pairs_task(tmp_path):
     return queued_pairs(tmp_path, count=6)
 
 
-def openai_judge(server, name="gpt-fake", **settings):
+def fake_connection(server, name="fake", *, backend="openai", api_key_env="", **scope):
+    """The operator's connection to the fake server (every project may use it by default)."""
+    scope.setdefault("all_projects", True)
+    base_url = server.base_url if backend == "openai" else server.base_url[:-3]
+    connection, _ = connection_save(
+        name, backend=backend, base_url=base_url, api_key_env=api_key_env, **scope
+    )
+    return connection
+
+
+def openai_judge(server, name="gpt-fake", *, project=None, api_key_env="", **settings):
     defaults = {"model": "fake-model", "concurrency": 8, "requests_per_minute": 60_000}
     judge, _ = judge_save(
         name,
+        project=project,
         backend="openai",
-        base_url=server.base_url,
+        connection=fake_connection(server, f"fake-{name}", api_key_env=api_key_env),
         **{**defaults, "timeout_seconds": 5, **settings},
     )
     return judge

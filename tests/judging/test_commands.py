@@ -5,44 +5,88 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from judging.models import Judge, Verdict
+from annotation.models import Project
+from judging.models import Connection, Judge, Verdict
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_judge_add_creates_then_updates_only_what_is_given(capsys):
+def test_connection_add_then_judge_add_creates_then_updates_only_what_is_given(capsys):
+    Project.objects.create(slug="p", name="P")
     call_command(
-        "judge_add", "gpt", "--backend", "openai", "--model", "gpt-x",
-        "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "OPENAI_API_KEY",
+        "connection_add", "openai-main", "--backend", "openai",
+        "--base-url", "http://127.0.0.1:9/v1/", "--api-key-env", "OPENAI_API_KEY",
+        "--projects", "p",
+    )  # fmt: skip
+    assert "usable by p" in capsys.readouterr().out
+    call_command(
+        "judge_add", "gpt", "--project", "p", "--connection", "openai-main", "--model", "gpt-x",
         "--concurrency", "16", "--rpm", "500", "--timeout", "30",
         "--sampling", '{"temperature": 0}', "--template", "t2i=mjbench-t2i",
     )  # fmt: skip
-    assert "Created judge gpt" in capsys.readouterr().out
-    call_command("judge_add", "gpt", "--concurrency", "32")
+    assert "Created judge gpt of project p" in capsys.readouterr().out
+    call_command("judge_add", "gpt", "--project", "p", "--concurrency", "32")
     judge = Judge.objects.get(name="gpt")
     assert (judge.concurrency, judge.requests_per_minute, judge.model) == (32, 500, "gpt-x")
-    assert judge.api_key_env == "OPENAI_API_KEY" and judge.sampling == {"temperature": 0}
-    assert judge.templates == {"t2i": "mjbench-t2i"}
+    assert (judge.backend, judge.connection.name, judge.project.slug) == (
+        "openai",
+        "openai-main",
+        "p",
+    )
+    assert judge.connection.base_url == "http://127.0.0.1:9/v1"
+    assert judge.sampling == {"temperature": 0} and judge.templates == {"t2i": "mjbench-t2i"}
+
+
+def test_a_projects_judge_cannot_use_a_connection_of_other_projects():
+    Project.objects.create(slug="p", name="P")
+    Project.objects.create(slug="q", name="Q")
+    call_command(
+        "connection_add", "q-only", "--backend", "openai", "--base-url", "http://models.example/v1",
+        "--projects", "q",
+    )  # fmt: skip
+    with pytest.raises(CommandError, match="no such connection for this project"):
+        call_command("judge_add", "gpt", "--project", "p", "--connection", "q-only", "--model", "m")
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["new-judge"], "needs --backend"),
-        (["j", "--backend", "openai", "--concurrency", "0"], "concurrency"),
-        (["j", "--backend", "openai", "--base-url", "not a url"], "base_url"),
-        (
-            ["j", "--backend", "openai", "--api-key-env", "sk-live-123 456"],
-            "NAME of an environment",
-        ),
-        (["j", "--backend", "openai", "--sampling", "[1]"], "JSON object"),
+        (["j", "--backend", "random", "--concurrency", "0"], "concurrency"),
+        (["j", "--backend", "random", "--concurrency", "257"], "concurrency"),
+        (["j", "--backend", "random", "--timeout", "86400"], "timeout"),
+        (["j", "--backend", "openai"], "needs a connection"),
+        (["j", "--backend", "random", "--sampling", "[1]"], "JSON object"),
+        (["j", "--backend", "random", "--sampling", '{"model": "x"}'], "unknown parameter"),
+        (["j", "--backend", "random", "--sampling", '{"temperature": 9}'], "temperature"),
         (["j", "--backend", "random", "--template", "t2i"], "KIND=NAME"),
+        (["j", "--backend", "random", "--template", "t2i=ghost"], "no template named ghost"),
     ],
 )
 def test_judge_add_refuses_bad_settings_with_a_message(args, message):
     with pytest.raises(CommandError, match=message):
         call_command("judge_add", *args)
     assert not Judge.objects.filter(name="j").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["c"], "needs --backend and --base-url"),
+        (["c", "--backend", "openai", "--base-url", "not a url"], "base_url"),
+        (["c", "--backend", "openai", "--base-url", "http://models.example/v1?"], "query"),
+        (["c", "--backend", "openai", "--base-url", "http://u:p@models.example/v1"], "credentials"),
+        (
+            ["c", "--backend", "openai", "--base-url", "http://x", "--api-key-env", "sk-1 2"],
+            "NAME of an environment",
+        ),
+        (["c", "--backend", "openai", "--base-url", "http://x", "--projects", "nope"], "nope"),
+    ],
+)
+def test_connection_add_refuses_bad_settings_with_a_message(args, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("connection_add", *args)
+    assert not Connection.objects.exists()
 
 
 def test_judge_run_wait_json_prints_the_final_counts(tmp_path, capsys):

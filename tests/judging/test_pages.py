@@ -7,8 +7,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from annotation.models import Membership, Pair
-from judging.models import Judge, JudgeRun, TaskEnsemble, Verdict
+from annotation.models import Membership, Pair, Project
+from judging.models import Judge, JudgeRun, PromptTemplate, TaskEnsemble, Verdict
+from judging.prompts import template_save
+from judging.services.judges import connection_save, judge_save
 from judging.services.runs import judge_run_start
 from tests.annotate.conftest import member, queued_pairs
 
@@ -27,8 +29,10 @@ def lead(project):
 
 def _pages(project, run=None):
     urls = [
-        reverse("judge-list"),
-        reverse("judge-new"),
+        reverse("judge-list", args=[project.slug]),
+        reverse("judge-new", args=[project.slug]),
+        reverse("template-list", args=[project.slug]),
+        reverse("template-edit", args=[project.slug, "mmrb2-t2i"]),
         reverse("run-list", args=[project.slug]),
         reverse("ensemble", args=[project.slug]),
     ]
@@ -66,31 +70,78 @@ def queued_pairs_project(user):
     return project
 
 
-def test_a_lead_adds_a_judge_and_bad_values_are_refused(client, lead):
+def test_a_lead_adds_a_judge_and_bad_values_are_refused(client, project, lead):
+    allowed, _ = connection_save(
+        "allowed", backend="openai", base_url="http://127.0.0.1:9/v1",
+        api_key_env="OPENAI_API_KEY", projects=[project],
+    )  # fmt: skip
+    connection_save("elsewhere", backend="openai", base_url="http://127.0.0.1:8/v1")
     client.force_login(lead)
-    bad = client.post(
-        reverse("judge-new"),
-        {"name": "gpt", "backend": "openai", "api_key_env": "sk-live 123", "concurrency": 0,
-         "requests_per_minute": 60, "timeout_seconds": 30, "sampling": "[1]", "templates": "{}",
-         "price_input_per_mtok": 0, "price_output_per_mtok": 0},
-    )  # fmt: skip
-    assert bad.status_code == 400
-    body = bad.content.decode()
-    assert "variable name, not a key" in body and "Expected a JSON object" in body
+    url = reverse("judge-new", args=[project.slug])
+    form = client.get(url).content.decode()
+    assert "allowed" in form and "elsewhere" not in form  # only what the operator allowed
+    assert "127.0.0.1" not in form and "OPENAI_API_KEY" not in form  # never the URL or variable
+    fields = {"name": "gpt", "backend": "openai", "model": "gpt-x", "connection": "allowed",
+              "concurrency": 8, "requests_per_minute": 600, "timeout_seconds": 30,
+              "sampling": '{"temperature": 0}', "templates": "{}",
+              "price_input_per_mtok": "2.5", "price_output_per_mtok": "10"}  # fmt: skip
+    for bad in (
+        {"connection": "elsewhere"}, {"concurrency": 0}, {"concurrency": 32767},
+        {"timeout_seconds": 86400}, {"sampling": "[1]"}, {"sampling": '{"stream": true}'},
+        {"connection": ""}, {"templates": '{"t2i": "ghost"}'},
+    ):  # fmt: skip
+        response = client.post(url, {**fields, **bad})
+        assert response.status_code == 400, bad
+        assert response.context["form"].errors, bad
     assert not Judge.objects.exists()
-    good = client.post(
-        reverse("judge-new"),
-        {"name": "gpt", "backend": "openai", "model": "gpt-x", "base_url": "http://127.0.0.1:9/v1",
-         "api_key_env": "OPENAI_API_KEY", "concurrency": 8, "requests_per_minute": 600,
-         "timeout_seconds": 30, "sampling": '{"temperature": 0}', "templates": "{}",
-         "price_input_per_mtok": "2.5", "price_output_per_mtok": "10"},
-    )  # fmt: skip
-    assert good.status_code == 302
+    assert client.post(url, fields).status_code == 302
     judge = Judge.objects.get(name="gpt")
-    assert (judge.api_key_env, judge.sampling, judge.concurrency) == (
-        "OPENAI_API_KEY", {"temperature": 0}, 8,
+    assert (judge.project, judge.connection, judge.sampling, judge.concurrency) == (
+        project, allowed, {"temperature": 0}, 8,
     )  # fmt: skip
-    assert "external" not in client.get(reverse("judge-new")).content.decode().split("backend")[1]
+    assert "external" not in client.get(url).content.decode().split("backend")[1]
+    edit = reverse("judge-edit", args=[project.slug, judge.pk])
+    assert client.post(edit, {**fields, "concurrency": 16}).status_code == 302
+    assert Judge.objects.get(pk=judge.pk).concurrency == 16
+    client.post(reverse("judge-delete", args=[project.slug, judge.pk]))
+    assert not Judge.objects.exists()
+
+
+def test_another_projects_judges_and_the_operators_cannot_be_changed(client, project, lead):
+    """Attack 2: judges were global; lead B re-pointed and deleted project A's judges."""
+    other = Project.objects.create(slug="other", name="Other")
+    theirs, _ = judge_save("theirs", project=other, backend="random")
+    operators, _ = judge_save("shared", project=None, backend="always-a")
+    client.force_login(lead)
+    listing = client.get(reverse("judge-list", args=[project.slug])).content.decode()
+    assert "shared" in listing and "theirs" not in listing
+    for judge in (theirs, operators):
+        edit = reverse("judge-edit", args=[project.slug, judge.pk])
+        assert client.get(edit).status_code == 404
+        assert client.post(edit, {"name": "x", "backend": "random"}).status_code == 404
+        delete = reverse("judge-delete", args=[project.slug, judge.pk])
+        assert client.post(delete).status_code == 404
+    assert Judge.objects.count() == 2
+    # Runs take the project's judges and the operator's, never another project's.
+    response = client.post(reverse("run-list", args=[project.slug]), {"judge": theirs.pk})
+    assert response.status_code == 400 and not JudgeRun.objects.exists()
+
+
+def test_a_lead_edits_a_built_in_template_as_a_copy_in_their_project(client, project, lead):
+    other = Project.objects.create(slug="other", name="Other")
+    template_save("house", "Theirs {prompt} {first} {second}", "json", other)
+    client.force_login(lead)
+    assert client.get(reverse("template-edit", args=[project.slug, "house"])).status_code == 404
+    listing = client.get(reverse("template-list", args=[project.slug])).content.decode()
+    assert "mmrb2-t2i" in listing and "house" not in listing
+    url = reverse("template-edit", args=[project.slug, "mmrb2-t2i"])
+    bad = client.post(url, {"answer_format": "json", "body": "no markers"})
+    assert bad.status_code == 400
+    body = "Strict. {prompt} {first} {second}"
+    assert client.post(url, {"answer_format": "json", "body": body}).status_code == 302
+    copy = PromptTemplate.objects.get(project=project)
+    assert (copy.name, copy.version, copy.body) == ("mmrb2-t2i", 1, body)
+    assert not PromptTemplate.objects.filter(project__isnull=True, body=body).exists()
 
 
 def test_the_progress_fragment_polls_while_running_and_stops_when_done(client, project, lead):
@@ -134,19 +185,20 @@ def test_cancel_and_resume_buttons(client, project, lead):
 
 def test_a_refused_start_is_explained(client, project, lead, monkeypatch):
     monkeypatch.delenv("MISSING_KEY_VAR", raising=False)
-    judge = Judge.objects.create(
-        name="keyed",
-        backend="openai",
-        model="m",
-        base_url="http://x/v1",
-        api_key_env="MISSING_KEY_VAR",
+    connection, _ = connection_save(
+        "keyed", backend="openai", base_url="http://models.example/v1",
+        api_key_env="MISSING_KEY_VAR", all_projects=True,
+    )  # fmt: skip
+    judge, _ = judge_save(
+        "keyed", project=project, backend="openai", model="m", connection=connection
     )
     client.force_login(lead)
     response = client.post(
         reverse("run-list", args=[project.slug]), {"judge": judge.pk, "samples": 1}
     )
     assert response.status_code == 400
-    assert "MISSING_KEY_VAR is not set" in response.content.decode()
+    assert "no key configured on the server" in response.content.decode()
+    assert "MISSING_KEY_VAR" not in response.content.decode()
     assert not JudgeRun.objects.exists()
 
 

@@ -12,9 +12,9 @@ from judging.fake_server import FakeLLMServer, answer, garbage, hang, status, te
 from judging.models import JudgeRun, Verdict
 from judging.retry import RetryPolicy
 from judging.selectors import run_progress
-from judging.services.judges import judge_save
+from judging.services.judges import connection_save, judge_save
 from judging.services.runs import RunRefused, judge_run_cancel, judge_run_resume, judge_run_start
-from tests.judging.conftest import openai_judge
+from tests.judging.conftest import fake_connection, openai_judge
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -176,12 +176,14 @@ def test_a_cancelled_run_stops_and_resumes_to_exactly_one_verdict_per_trial(pair
 
 def test_a_judge_that_cannot_be_called_is_refused_before_the_run(pairs_task, monkeypatch):
     monkeypatch.delenv("ARBITER_TEST_KEY", raising=False)
-    judge, _ = judge_save(
-        "keyed", backend="openai", model="m", base_url="http://127.0.0.1:9/v1",
-        api_key_env="ARBITER_TEST_KEY",
+    connection, _ = connection_save(
+        "keyed", backend="openai", base_url="http://127.0.0.1:9/v1",
+        api_key_env="ARBITER_TEST_KEY", all_projects=True,
     )  # fmt: skip
-    with pytest.raises(RunRefused, match="ARBITER_TEST_KEY is not set"):
+    judge, _ = judge_save("keyed", project=None, backend="openai", model="m", connection=connection)
+    with pytest.raises(RunRefused, match="no key configured on the server") as refused:
         judge_run_start(judge, pairs_task.project)
+    assert "ARBITER_TEST_KEY" not in str(refused.value)  # the operator's variable stays unnamed
     assert not JudgeRun.objects.exists()
 
 
@@ -195,9 +197,12 @@ def test_the_api_key_comes_from_the_named_variable(fake_llm, pairs_task, monkeyp
 
 def test_the_anthropic_backend_speaks_the_messages_api(fake_llm, pairs_task, monkeypatch):
     monkeypatch.setenv("ARBITER_ANTHROPIC_KEY", "sk-ant-1")
+    connection = fake_connection(
+        fake_llm, "claude", backend="anthropic", api_key_env="ARBITER_ANTHROPIC_KEY"
+    )
     judge, _ = judge_save(
-        "claude-fake", backend="anthropic", model="claude-x", base_url=fake_llm.base_url[:-3],
-        api_key_env="ARBITER_ANTHROPIC_KEY", concurrency=4, requests_per_minute=60_000,
+        "claude-fake", project=None, backend="anthropic", model="claude-x",
+        connection=connection, concurrency=4, requests_per_minute=60_000,
     )  # fmt: skip
     judge_run_start(judge, pairs_task.project)
     assert set(fake_llm.paths) == {"/v1/messages"}
@@ -209,8 +214,8 @@ def test_the_anthropic_backend_speaks_the_messages_api(fake_llm, pairs_task, mon
 
 
 def test_offline_baselines_need_no_network(pairs_task):
-    always_a, _ = judge_save("always-a", backend="always-a")
-    coin, _ = judge_save("coin", backend="random", sampling={"seed": 7})
+    always_a, _ = judge_save("always-a", project=None, backend="always-a")
+    coin, _ = judge_save("coin", project=None, backend="random", sampling={"seed": 7})
     for judge in (always_a, coin):
         judge_run_start(judge, pairs_task.project, samples=3)
     forward = Verdict.objects.filter(judge=always_a, order="forward")

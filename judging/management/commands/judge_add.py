@@ -3,7 +3,8 @@ import json
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.models import Judge
+from annotation.models import Project
+from judging.models import Connection, Judge
 from judging.services.judges import judge_save
 
 
@@ -17,19 +18,28 @@ def _json_object(text: str) -> dict:
     return value
 
 
+def error_text(error: ValidationError) -> str:
+    if not hasattr(error, "error_dict"):
+        return " ".join(error.messages)
+    return "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
+
+
 class Command(BaseCommand):
-    help = "Create a judge, or update the settings given for an existing one."
+    help = (
+        "Create a project's judge (without --project: an operator's judge every project may "
+        "run), or update the settings given for an existing one."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("name")
+        parser.add_argument("--project", help="slug of the project the judge belongs to")
         parser.add_argument(
             "--backend", choices=[b for b in Judge.Backend.values if b != "external"]
         )
-        parser.add_argument("--model")
-        parser.add_argument("--base-url", dest="base_url")
         parser.add_argument(
-            "--api-key-env", dest="api_key_env", help="NAME of the variable holding the key"
+            "--connection", help="name of the connection to call (see connection_add)"
         )
+        parser.add_argument("--model")
         parser.add_argument("--concurrency", type=int)
         parser.add_argument("--rpm", type=int, dest="requests_per_minute")
         parser.add_argument("--timeout", type=float, dest="timeout_seconds")
@@ -45,14 +55,25 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        project = None
+        if options["project"]:
+            project = Project.objects.filter(slug=options["project"]).first()
+            if project is None:
+                raise CommandError(f"no project {options['project']!r}")
         fields = (
-            "backend", "model", "base_url", "api_key_env", "concurrency", "requests_per_minute",
-            "timeout_seconds", "sampling", "price_input_per_mtok", "price_output_per_mtok",
+            "backend", "model", "concurrency", "requests_per_minute", "timeout_seconds",
+            "sampling", "price_input_per_mtok", "price_output_per_mtok",
         )  # fmt: skip
         changes = {field: options[field] for field in fields if options[field] is not None}
-        existing = Judge.objects.filter(name=options["name"]).first()
+        if options["connection"]:
+            connection = Connection.objects.filter(name=options["connection"]).first()
+            if connection is None:
+                raise CommandError(f"no connection {options['connection']!r}: see connection_add")
+            changes["connection"] = connection
+            changes.setdefault("backend", connection.backend)
+        existing = Judge.objects.filter(name=options["name"], project=project).first()
         if existing is None and "backend" not in changes:
-            raise CommandError("a new judge needs --backend")
+            raise CommandError("a new judge needs --backend (or --connection)")
         if options["template"]:
             templates = dict(existing.templates) if existing else {}
             for item in options["template"]:
@@ -62,14 +83,14 @@ class Command(BaseCommand):
                 templates[kind] = name
             changes["templates"] = templates
         try:
-            judge, created = judge_save(options["name"], **changes)
+            judge, created = judge_save(options["name"], project=project, **changes)
         except ValidationError as error:
-            messages = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
-            raise CommandError(f"judge not saved: {messages}") from None
+            raise CommandError(f"judge not saved: {error_text(error)}") from None
         verb = "Created" if created else "Updated"
         model = f", {judge.model}" if judge.model else ""
+        owner = f"project {project.slug}" if project else "the operator (every project)"
         self.stdout.write(
-            f"{verb} judge {judge.name} ({judge.backend}{model}; "
+            f"{verb} judge {judge.name} of {owner} ({judge.backend}{model}; "
             f"concurrency {judge.concurrency}, {judge.requests_per_minute} rpm, "
             f"timeout {judge.timeout_seconds:g} s)."
         )

@@ -5,8 +5,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Task
 from annotation.services.projects import project_get_or_create, task_get_or_create
-from judging.models import Judge, JudgeRun
-from judging.selectors import run_progress
+from judging.models import JudgeRun
+from judging.selectors import judges_of_project, run_progress
 from judging.services.runs import RunRefused, judge_run_start
 
 _POLL_SECONDS = 1.0
@@ -28,10 +28,10 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
     def handle(self, *args, **options):
-        judge = Judge.objects.filter(name=options["judge"]).first()
+        project, _ = project_get_or_create(options["project"])
+        judge = judges_of_project(project).filter(name=options["judge"]).first()
         if judge is None:
             raise CommandError(f"no judge {options['judge']!r}: create it with judge_add")
-        project, _ = project_get_or_create(options["project"])
         task: Task | None = None
         if options["task"]:
             task = task_get_or_create(project, options["task"])
