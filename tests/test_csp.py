@@ -137,6 +137,7 @@ def test_no_policy_violation_in_the_browser(world, live_server, browser_page):
         page.wait_for_load_state("load")
     page.goto(live_server.url + "/api/docs/")
     page.wait_for_selector(".swagger-ui .opblock", timeout=15_000)  # the schema loaded
+
     # ReDoc always shows Redocly's logo from their CDN; the policy blocks that on purpose
     # (no third-party requests from the docs; the page hides the broken image itself).
     def unexpected(messages):
