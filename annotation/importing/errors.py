@@ -7,9 +7,18 @@ class ImportFailed(Exception):
         super().__init__(f"record {record}: {message}" if record is not None else message)
 
 
-def require_storable_text(value: object, number: int | None, where: str = "record") -> None:
+def require_storable_text(
+    value: object,
+    number: int | None,
+    where: str = "record",
+    *,
+    max_chars: int | None = None,
+    record_id: str | None = None,
+) -> None:
     """Refuse strings no database stores: a NUL character (PostgreSQL text) or an unpaired
-    surrogate (not UTF-8). JSON allows both as escapes, so they get this far."""
+    surrogate (not UTF-8). JSON allows both as escapes, so they get this far. With
+    `max_chars` (ARBITER_MAX_TEXT_CHARS), also any string or key longer than that, naming
+    the field and the record's id: one walk over the record does both."""
     if isinstance(value, str):
         if "\x00" in value:
             raise ImportFailed(f"{where} contains a NUL character", number)
@@ -17,10 +26,20 @@ def require_storable_text(value: object, number: int | None, where: str = "recor
             value.encode("utf-8")
         except UnicodeEncodeError:
             raise ImportFailed(f"{where} contains an unpaired surrogate", number) from None
+        if max_chars is not None and len(value) > max_chars:
+            named = f" (id {record_id!r})" if record_id else ""
+            raise ImportFailed(
+                f"{where}{named} is {len(value)} characters long, above the {max_chars} "
+                "characters limit (ARBITER_MAX_TEXT_CHARS)",
+                number,
+            )
     elif isinstance(value, dict):
         for key, item in value.items():
-            require_storable_text(key, number, where)
-            require_storable_text(item, number, f"{where}.{key}" if where != "record" else key)
+            inner = f"{where}.{key}" if where != "record" else key
+            require_storable_text(key, number, where, max_chars=max_chars, record_id=record_id)
+            require_storable_text(item, number, inner, max_chars=max_chars, record_id=record_id)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            require_storable_text(item, number, f"{where}[{index}]")
+            require_storable_text(
+                item, number, f"{where}[{index}]", max_chars=max_chars, record_id=record_id
+            )

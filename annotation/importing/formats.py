@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.importing.errors import ImportFailed, require_storable_text
-from annotation.importing.limits import require_json_depth, require_text_within_limit
+from annotation.importing.limits import max_text_chars, require_json_depth
 from annotation.importing.native import RatingRecord, read_arbiter_fields
 
 MMRB2_SCALE = 6
@@ -203,9 +203,8 @@ def _grades(value: object, key: str, number: int) -> list[str]:
 def _mmrb2_pair(obj: object, number: int, default_scale: int) -> PairRecord:
     if not isinstance(obj, dict):
         raise ImportFailed("a pair must be a JSON object", number)
-    require_storable_text(obj, number)
     external_id = _external_id(obj, "id", number)
-    require_text_within_limit(obj, number, external_id)
+    require_storable_text(obj, number, max_chars=max_text_chars(), record_id=external_id)
     scale = obj.get("scale", default_scale)
     if not isinstance(scale, int) or isinstance(scale, bool) or not 2 <= scale <= 11:
         raise ImportFailed(f"scale={scale!r} must be an integer in 2..11", number)
@@ -270,9 +269,8 @@ _MJBENCH_LABELS = {0: "A", 1: "B", 0.5: "tie"}
 def _mjbench_row(obj: object, number: int) -> PairRecord:
     if not isinstance(obj, dict):
         raise ImportFailed("a row must be a JSON object", number)
-    require_storable_text(obj, number)
     external_id = _external_id(obj, "id", number)
-    require_text_within_limit(obj, number, external_id)
+    require_storable_text(obj, number, max_chars=max_text_chars(), record_id=external_id)
     caption = _require(obj, "caption", str, number)
     image0 = _require(obj, "image0", str, number)
     image1 = _require(obj, "image1", str, number)

@@ -69,40 +69,5 @@ def require_json_depth(text: str, number: int | None = None, what: str = "") -> 
 
 
 def max_text_chars() -> int:
+    """The text limit; errors.require_storable_text(max_chars=...) applies it to a record."""
     return settings.ARBITER_MAX_TEXT_CHARS
-
-
-def require_text_within_limit(
-    value: object, number: int | None, record_id: str | None = None, where: str = "record"
-) -> None:
-    """Refuse the record when any string in `value` (keys included) is longer than
-    ARBITER_MAX_TEXT_CHARS; the message names the field, the record's id and the limit."""
-    limit = max_text_chars()
-    found = _too_long(value, limit, where)
-    if found is None:
-        return
-    path, length = found
-    named = f" (id {record_id!r})" if record_id else ""
-    raise ImportFailed(
-        f"{path}{named} is {length} characters long, above the {limit} characters limit "
-        "(ARBITER_MAX_TEXT_CHARS)",
-        number,
-    )
-
-
-def _too_long(value: object, limit: int, where: str) -> tuple[str, int] | None:
-    if isinstance(value, str):
-        return (where, len(value)) if len(value) > limit else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(key, str) and len(key) > limit:
-                return (f"a key of {where}", len(key))
-            found = _too_long(item, limit, f"{where}.{key}" if where != "record" else str(key))
-            if found:
-                return found
-    elif isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            found = _too_long(item, limit, f"{where}[{index}]")
-            if found:
-                return found
-    return None
