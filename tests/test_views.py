@@ -44,7 +44,11 @@ def test_home_lists_the_users_projects_only(client, imported):
 
 def test_asset_is_served_with_its_real_content_type(client, imported):
     asset = Asset.objects.first()
-    client.force_login(User.objects.create_user("viewer"))
+    viewer = User.objects.create_user("viewer")
+    client.force_login(viewer)
+    # Only to those who may see a pair that shows it (tests/test_assets_scope.py).
+    assert client.get(reverse("asset-file", args=[asset.sha256])).status_code == 404
+    Membership.objects.create(user=viewer, project=imported, role="lead")
     response = client.get(reverse("asset-file", args=[asset.sha256]))
     assert response.status_code == 200
     assert response["Content-Type"] == "image/png"
