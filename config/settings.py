@@ -195,7 +195,7 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "api.parsers.JSONParser",  # refuses deep nesting before parsing (a 400, not a 500)
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],

@@ -107,6 +107,23 @@ class JudgeInputSerializer(serializers.Serializer):
         _storable(value)
         return value
 
+    def validate(self, attrs):
+        # Refused, not ignored: a lead sending base_url or api_key_env must learn that the
+        # operator's connection decides where calls go and which key they carry.
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if unknown:
+            raise serializers.ValidationError(
+                {
+                    field: [
+                        "set by the operator in a connection; choose one with `connection`"
+                        if field in ("base_url", "api_key_env")
+                        else "not a judge setting"
+                    ]
+                    for field in unknown
+                }
+            )
+        return attrs
+
     def validate_name(self, value: str) -> str:
         current = self.context.get("judge")
         if current is not None and value != current.name:

@@ -72,8 +72,9 @@ def world(db, tmp_path):
     """Project `alpha` (task t2i, 6 queued pairs: ids `t2i-<i>-secretmodelA-vs-…`) with lead
     `lead_a`, annotators `ann_a` and `ann_a2` (who rated one pair); project `beta` (task
     `edit`, 4 pairs) with `lead_b` and `ann_b` (who rated one pair); `outsider` with no
-    membership; judge `baseline-a` with a pending run on each project, external judge
-    `ext-judge` with imported verdicts on every pair of both, `judge-unused` with nothing."""
+    membership; the operator's judge `baseline-a` with a pending run on each project, an external judge
+    `ext-judge` in each with imported verdicts on every pair, alpha's `judge-unused` with
+    nothing."""
     alpha_task = queued_pairs(tmp_path, project_slug="alpha", task_slug="t2i", count=6)
     beta_task = queued_pairs(tmp_path, project_slug="beta", task_slug="edit", count=4)
     alpha, beta = alpha_task.project, beta_task.project
@@ -86,7 +87,7 @@ def world(db, tmp_path):
     rate(ann_a2, alpha_task, overall=2)
     rate(ann_b, beta_task, overall=5)
     judge, _ = judge_save("baseline-a", project=None, backend="always-a")
-    judge_save("judge-unused", project=None, backend="random", sampling={"seed": 1})
+    judge_save("judge-unused", project=alpha, backend="random", sampling={"seed": 1})
     run_a = judge_run_start(judge, alpha)  # pending: its chunks wait for a commit
     run_b = judge_run_start(judge, beta)
     import_predictions(tmp_path, alpha_task, "ext-judge")

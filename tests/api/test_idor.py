@@ -69,7 +69,14 @@ def _scopes(world, caller: str) -> dict:
         Rating: set(Rating.objects.filter(annotator=user).values_list("pk", flat=True)),
         JudgeRun: set(JudgeRun.objects.filter(project__in=led).values_list("pk", flat=True)),
         Verdict: set(Verdict.objects.filter(pair__project__in=led).values_list("pk", flat=True)),
-        Judge: set(Judge.objects.values_list("pk", flat=True)) if lead else set(),
+        # A lead's projects' judges and the operator's (run-only); no other project's.
+        Judge: set(
+            Judge.objects.filter(Q(project__in=led) | Q(project__isnull=True)).values_list(
+                "pk", flat=True
+            )
+        )
+        if lead
+        else set(),
     }
 
 
@@ -140,6 +147,8 @@ def test_lists_hold_only_the_callers_objects(world, own_work, caller):
                 assert text not in answer.content.decode(), (url, query, text)
     judges = client.get("/api/judges/?page_size=500")
     assert judges.status_code == (200 if scopes["judges"] else 403)
+    if scopes["judges"]:
+        assert {row["id"] for row in judges.json()["results"]} == scopes[Judge]
 
 
 @pytest.mark.parametrize("caller", ["annotator", "outsider", "lead_b"])

@@ -1,25 +1,39 @@
-"""Judges (global, leads only), runs and verdicts (the leads of their projects)."""
+"""Judges (a project's, and the operator's run-only ones), runs and verdicts (the leads of
+their projects)."""
 
 import json
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from judging.models import Judge, JudgeRun, JudgeRunChunk, Verdict
+from judging.services.judges import connection_save
 
 
 def test_judges_crud(world, as_lead):
+    connection_save(
+        "openai-main", backend="openai", base_url="http://127.0.0.1:9/v1",
+        api_key_env="OPENAI_KEY", projects=[world.alpha],
+    )  # fmt: skip
     listed = as_lead.get("/api/judges/").json()
     assert [j["name"] for j in listed["results"]] == ["baseline-a", "ext-judge", "judge-unused"]
+    assert [j["project"] for j in listed["results"]] == [None, world.alpha.pk, world.alpha.pk]
+    assert as_lead.get("/api/projects/alpha/connections/").json() == [
+        {"name": "openai-main", "backend": "openai"}
+    ]
     created = as_lead.post(
         "/api/judges/",
-        {"name": "gpt-x", "backend": "openai", "model": "gpt-x", "base_url": "http://127.0.0.1:9/v1",
-         "api_key_env": "OPENAI_KEY", "sampling": {"temperature": 0}, "concurrency": 2,
+        {"name": "gpt-x", "project": "alpha", "backend": "openai", "connection": "openai-main",
+         "model": "gpt-x", "sampling": {"temperature": 0}, "concurrency": 2,
          "price_input_per_mtok": "1.25"},
         format="json",
     )  # fmt: skip
     assert created.status_code == 201, created.content
     judge = created.json()
-    assert judge["api_key_env"] == "OPENAI_KEY" and judge["price_input_per_mtok"] == "1.2500"
+    assert (judge["project"], judge["connection"]) == (world.alpha.pk, "openai-main")
+    assert judge["price_input_per_mtok"] == "1.2500"
+    assert (
+        "OPENAI_KEY" not in created.content.decode() and "127.0.0.1" not in created.content.decode()
+    )
     changed = as_lead.patch(f"/api/judges/{judge['id']}/", {"concurrency": 9}, format="json")
     assert changed.status_code == 200 and changed.json()["concurrency"] == 9
     assert Judge.objects.get(name="gpt-x").model == "gpt-x"  # untouched fields stay
@@ -29,25 +43,50 @@ def test_judges_crud(world, as_lead):
 
 
 def test_judge_validation(world, as_lead):
-    duplicate = as_lead.post("/api/judges/", {"name": "baseline-a", "backend": "always-a"})
+    alpha = {"project": "alpha"}
+    duplicate = as_lead.post("/api/judges/", {**alpha, "name": "baseline-a", "backend": "always-a"})
     assert duplicate.status_code == 400 and "name" in duplicate.json()
-    key = as_lead.post(
-        "/api/judges/", {"name": "k", "backend": "openai", "api_key_env": "sk-abc123!"}
-    )
-    assert key.status_code == 400 and "api_key_env" in key.json()
-    external = as_lead.post("/api/judges/", {"name": "e", "backend": "external"})
+    external = as_lead.post("/api/judges/", {**alpha, "name": "e", "backend": "external"})
     assert external.status_code == 400 and "backend" in external.json()
-    judge_id = world.judge.pk
+    other = as_lead.post("/api/judges/", {"project": "beta", "name": "b", "backend": "random"})
+    assert other.status_code == 404  # a project they do not lead: like a missing one
+    judge_id = Judge.objects.get(name="judge-unused").pk
     rename = as_lead.patch(f"/api/judges/{judge_id}/", {"name": "other"}, format="json")
     assert rename.status_code == 400 and "name" in rename.json()
-    bad_url = as_lead.patch(f"/api/judges/{judge_id}/", {"base_url": "ftp:/x"}, format="json")
-    assert bad_url.status_code == 400 and "base_url" in bad_url.json()
+    move = as_lead.patch(f"/api/judges/{judge_id}/", {"project": "beta"}, format="json")
+    assert move.status_code == 400 and "project" in move.json()
 
 
-def test_a_judge_with_results_cannot_be_deleted(world, as_lead):
-    answer = as_lead.delete(f"/api/judges/{world.judge.pk}/")
+def test_leads_cannot_type_a_url_or_a_variable_name(world, as_lead):
+    """Attacks 1 and 3: a judge took any base URL and the name of any server variable, and
+    the variable's value was sent to that URL."""
+    connection_save(
+        "beta-only", backend="openai", base_url="http://127.0.0.1:9/v1", projects=[world.beta]
+    )
+    for body in (
+        {"base_url": "http://127.0.0.1:6379/?"},
+        {"api_key_env": "SECRET_KEY"},
+        {"connection": "beta-only"},  # exists, but not for alpha
+        {"connection": "nowhere"},
+    ):
+        answer = as_lead.post(
+            "/api/judges/",
+            {"project": "alpha", "name": "evil", "backend": "openai", "model": "m", **body},
+            format="json",
+        )
+        assert answer.status_code == 400, body
+        assert "beta-only" not in answer.content.decode()
+    assert not Judge.objects.filter(name="evil").exists()
+
+
+def test_the_operators_judge_is_run_only_and_a_judge_with_results_stays(world, as_lead):
+    shared = as_lead.patch(f"/api/judges/{world.judge.pk}/", {"concurrency": 1}, format="json")
+    assert shared.status_code == 403
+    assert as_lead.delete(f"/api/judges/{world.judge.pk}/").status_code == 403
+    external = Judge.objects.get(name="ext-judge", project=world.alpha)
+    answer = as_lead.delete(f"/api/judges/{external.pk}/")
     assert answer.status_code == 409 and "stays" in answer.json()["detail"]
-    assert Judge.objects.filter(pk=world.judge.pk).exists()
+    assert Judge.objects.filter(pk__in=[world.judge.pk, external.pk]).count() == 2
 
 
 def test_only_leads_manage_judges(world, as_annotator):
@@ -94,7 +133,7 @@ def test_start_watch_cancel_and_resume_a_run(world, as_lead, django_capture_on_c
 
 
 def test_a_run_that_cannot_start_is_a_400(world, as_lead):
-    external = Judge.objects.get(name="ext-judge")
+    external = Judge.objects.get(name="ext-judge", project=world.alpha)
     answer = as_lead.post("/api/runs/", {"project": "alpha", "judge": external.pk}, format="json")
     assert answer.status_code == 400 and "external" in answer.json()["detail"]
     no_task = as_lead.post(

@@ -84,10 +84,10 @@ def test_a_body_in_an_unknown_media_type_is_a_415(world, as_annotator, assignmen
     ],
 )  # fmt: skip
 def test_judge_bodies(world, as_lead, body, fields):
-    answer = as_lead.post("/api/judges/", body, format="json")
+    answer = as_lead.post("/api/judges/", {"project": "alpha", **body}, format="json")
     assert answer.status_code == 400, answer.content
     assert set(answer.json()) == fields
-    assert Judge.objects.count() == 3
+    assert Judge.objects.count() == 4  # the world's judges, none added
 
 
 @pytest.mark.parametrize(
@@ -157,16 +157,16 @@ def test_a_rating_on_a_pair_decided_meanwhile_is_a_409(world, as_annotator, assi
 @pytest.mark.parametrize(
     "raw",
     [
-        rb'{"name": "j", "backend": "always-a", "sampling": {"seed\u0000": 1}}',
-        rb'{"name": "j", "backend": "always-a", "sampling": {"stop": ["\ud800"]}}',
-        rb'{"name": "j", "backend": "always-a", "templates": {"t2i\u0000": "x"}}',
+        rb'{"project": "alpha", "name": "j", "backend": "always-a", "sampling": {"seed\u0000": 1}}',
+        rb'{"project": "alpha", "name": "j", "backend": "always-a", "sampling": {"stop": ["\ud800"]}}',
+        rb'{"project": "alpha", "name": "j", "backend": "always-a", "templates": {"t2i\u0000": "x"}}',
     ],
 )
 def test_json_settings_the_database_cannot_store(world, as_lead, raw):
     answer = as_lead.generic("POST", "/api/judges/", raw, "application/json")
     assert answer.status_code == 400
     assert set(answer.json()) <= {"sampling", "templates"}
-    assert Judge.objects.count() == 3
+    assert Judge.objects.count() == 4  # the world's judges, none added
 
 
 @pytest.mark.parametrize("ref", ["al%00pha", "al pha", "%F0%9F%92%A9", "x" * 300, "a.b"])
@@ -194,7 +194,7 @@ def test_lone_surrogates_echoed_in_errors_are_escaped(world, as_annotator, assig
 
 
 def test_an_invalid_choice_with_a_lone_surrogate_is_a_400(world, as_lead):
-    raw = rb'{"name": "j", "backend": "\ud800"}'
+    raw = rb'{"project": "alpha", "name": "j", "backend": "\ud800"}'
     answer = as_lead.generic("POST", "/api/judges/", raw, "application/json")
     assert answer.status_code == 400 and "backend" in answer.json()
 
