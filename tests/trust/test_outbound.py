@@ -1,0 +1,128 @@
+"""Outbound calls: a lead cannot make the server send a request to a URL of their choosing,
+and no secret leaves except a connection's own key, to that connection's own URL.
+
+Reproduced before the fix (issue "Trust boundaries", attacks 1-3): a lead created a judge
+with `api_key_env=SECRET_KEY` and `base_url` = their listener, through the API, the judge
+page or the admin, and received the server's SECRET_KEY as a bearer token; redirects were
+followed; the reply body came back in the verdict's error.
+"""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotation.models import Membership
+from judging import fake_server
+from judging.fake_server import FakeLLMServer
+from judging.models import Judge, JudgeRun, Verdict
+from judging.services import runs as runs_service
+from judging.services.judges import connection_save, judge_save
+from judging.services.runs import RunRefused, judge_run_start
+from tests.annotate.conftest import member, queued_pairs
+from tests.judging.conftest import fake_connection
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SECRET = "server-secret-value-that-must-not-leave"
+
+
+@pytest.fixture
+def listener():
+    """The attacker's server: it must never be called."""
+    server = FakeLLMServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def project(tmp_path):
+    return queued_pairs(tmp_path, count=2).project
+
+
+@pytest.fixture
+def lead(project):
+    return member("lead", project, role=Membership.Role.LEAD)
+
+
+def _api(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+def test_a_lead_cannot_point_a_judge_at_their_listener_or_at_a_server_variable(
+    project, lead, listener, fake_llm, monkeypatch
+):
+    monkeypatch.setenv("ARBITER_PROBE_SECRET", SECRET)
+    fake_connection(fake_llm, "allowed", api_key_env="ARBITER_TEST_KEY", projects=[project],
+                    all_projects=False)  # fmt: skip
+    monkeypatch.setenv("ARBITER_TEST_KEY", "sk-connection-key")
+    hostile = {"base_url": listener.base_url, "api_key_env": "ARBITER_PROBE_SECRET"}
+    # The API refuses the fields outright.
+    answer = _api(lead).post(
+        "/api/judges/",
+        {"project": project.slug, "name": "evil", "backend": "openai", "model": "m", **hostile},
+        format="json",
+    )
+    assert answer.status_code == 400 and {"base_url", "api_key_env"} <= set(answer.json())
+    # The page has no such fields: whatever is posted, the judge calls its connection.
+    page = Client()
+    page.force_login(lead)
+    fields = {"name": "evil", "backend": "openai", "model": "m", "connection": "allowed",
+              "concurrency": 2, "requests_per_minute": 600, "timeout_seconds": 5,
+              "price_input_per_mtok": 0, "price_output_per_mtok": 0}  # fmt: skip
+    page.post(reverse("judge-new", args=[project.slug]), {**fields, **hostile})
+    judge = Judge.objects.get(name="evil")
+    # The admin is closed to leads.
+    assert page.get("/admin/judging/judge/add/").status_code == 302
+    assert page.post("/admin/judging/judge/add/", {"name": "x"}).status_code == 302
+    judge_run_start(judge, project)
+    assert listener.served == 0
+    assert fake_llm.served == 2 * 2
+    assert {h.get("authorization") for h in fake_llm.headers} == {"Bearer sk-connection-key"}
+    assert SECRET not in str(fake_llm.requests) + str(fake_llm.headers)
+
+
+def test_redirects_are_not_followed_and_errors_carry_no_reply_body(project, listener, fake_llm):
+    connection = fake_connection(fake_llm, "redirecting")
+    judge, _ = judge_save(
+        "j", project=project, backend="openai", model="m", connection=connection,
+        timeout_seconds=5,
+    )  # fmt: skip
+    fake_llm.queue(
+        fake_server.status(302, Location=listener.base_url + "/chat/completions"),
+        fake_server.status(307, Location=listener.base_url + "/chat/completions"),
+        fake_server.status(400),  # its body says "fake 400"
+        fake_server.text("fine"),  # not JSON-wrapped answers are still answers
+    )
+    fake_llm.default = fake_server.garbage()
+    judge_run_start(judge, project)
+    assert listener.served == 0  # neither redirect was followed
+    errors = list(Verdict.objects.exclude(error="").values_list("error", flat=True))
+    assert "HTTP 302 Found" in errors and "HTTP 307 Temporary Redirect" in errors
+    assert "HTTP 400 Bad Request" in errors
+    assert not any("fake 400" in error or "Location" in error for error in errors)
+    assert all(len(error) < 120 for error in errors)
+
+
+def test_a_connection_withdrawn_from_the_project_stops_its_runs(project, fake_llm, monkeypatch):
+
+    connection = fake_connection(fake_llm, "lent", projects=[project], all_projects=False)
+    judge, _ = judge_save("j", project=project, backend="openai", model="m", connection=connection)
+    connection_save("lent", projects=[])
+    with pytest.raises(RunRefused, match="not allowed for this project"):
+        judge_run_start(judge, project)
+    # A run accepted before the withdrawal stops at its next chunk without calling.
+    connection_save("lent", projects=[project])
+    started = []
+    monkeypatch.setattr(runs_service, "_enqueue", lambda ids, background: started.extend(ids))
+    run = judge_run_start(judge, project)
+    monkeypatch.undo()
+    connection_save("lent", projects=[])
+    for chunk_id in started:
+        runs_service.judge_chunk_run(chunk_id)
+    assert fake_llm.served == 0
+    assert JudgeRun.objects.get(pk=run.pk).status == JudgeRun.Status.CANCELLED
