@@ -4,7 +4,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, TextField
+from django.db import connection
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, TextField, Value
 from django.db.models.functions import Cast
 from django.http import Http404
 
@@ -206,23 +207,39 @@ def _pairs_showing_images_to(user) -> QuerySet[Pair]:
     )
 
 
+def _naming_image(model, sha256: str) -> QuerySet:
+    """Prompts or responses whose part list names the image: exactly, by JSON containment,
+    where the database has it (PostgreSQL); else a superset, by a match on the JSON's text."""
+    if connection.features.supports_json_field_contains:
+        return model.objects.filter(content__contains=[["image", sha256]])
+    return model.objects.alias(text=Cast("content", TextField())).filter(text__contains=sha256)
+
+
 def asset_for_user(user, sha256: str) -> Asset | None:
     """The image with this hash if a pair the user may be shown uses it, else None: an image
-    out of scope is indistinguishable from one that does not exist. Two queries.
+    out of scope is indistinguishable from one that does not exist. Three queries.
 
-    Part lists are JSON without an index from image to pair, so the pairs in scope are
-    narrowed by a substring match on their content's text (cheap, and portable between
-    SQLite and PostgreSQL), then confirmed part by part: a text part quoting the hash grants
-    nothing."""
+    Part lists are JSON with no index from image to pair: the prompts and responses naming
+    the image are found first (one pass over their content; a GIN index on `content` would
+    make it a lookup), then the pairs in scope that use them, by their foreign-key indexes.
+    Each candidate is confirmed part by part, so a text part quoting the hash grants nothing."""
     asset = Asset.objects.filter(sha256=sha256).first()
     if asset is None or user.is_superuser:
         return asset
+    prompts = _naming_image(Prompt, sha256).annotate(kind=Value("p")).values_list("kind", "pk")
+    responses = _naming_image(Response, sha256).annotate(kind=Value("r")).values_list("kind", "pk")
+    naming = {"p": [], "r": []}
+    for kind, pk in prompts.union(responses, all=True):
+        naming[kind].append(pk)
+    if not naming["p"] and not naming["r"]:
+        return None
     contents = ("prompt__content", "response_a__content", "response_b__content")
     candidates = (
         _pairs_showing_images_to(user)
-        .alias(**{f"text_{i}": Cast(field, TextField()) for i, field in enumerate(contents)})
         .filter(
-            Q(text_0__contains=sha256) | Q(text_1__contains=sha256) | Q(text_2__contains=sha256)
+            Q(prompt__in=naming["p"])
+            | Q(response_a__in=naming["r"])
+            | Q(response_b__in=naming["r"])
         )
         .values_list(*contents)
     )
