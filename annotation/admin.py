@@ -72,6 +72,9 @@ class AssetAdmin(OperatorAdmin):
     def thumbnail(self, asset):
         return _thumbnail(asset)
 
+    def has_add_permission(self, request):
+        return False  # images come in with their pairs (imports check them)
+
     def has_delete_permission(self, request, obj=None):
         return False  # prompts and responses refer to assets by hash
 

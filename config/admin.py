@@ -6,16 +6,29 @@ nobody but the operator gets in at all.
 """
 
 from django.contrib.admin import AdminSite
-from django.contrib.admin.apps import AdminConfig
+from django.core.exceptions import ValidationError
+
+from config.login_forms import LimitedAdminAuthenticationForm
+
+
+class OperatorLoginForm(LimitedAdminAuthenticationForm):
+    """The admin's sign-in (rate-limited like every login form) admits superusers only, with
+    the same words as a wrong password."""
+
+    def confirm_login_allowed(self, user):
+        super().confirm_login_allowed(user)
+        if not user.is_superuser:
+            raise ValidationError(
+                self.error_messages["invalid_login"],
+                code="invalid_login",
+                params={"username": self.username_field.verbose_name},
+            )
 
 
 class OperatorAdminSite(AdminSite):
     site_header = "Arbiter administration (operators)"
+    login_form = OperatorLoginForm
 
     def has_permission(self, request):
         user = request.user
         return user.is_active and user.is_superuser
-
-
-class OperatorAdminConfig(AdminConfig):
-    default_site = "config.admin.OperatorAdminSite"

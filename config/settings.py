@@ -32,7 +32,7 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
     # The Django admin, for operators (superusers) only: see config/admin.py.
-    "config.admin.OperatorAdminConfig",
+    "config.apps.OperatorAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -3,16 +3,15 @@ from django.contrib.auth import views as auth_views
 from django.http import HttpResponse
 from django.urls import include, path
 
-from config.login_forms import LimitedAdminAuthenticationForm, LimitedAuthenticationForm
+from config.login_forms import LimitedAuthenticationForm
 
 
 def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
 
 
-# Both sign-in forms count failed attempts (config/login_limits.py).
-admin.site.login_form = LimitedAdminAuthenticationForm
-
+# Both sign-in forms count failed attempts (config/login_limits.py); the admin's is set by
+# config/admin.py.
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
