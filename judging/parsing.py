@@ -11,6 +11,8 @@ the caller whatever happens here.
 import json
 import re
 
+from annotation.importing.limits import json_too_deep
+
 FIRST, SECOND, TIE, INVALID = "A", "B", "tie", "invalid"
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
@@ -118,6 +120,8 @@ _UNQUOTED_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:")
 
 
 def _loads_repaired(snippet: str):
+    if json_too_deep(snippet) is not None:
+        return None  # no answer nests that deep; parsing it would only exhaust the stack
     attempts = [snippet]
     repaired = _TRAILING_COMMA.sub(r"\1", snippet)
     repaired = _UNQUOTED_KEY.sub(r'\1"\2":', repaired)

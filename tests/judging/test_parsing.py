@@ -77,3 +77,10 @@ def test_mjbench_answers(text, side):
 def test_parse_answer_dispatches_on_the_template_format():
     assert parse_answer("BETTER IMAGE: 2", "mjbench") == "B"
     assert parse_answer("BETTER IMAGE: 2", "json") == "invalid"
+
+
+def test_a_deeply_nested_answer_is_invalid_not_a_crash():
+    deep = '{"a": ' * 5000 + '{"better_response": "A"}' + "}" * 5000
+    assert parse_answer(deep, "json") == "A"  # the key-value fallback, without parsing it
+    assert parse_answer("{" * 100_000, "json") == "invalid"
+    assert parse_answer('{"x": ' * 30 + '{"better_response": "B"}' + "}" * 30, "json") == "B"
