@@ -214,7 +214,11 @@ def add_judges(project, names: list[str], lead, rng: random.Random) -> int:
 
     from annotation.models import Pair
     from judging.models import Judge, JudgeRun, JudgeRunChunk, Verdict
+    from judging.services.judges import connection_save
 
+    connection, _ = connection_save(
+        "bench-offline", backend="openai", base_url="http://127.0.0.1:9/v1", projects=[project]
+    )
     pairs = list(Pair.objects.filter(project=project).order_by("id").values_list("id", "label"))
     analyses = _analyses(rng)
     flip = {"A": "B", "B": "A"}
@@ -226,10 +230,10 @@ def add_judges(project, names: list[str], lead, rng: random.Random) -> int:
         fail_rate = rng.uniform(0.0, 0.02)
         judge = Judge.objects.create(
             name=name,
+            project=project,
             backend=Judge.Backend.OPENAI,
+            connection=connection,
             model=name.removeprefix("bench-"),
-            base_url="http://127.0.0.1:9/v1",
-            api_key_env="BENCH_KEY",
             sampling={"temperature": 0, "max_tokens": 1024, "seed": 1},
         )
         started = timezone.now() - timedelta(hours=rng.uniform(2, 200))

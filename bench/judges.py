@@ -126,7 +126,7 @@ def main() -> None:
 
     from annotation.models import Pair, Project
     from bench.annotate_seed import seed
-    from judging.services.judges import judge_save
+    from judging.services.judges import connection_save, judge_save
 
     redis.from_url(options.redis).flushdb()  # stale queue entries and limiter keys
     print(f"seeding {options.pairs} pairs ...", flush=True)
@@ -150,13 +150,16 @@ def main() -> None:
     try:
         _wait_for_port(port)
         time.sleep(3)  # the worker connects to Redis
-        base_url = f"http://127.0.0.1:{port}/v1"
+        connection, _ = connection_save(
+            "bench-fake", backend="openai", base_url=f"http://127.0.0.1:{port}/v1",
+            all_projects=True,
+        )  # fmt: skip
         fast, _ = judge_save(
-            "bench-fast", backend="openai", model="fake", base_url=base_url,
-            concurrency=options.concurrency, requests_per_minute=10_000_000, timeout_seconds=30,
+            "bench-fast", project=project, backend="openai", model="fake", connection=connection,
+            concurrency=options.concurrency, requests_per_minute=100_000, timeout_seconds=30,
         )  # fmt: skip
         budgeted, _ = judge_save(
-            "bench-budget", backend="openai", model="fake", base_url=base_url,
+            "bench-budget", project=project, backend="openai", model="fake", connection=connection,
             concurrency=options.concurrency, requests_per_minute=options.budget_rpm,
             timeout_seconds=30,
         )  # fmt: skip
