@@ -36,10 +36,15 @@ class JudgeForm(forms.Form):
     timeout_seconds = forms.FloatField(min_value=0.1, max_value=MAX_TIMEOUT_SECONDS, initial=60)
     sampling = forms.JSONField(
         required=False,
+        initial=dict,
+        widget=forms.Textarea(attrs={"rows": 2}),
         help_text='JSON, e.g. {"temperature": 0, "max_tokens": 1024, "seed": 1}',
     )
     templates = forms.JSONField(
-        required=False, help_text='JSON {task kind: template name}, e.g. {"t2i": "mjbench-t2i"}'
+        required=False,
+        initial=dict,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text='JSON {task kind: template name}, e.g. {"t2i": "mjbench-t2i"}',
     )
     price_input_per_mtok = forms.DecimalField(
         max_digits=10, decimal_places=4, min_value=0, initial=0, label="Price input / 1M tokens"

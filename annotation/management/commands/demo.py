@@ -34,7 +34,11 @@ class Command(BaseCommand):
             write(f"  {task:<12} {count:>3} pairs ({result['new_pairs'][task]} new)")
         write(f"Log in with password {password!r} as:")
         write(f"  {', '.join(result['annotators'])}  (annotators)")
-        write(f"  {result['lead']}  (lead; staff, so {result['url']}admin/ is reachable)")
+        write(
+            f"  {result['lead']}  (lead: judges, templates, runs and dashboards at "
+            f"{result['url']}projects/{result['project']}/...)"
+        )
+        write("The Django admin is for operators: python manage.py createsuperuser")
         write(
             f"Offline judges {', '.join(result['judges'])}: the lead starts runs at "
             f"{result['url']}projects/{result['project']}/runs/"
