@@ -29,7 +29,7 @@ from annotation.selectors import (
     projects_for_user,
 )
 from annotation.services.assignments import OPEN_STATUSES
-from judging.models import Judge, JudgeRun, Verdict
+from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
 
 MAX_ID = 2**63 - 1  # the largest primary key a database column holds
 _SLUG = re.compile(r"[-a-zA-Z0-9_]{1,64}")
@@ -196,6 +196,13 @@ def lead_verdicts(user) -> QuerySet[Verdict]:
         Verdict.objects.filter(pair__project__in=lead_projects(user))
         .select_related("judge", "pair")
         .order_by("pair_id", "judge__name", "order", "sample")
+    )
+
+
+def lead_templates(user) -> QuerySet[PromptTemplate]:
+    """Template versions of the projects the user leads (built-ins live in the code)."""
+    return PromptTemplate.objects.filter(project__in=lead_projects(user)).order_by(
+        "project_id", "name", "-version"
     )
 
 

@@ -18,6 +18,7 @@ router.register("pairs", pairs.PairViewSet, basename="api-pair")
 router.register("judges", judging.JudgeViewSet, basename="api-judge")
 router.register("runs", judging.RunViewSet, basename="api-run")
 router.register("verdicts", judging.VerdictViewSet, basename="api-verdict")
+router.register("templates", judging.TemplateViewSet, basename="api-template")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

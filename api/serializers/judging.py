@@ -13,6 +13,7 @@ from judging.models import (
     Connection,
     Judge,
     JudgeRun,
+    PromptTemplate,
     Verdict,
 )
 
@@ -36,6 +37,37 @@ class JudgeSerializer(serializers.ModelSerializer):
             "price_input_per_mtok", "price_output_per_mtok", "created_at", "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+
+class TemplateSerializer(serializers.ModelSerializer):
+    """One version of a project's prompt template."""
+
+    project = serializers.IntegerField(source="project_id")
+
+    class Meta:
+        model = PromptTemplate
+        fields = ["id", "project", "name", "version", "answer_format", "body", "created_at"]
+        read_only_fields = fields
+
+
+class TemplateInputSerializer(serializers.Serializer):
+    """A new version of a project's template; a built-in's name makes the project's copy."""
+
+    project = ref_field()
+    name = serializers.SlugField(max_length=64)
+    answer_format = serializers.ChoiceField(choices=PromptTemplate.AnswerFormat.choices)
+    body = serializers.CharField(
+        max_length=100_000, help_text="Contains {prompt}, {first} and {second} once each."
+    )
+
+    def validate_body(self, value: str) -> str:
+        _storable(value)
+        return value
+
+
+class TemplateFilterSerializer(serializers.Serializer):
+    project = ref_field(required=False)
+    name = serializers.SlugField(max_length=64, required=False)
 
 
 class ConnectionSerializer(serializers.ModelSerializer):

@@ -16,6 +16,7 @@ from api.selectors import (
     judges_for,
     lead_projects,
     lead_runs,
+    lead_templates,
     lead_verdicts,
     task_in_project,
 )
@@ -29,6 +30,9 @@ from api.serializers.judging import (
     RunProgressSerializer,
     RunSerializer,
     RunStartSerializer,
+    TemplateFilterSerializer,
+    TemplateInputSerializer,
+    TemplateSerializer,
     VerdictDetailSerializer,
     VerdictFilterSerializer,
     VerdictImportSerializer,
@@ -46,7 +50,8 @@ from api.views.common import (
     refused,
     uploaded_to_path,
 )
-from judging.models import Connection, Judge
+from judging.models import Connection, Judge, PromptTemplate
+from judging.prompts import TemplateInvalid, template_save
 from judging.selectors import connections_for, run_progress
 from judging.services.judges import JudgeInUse, judge_delete, judge_save
 from judging.services.runs import (
@@ -139,6 +144,46 @@ class JudgeViewSet(
         except JudgeInUse as in_use:
             raise Conflict(str(in_use)) from None
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Prompt template versions of the projects you lead (built-ins are in the code)"
+    ),
+    retrieve=extend_schema(summary="One template version"),
+    create=extend_schema(
+        summary="Save a new version of a project's template (unchanged text: the latest one)",
+        request=TemplateInputSerializer,
+        responses={201: TemplateSerializer, 200: TemplateSerializer, 404: NOT_FOUND},
+    ),
+)
+class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSet):
+    serializer_class = TemplateSerializer
+    filter_serializer_class = TemplateFilterSerializer
+
+    def get_queryset(self):
+        return lead_templates(self.request.user)
+
+    def list(self, request):
+        templates, filters = self.get_queryset(), self.filters()
+        templates = filter_by_project(templates, filters.pop("project", None))
+        if "name" in filters:
+            templates = templates.filter(name=filters["name"])
+        return self.paged(templates)
+
+    def create(self, request):
+        serializer = TemplateInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        project = project_or_404(lead_projects(request.user), data["project"])
+        latest = PromptTemplate.objects.filter(project=project, name=data["name"]).first()
+        try:
+            saved = template_save(data["name"], data["body"], data["answer_format"], project)
+        except TemplateInvalid as invalid:
+            raise ValidationError({"body": [str(invalid)]}) from None
+        created = latest is None or saved.pk != latest.pk
+        answer = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(TemplateSerializer(saved).data, status=answer)
 
 
 def _connection_named(name: str | None, project) -> Connection | None:

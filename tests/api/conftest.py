@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from annotation.models import Membership
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
+from judging.prompts import template_save
 from judging.services.judges import judge_save
 from judging.services.runs import judge_run_start
 from judging.services.verdict_import import verdicts_import
@@ -72,9 +73,9 @@ def world(db, tmp_path):
     """Project `alpha` (task t2i, 6 queued pairs: ids `t2i-<i>-secretmodelA-vs-…`) with lead
     `lead_a`, annotators `ann_a` and `ann_a2` (who rated one pair); project `beta` (task
     `edit`, 4 pairs) with `lead_b` and `ann_b` (who rated one pair); `outsider` with no
-    membership; the operator's judge `baseline-a` with a pending run on each project, an external judge
-    `ext-judge` in each with imported verdicts on every pair, alpha's `judge-unused` with
-    nothing."""
+    membership; the operator's judge `baseline-a` with a pending run on each project, an
+    external judge `ext-judge` in each with imported verdicts on every pair, alpha's
+    `judge-unused` with nothing, a template `house` in each project."""
     alpha_task = queued_pairs(tmp_path, project_slug="alpha", task_slug="t2i", count=6)
     beta_task = queued_pairs(tmp_path, project_slug="beta", task_slug="edit", count=4)
     alpha, beta = alpha_task.project, beta_task.project
@@ -88,6 +89,8 @@ def world(db, tmp_path):
     rate(ann_b, beta_task, overall=5)
     judge, _ = judge_save("baseline-a", project=None, backend="always-a")
     judge_save("judge-unused", project=alpha, backend="random", sampling={"seed": 1})
+    for project in (alpha, beta):  # a template of each project's own
+        template_save("house", f"{project.slug}: {{prompt}} {{first}} {{second}}", "json", project)
     run_a = judge_run_start(judge, alpha)  # pending: its chunks wait for a commit
     run_b = judge_run_start(judge, beta)
     import_predictions(tmp_path, alpha_task, "ext-judge")

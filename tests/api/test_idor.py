@@ -13,7 +13,7 @@ from django.db.models import Max, Q
 from django.test import Client
 
 from annotation.models import Asset, Assignment, ExportJob, Pair, Project, Rating, Task
-from judging.models import Judge, JudgeRun, Verdict
+from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
 from tests.api.conftest import rate, token_client
 
 # (method, URL with {id}, model the id belongs to, body)
@@ -37,6 +37,7 @@ OBJECT_ENDPOINTS = [
     ("post", "/api/runs/{id}/cancel/", JudgeRun, None),
     ("post", "/api/runs/{id}/resume/", JudgeRun, None),
     ("get", "/api/verdicts/{id}/", Verdict, None),
+    ("get", "/api/templates/{id}/", PromptTemplate, None),
 ]
 LISTS = [
     ("/api/projects/", Project),
@@ -46,6 +47,7 @@ LISTS = [
     ("/api/ratings/", Rating),
     ("/api/runs/", JudgeRun),
     ("/api/verdicts/", Verdict),
+    ("/api/templates/", PromptTemplate),
 ]
 NOWHERE = 10**6
 
@@ -69,6 +71,9 @@ def _scopes(world, caller: str) -> dict:
         Rating: set(Rating.objects.filter(annotator=user).values_list("pk", flat=True)),
         JudgeRun: set(JudgeRun.objects.filter(project__in=led).values_list("pk", flat=True)),
         Verdict: set(Verdict.objects.filter(pair__project__in=led).values_list("pk", flat=True)),
+        PromptTemplate: set(
+            PromptTemplate.objects.filter(project__in=led).values_list("pk", flat=True)
+        ),
         # A lead's projects' judges and the operator's (run-only); no other project's.
         Judge: set(
             Judge.objects.filter(Q(project__in=led) | Q(project__isnull=True)).values_list(
@@ -174,7 +179,11 @@ def test_body_references_to_other_projects_answer_404(world, caller):
             "/api/runs/", {"project": project, "judge": world.judge.pk}, format="json"
         )
         assert started.status_code == 404
+        body = {"project": project, "name": "house", "answer_format": "json",
+                "body": "mine {prompt} {first} {second}"}  # fmt: skip
+        assert client.post("/api/templates/", body, format="json").status_code == 404
     assert JudgeRun.objects.count() == 4
+    assert PromptTemplate.objects.filter(project=world.alpha).count() == 1
 
 
 # Images, by content hash: the same walk over every stored image

@@ -141,7 +141,7 @@ def test_a_run_that_cannot_start_is_a_400(world, as_lead):
     )
     assert no_task.status_code == 400 and "task" in no_task.json()
     samples = as_lead.post(
-        "/api/runs/", {"project": "alpha", "judge": world.judge.pk, "samples": 51}, format="json"
+        "/api/runs/", {"project": "alpha", "judge": world.judge.pk, "samples": 21}, format="json"
     )
     assert samples.status_code == 400 and "samples" in samples.json()
     unknown = as_lead.post("/api/runs/", {"project": "alpha", "judge": 999}, format="json")
@@ -199,3 +199,19 @@ def test_a_bad_prediction_file_is_a_400(world, as_lead, as_annotator):
     )
     assert refused.status_code == 404
     assert not Judge.objects.filter(name="remote-judge").exists()
+
+
+def test_templates_are_versioned_per_project(world, as_lead):
+    listed = as_lead.get("/api/templates/").json()
+    assert [(t["name"], t["version"]) for t in listed["results"]] == [("house", 1)]
+    assert "beta:" not in str(listed)
+    body = {"project": "alpha", "name": "mmrb2-t2i", "answer_format": "json",
+            "body": "Strict. {prompt} {first} {second}"}  # fmt: skip
+    first = as_lead.post("/api/templates/", body, format="json")
+    assert first.status_code == 201 and first.json()["version"] == 1  # the project's copy
+    again = as_lead.post("/api/templates/", body, format="json")
+    assert again.status_code == 200 and again.json()["id"] == first.json()["id"]
+    bad = as_lead.post("/api/templates/", {**body, "body": "no markers"}, format="json")
+    assert bad.status_code == 400 and "body" in bad.json()
+    named = as_lead.get("/api/templates/?name=mmrb2-t2i").json()["results"]
+    assert [t["project"] for t in named] == [world.alpha.pk]

@@ -158,8 +158,8 @@ def test_a_rating_on_a_pair_decided_meanwhile_is_a_409(world, as_annotator, assi
     "raw",
     [
         rb'{"project": "alpha", "name": "j", "backend": "always-a", "sampling": {"seed\u0000": 1}}',
-        rb'{"project": "alpha", "name": "j", "backend": "always-a", "sampling": {"stop": ["\ud800"]}}',
-        rb'{"project": "alpha", "name": "j", "backend": "always-a", "templates": {"t2i\u0000": "x"}}',
+        rb'{"project": "alpha", "name": "j", "backend": "random", "sampling": {"s": ["\ud800"]}}',
+        rb'{"project": "alpha", "name": "j", "backend": "random", "templates": {"t2i\u0000": "x"}}',
     ],
 )
 def test_json_settings_the_database_cannot_store(world, as_lead, raw):
