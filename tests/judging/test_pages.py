@@ -114,6 +114,7 @@ def test_another_projects_judges_and_the_operators_cannot_be_changed(client, pro
     operators, _ = judge_save("shared", project=None, backend="always-a")
     client.force_login(lead)
     listing = client.get(reverse("judge-list", args=[project.slug])).content.decode()
+    assert "Add a judge" in listing  # the settings page, not the judges dashboard
     assert "shared" in listing and "theirs" not in listing
     for judge in (theirs, operators):
         edit = reverse("judge-edit", args=[project.slug, judge.pk])
