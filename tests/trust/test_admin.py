@@ -1,0 +1,85 @@
+"""The Django admin is the operator's alone.
+
+Reproduced before the fix (attack 4): the admin's lists were scoped to a lead's projects but
+its foreign-key fields were not, so a lead re-pointed their pair at another project's prompt
+and responses, added tasks to other projects, forged ratings and verdicts, and read every
+username, model and project name in the drop-downs. Leads now never get in at all.
+"""
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from annotation.models import Membership, Pair, Project, Task
+from annotation.services.members import membership_set
+from tests.annotate.conftest import queued_pairs
+
+pytestmark = pytest.mark.django_db
+
+
+def _admin_urls(pair, *, addable_only=False) -> list[str]:
+    urls = [reverse("admin:index")]
+    for model, model_admin in admin.site._registry.items():
+        meta = model._meta
+        urls.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"))
+        if not addable_only or model_admin.has_add_permission(_SUPERUSER_REQUEST):
+            urls.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_add"))
+    urls.append(reverse("admin:annotation_pair_change", args=[pair.pk]))
+    return urls
+
+
+class _SUPERUSER_REQUEST:  # noqa: N801 -- what has_add_permission reads of a request
+    class user:  # noqa: N801
+        is_superuser = is_active = is_staff = True
+
+        @staticmethod
+        def has_perm(perm, obj=None):
+            return True
+
+
+@pytest.fixture
+def world(tmp_path):
+    mine = queued_pairs(tmp_path, project_slug="mine", count=1).project
+    theirs = queued_pairs(tmp_path, project_slug="theirs", count=1).project
+    return mine, theirs
+
+
+@pytest.mark.parametrize("role", ["lead", "annotator", "staff-but-not-superuser"])
+def test_only_superusers_enter_the_admin(client, world, role):
+    mine, theirs = world
+    user = User.objects.create_user("someone", password="pw-123456")
+    if role == "staff-but-not-superuser":
+        user.is_staff = True
+        user.save()
+    else:
+        membership_set(user, mine, role)
+    user.refresh_from_db()
+    assert not user.is_staff or role == "staff-but-not-superuser"  # a lead is not staff
+    client.force_login(user)
+    pair = mine.pairs.get()
+    for url in _admin_urls(pair):
+        answer = client.get(url)
+        assert answer.status_code == 302 and "/admin/login/" in answer["Location"], url
+    # The writes that worked before: re-point my pair at their responses, add a task to
+    # their project.
+    stolen = theirs.pairs.get()
+    change = reverse("admin:annotation_pair_change", args=[pair.pk])
+    client.post(change, {"response_a": stolen.response_a_id, "project": theirs.pk})
+    client.post(reverse("admin:annotation_task_add"), {"project": theirs.pk, "slug": "x"})
+    assert Pair.objects.get(pk=pair.pk).response_a_id != stolen.response_a_id
+    assert not Task.objects.filter(slug="x").exists()
+    # The admin's sign-in form does not let them in either.
+    client.logout()
+    form = client.post(
+        reverse("admin:login"), {"username": "someone", "password": "pw-123456"}, follow=True
+    )
+    assert form.request["PATH_INFO"] == reverse("admin:login")
+
+
+def test_a_superuser_administers_everything(client, world):
+    mine, _theirs = world
+    client.force_login(User.objects.create_superuser("root", password="pw-123456"))
+    for url in _admin_urls(mine.pairs.get(), addable_only=True):
+        assert client.get(url).status_code == 200, url
+    assert Project.objects.count() == 2 and Membership.objects.count() == 0
