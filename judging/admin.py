@@ -20,6 +20,8 @@ from judging.services.judges import api_key_env_check, base_url_check
 
 
 class ConnectionForm(forms.ModelForm):
+    base_url = forms.URLField(max_length=500, assume_scheme="https")
+
     class Meta:
         model = Connection
         fields = ["name", "backend", "base_url", "api_key_env", "all_projects", "projects"]
