@@ -33,13 +33,17 @@ def projects_for_user(user) -> QuerySet[Project]:
 
 
 def project_for_lead(user, slug: str) -> Project:
-    """A project the user leads (superusers lead every project): 404 when it does not exist,
-    403 for anyone else, annotators of the project included."""
+    """A project the user leads (superusers lead every project). 403 for the project's
+    annotators (they know it exists); for anyone else the same 404 as a project that does
+    not exist, so that slugs cannot be probed."""
     project = Project.objects.filter(slug=slug).first()
-    if project is None:
+    role = None
+    if project is not None and not user.is_superuser:
+        membership = Membership.objects.filter(user=user, project=project).first()
+        role = membership.role if membership else None
+    if project is None or (role is None and not user.is_superuser):
         raise Http404("no such project")
-    leads = Membership.objects.filter(user=user, project=project, role=Membership.Role.LEAD)
-    if not (user.is_superuser or leads.exists()):
+    if role not in (None, Membership.Role.LEAD):
         raise PermissionDenied("only the project's leads may see this page")
     return project
 

@@ -28,8 +28,10 @@ def test_every_dashboard_is_for_the_projects_leads_only(client, rated):
     for url in urls:
         assert client.get(url).status_code == 403, url
     client.force_login(User.objects.create_user("stranger"))
-    for url in urls:
-        assert client.get(url).status_code == 403, url
+    missing = client.get(reverse("dash-overview", args=["nope"]))
+    for url in urls:  # a project they are not in answers like one that does not exist
+        response = client.get(url)
+        assert (response.status_code, response.content) == (404, missing.content), url
     client.force_login(lead)
     for url in urls:
         assert client.get(url).status_code == 200, url

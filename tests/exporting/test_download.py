@@ -108,10 +108,11 @@ def test_only_the_projects_leads_reach_the_exports(client, rated, imported):
     ]
     start = reverse("dash-export-start", args=["exp"])
     assert reverse("login") in client.get(urls[0])["Location"]
-    for user in (rated.annotators[0], User.objects.create_user("stranger")):
+    # The project's annotator is refused; a stranger is answered as for a missing project.
+    for user, status in ((rated.annotators[0], 403), (User.objects.create_user("stranger"), 404)):
         client.force_login(user)
-        assert [client.get(url).status_code for url in urls] == [403, 403]
-        assert client.post(start).status_code == 403
+        assert [client.get(url).status_code for url in urls] == [status, status]
+        assert client.post(start).status_code == status
     assert ExportJob.objects.count() == 1
     client.force_login(rated.lead)
     assert client.get(start).status_code == 405

@@ -55,7 +55,7 @@ def test_only_leads_reach_the_judging_pages(client, project, lead):
     other_lead = User.objects.create_user("other-lead")
     other = queued_pairs_project(other_lead)
     client.force_login(other_lead)
-    assert client.get(reverse("run-list", args=[project.slug])).status_code == 403
+    assert client.get(reverse("run-list", args=[project.slug])).status_code == 404
     assert client.get(reverse("run-detail", args=[other.slug, run.pk])).status_code == 404
     client.force_login(lead)
     for url in urls:
