@@ -54,6 +54,13 @@ def pytest_runtest_setup(item):
 
 
 @pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    """Users are made by the hundred in tests: a deliberately slow hash would dominate the
+    suite's time and proves nothing here (the production hasher is Django's default)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _media_in_tmp(settings, tmp_path):
     """Every test writes media into its own folder, never into the checkout."""
     settings.MEDIA_ROOT = tmp_path / "media"

@@ -25,7 +25,6 @@ USERNAMES = ["annotator1", "annotator2", "annotator3", "lead"]
 @pytest.fixture
 def demo_settings(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     return settings
 
 

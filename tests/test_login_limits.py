@@ -20,11 +20,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _no_counted_failures(settings):
-    """The counters live in the cache, which is Redis (outliving a test) when REDIS_URL is set.
-    A fast hasher: these tests check hundreds of passwords."""
+    """The counters live in the cache, which is Redis (outliving a test) when REDIS_URL is set."""
     from django.core.cache import cache
 
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     cache.clear()
     yield
     cache.clear()

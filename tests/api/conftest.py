@@ -49,12 +49,6 @@ def rate(user, task, overall=6):
     return assignment
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    """Users are made by the dozen here; the real hasher takes half a second each."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def import_predictions(folder, task, judge_name, judgement="A"):
     """An MMRB2 prediction file naming `judgement` in both orders for every pair of the task."""
     predictions = {
