@@ -4,7 +4,9 @@ told to misbehave (429 with Retry-After, 500, hang, garbage, an injected verdict
 what it received.
 
     python -m judging.fake_server --port 8099 --latency 0.2
-    python manage.py judge_add fake --backend openai --model fake --base-url http://127.0.0.1:8099/v1
+    python manage.py connection_add fake --backend openai \
+        --base-url http://127.0.0.1:8099/v1 --all-projects
+    python manage.py judge_add fake --project demo --connection fake --model fake
 """
 
 import argparse
