@@ -33,8 +33,11 @@ def refusal_message(seconds: int) -> str:
 
 
 def _account(username: str) -> str:
-    name = unicodedata.normalize("NFKC", username or "").casefold()
-    return hashlib.sha256(name.encode()).hexdigest()  # a fixed-length key whatever is typed
+    # The sign-in forms and DRF strip the name before looking the user up: "victim " is the
+    # account "victim" and must share its count.
+    name = unicodedata.normalize("NFKC", username or "").strip().casefold()
+    # A fixed-length key whatever is typed (lone surrogates included).
+    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _window() -> tuple[int, int]:

@@ -148,6 +148,18 @@ def test_the_api_token_shares_the_account_limit(settings, expert):
     assert not Token.objects.filter(user=expert).exists()
 
 
+def test_spaces_around_the_name_do_not_make_a_new_account_count(settings, expert):
+    """Found in review: the API strips the name before signing in but counted it as typed,
+    so "expert " got ten more guesses (and a token) after "expert" was locked."""
+    for _ in range(settings.ARBITER_LOGIN_FAILURES_PER_ACCOUNT):
+        sign_in("expert", "guess", address="192.0.2.40")
+    for number, spelling in enumerate(["expert ", " expert", "\texpert\n", "EXPERT "]):
+        api = APIClient(REMOTE_ADDR=f"192.0.2.{41 + number}")
+        answer = api.post("/api/auth/token/", {"username": spelling, "password": PASSWORD})
+        assert answer.status_code == 429, spelling
+    assert not Token.objects.filter(user=expert).exists()
+
+
 def test_failed_api_logins_lock_the_login_page(settings, expert):
     api = APIClient(REMOTE_ADDR="192.0.2.30")
     for _ in range(settings.ARBITER_LOGIN_FAILURES_PER_ACCOUNT):
