@@ -15,7 +15,7 @@ from http import HTTPStatus
 import aiohttp
 from django.utils import timezone
 
-from judging.models import API_BACKENDS, Judge
+from judging.models import API_BACKENDS, SAMPLING_RANGES, Judge
 from judging.prompts import Message
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -147,7 +147,13 @@ def _data_url(media_type: str, encoded: str) -> str:
 
 
 def _sampling(judge: Judge, sample: int) -> dict:
-    params = dict(judge.sampling or {})
+    """The judge's sampling parameters for one call. Only the known numeric ones: a row saved
+    before they were checked (or by hand) cannot put anything else into the request."""
+    params = {
+        key: value
+        for key, value in (judge.sampling or {}).items()
+        if key in SAMPLING_RANGES and isinstance(value, int | float) and not isinstance(value, bool)
+    }
     if isinstance(params.get("seed"), int):
         params["seed"] += sample  # K samples must not be K copies of one answer
     return params
@@ -164,9 +170,9 @@ async def call_openai(client, judge: Judge, message: Message, sample: int) -> Re
     if key := api_key(judge):
         headers["Authorization"] = f"Bearer {key}"
     body = {
+        **_sampling(judge, sample),
         "model": judge.model,
         "messages": [{"role": "user", "content": content}],
-        **_sampling(judge, sample),
     }
     url = judge.connection.base_url.rstrip("/") + "/chat/completions"
     answer = await _post(client, url, headers, body)
@@ -195,10 +201,10 @@ async def call_anthropic(client, judge: Judge, message: Message, sample: int) ->
     params = _sampling(judge, sample)
     params.pop("seed", None)  # not an Anthropic parameter
     body = {
+        **params,
         "model": judge.model,
         "max_tokens": params.pop("max_tokens", 1024),
         "messages": [{"role": "user", "content": content}],
-        **params,
     }
     url = judge.connection.base_url.rstrip("/") + "/v1/messages"
     answer = await _post(client, url, headers, body)

@@ -11,6 +11,15 @@ MAX_REQUESTS_PER_MINUTE = 100_000
 MAX_TIMEOUT_SECONDS = 600
 MAX_SAMPLES = 20
 API_BACKENDS = ("openai", "anthropic")
+# Sampling parameters a judge may set, and their ranges. They are merged into the request
+# body, so anything else could override the model, the messages, `n` or the stream mode.
+SAMPLING_RANGES = {
+    "temperature": (0.0, 2.0),
+    "top_p": (0.0, 1.0),
+    "top_k": (1, 1000),
+    "max_tokens": (1, 65_536),
+    "seed": (0, 2**31 - 1),
+}
 
 
 class Connection(models.Model):

@@ -12,7 +12,15 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.models import Project
-from judging.models import API_BACKENDS, Connection, Judge, JudgeRun, TaskEnsemble, Verdict
+from judging.models import (
+    API_BACKENDS,
+    SAMPLING_RANGES,
+    Connection,
+    Judge,
+    JudgeRun,
+    TaskEnsemble,
+    Verdict,
+)
 from judging.prompts import BUILT_IN
 from judging.selectors import connection_allows
 
@@ -28,15 +36,6 @@ EDITABLE_FIELDS = (
     "price_input_per_mtok",
     "price_output_per_mtok",
 )
-# Sampling parameters a judge may set and their ranges. Anything else would be merged into
-# the request body and could override the model, the messages or the stream mode.
-SAMPLING_RANGES = {
-    "temperature": (0.0, 2.0),
-    "top_p": (0.0, 1.0),
-    "top_k": (1, 1000),
-    "max_tokens": (1, 65_536),
-    "seed": (0, 2**31 - 1),
-}
 _INTEGER_SAMPLING = {"top_k", "max_tokens", "seed"}
 
 

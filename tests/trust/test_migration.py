@@ -30,6 +30,7 @@ def test_global_judges_become_the_operators_with_unallowed_connections():
     judge.objects.create(
         name="evil", backend="openai", model="m", base_url="http://127.0.0.1:9/v1",
         api_key_env="SECRET_KEY", concurrency=32767, timeout_seconds=86400,
+        sampling={"temperature": 0, "model": "o1-pro", "n": 128, "max_tokens": 10**9},
     )  # fmt: skip
     judge.objects.create(
         name="same", backend="openai", model="m", base_url="http://127.0.0.1:9/v1",
@@ -47,6 +48,7 @@ def test_global_judges_become_the_operators_with_unallowed_connections():
     assert judges["evil"].connection_id == judges["same"].connection_id
     assert judges["coin"].connection_id is None
     assert (judges["evil"].concurrency, judges["evil"].timeout_seconds) == (256, 600)
+    assert judges["evil"].sampling == {"temperature": 0}  # nothing else reaches the request
     migrated = new.get_model("judging", "Connection").objects.get()
     assert migrated.api_key_env == "SECRET_KEY" and not migrated.all_projects
     assert not migrated.projects.exists()  # no project calls it before the operator says so

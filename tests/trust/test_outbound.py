@@ -126,3 +126,20 @@ def test_a_connection_withdrawn_from_the_project_stops_its_runs(project, fake_ll
         runs_service.judge_chunk_run(chunk_id)
     assert fake_llm.served == 0
     assert JudgeRun.objects.get(pk=run.pk).status == JudgeRun.Status.CANCELLED
+
+
+def test_sampling_can_never_override_the_request(project, fake_llm):
+    """Found in review: a judge row whose sampling holds "model", "messages" or "n" (saved
+    before sampling was checked) had them merged into the provider's request body."""
+    connection = fake_connection(fake_llm, "plain")
+    judge, _ = judge_save(
+        "j", project=project, backend="openai", model="cheap", connection=connection,
+        sampling={"temperature": 0.5},
+    )  # fmt: skip
+    Judge.objects.filter(pk=judge.pk).update(
+        sampling={"temperature": 0.5, "model": "o1-pro", "n": 128, "messages": [], "stream": 1}
+    )
+    judge_run_start(Judge.objects.get(pk=judge.pk), project)
+    sent = fake_llm.requests[0]
+    assert sent["model"] == "cheap" and sent["temperature"] == 0.5
+    assert "n" not in sent and "stream" not in sent and sent["messages"][0]["content"]
