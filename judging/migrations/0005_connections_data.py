@@ -19,10 +19,10 @@ def move_to_connections_and_projects(apps, schema_editor):
     URL, variable) becomes an operator's connection that NO project may use yet: a value typed
     by any lead must be reviewed by the operator before it carries a key again (SECURITY.md,
     "Upgrading"). Existing judges stay shared (operator-owned: leads run them, only operators
-    change them). Limits above the new bounds are lowered to them; sampling keeps its known numeric
-    parameters only. Custom templates (not a
-    built-in name) are copied into every project as their version 1; built-in names are
-    taken from the code from now on, whatever versions leads had added."""
+    change them). Limits above the new bounds are lowered to them; sampling keeps its known
+    numeric parameters only. Custom templates (not a built-in name) are copied into every
+    project as their version 1; built-in names are taken from the code from now on, whatever
+    versions leads had added."""
     Judge = apps.get_model("judging", "Judge")
     Connection = apps.get_model("judging", "Connection")
     JudgeRun = apps.get_model("judging", "JudgeRun")
