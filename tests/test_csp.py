@@ -1,6 +1,7 @@
 """Content-Security-Policy on every kind of page (config/csp.py): scripts from our origin or
 with the response's nonce only, no inline event handlers, and no violation in a real browser."""
 
+import json
 import re
 from html.parser import HTMLParser
 
@@ -33,9 +34,12 @@ class _Scan(HTMLParser):
         super().__init__()
         self.nonce = nonce
         self.problems = []
+        self.htmx_configs = []
 
     def handle_starttag(self, tag, attrs):
         values = dict(attrs)
+        if tag == "meta" and values.get("name") == "htmx-config":
+            self.htmx_configs.append(json.loads(values["content"]))
         for name, _ in attrs:
             if name.startswith("on") or name.startswith("hx-on"):
                 self.problems.append(f"<{tag} {name}=…>")
@@ -57,6 +61,11 @@ def assert_strict_policy(response, url):
     scan = _Scan(nonces[0][len("'nonce-") : -1])
     scan.feed(response.content.decode())
     assert scan.problems == [], (url, scan.problems)
+    # htmx reads the first htmx-config tag only: one, and it forbids eval.
+    if "htmx" in response.content.decode():
+        assert len(scan.htmx_configs) == 1, (url, scan.htmx_configs)
+        assert scan.htmx_configs[0]["allowEval"] is False, url
+    return scan
 
 
 @pytest.fixture
@@ -81,6 +90,10 @@ def test_every_kind_of_page_has_a_strict_policy(client, world):
             reverse("dash-judges", args=[project.slug]),
             reverse("run-list", args=[project.slug]),
             reverse("dash-exports", args=[project.slug]),
+            reverse("judge-list", args=[project.slug]),
+            reverse("judge-new", args=[project.slug]),
+            reverse("template-list", args=[project.slug]),
+            reverse("template-edit", args=[project.slug, "mmrb2-t2i"]),
         ],  # fmt: skip
         operator: ["/admin/", "/admin/annotation/pair/", "/api/docs/", "/api/projects/"],
     }
@@ -92,6 +105,18 @@ def test_every_kind_of_page_has_a_strict_policy(client, world):
             response = client.get(url, HTTP_ACCEPT="text/html")
             assert response.status_code == 200, (url, response.status_code)
             assert_strict_policy(response, url)
+
+
+@pytest.mark.django_db
+def test_the_annotate_page_keeps_its_htmx_response_handling(client, world):
+    """Found in review: base.html's htmx-config came first, so htmx ignored the annotate
+    page's own (which swaps 409 and 422 answers in) and a refused rating showed nothing."""
+    _project, annotator, _lead, _operator, assignment = world
+    client.force_login(annotator)
+    url = reverse("annotate", args=[assignment.pk])
+    config = assert_strict_policy(client.get(url), url).htmx_configs[0]
+    swapped = {rule["code"] for rule in config["responseHandling"] if rule["swap"]}
+    assert {"409", "422"} <= swapped
 
 
 @pytest.mark.django_db
