@@ -1,7 +1,10 @@
 """Forms of the lead's judging pages; the services validate again and do the writing."""
 
 from django import forms
+from django.forms.fields import InvalidJSONInput
 
+from annotation.importing.errors import ImportFailed, require_storable_text
+from annotation.importing.limits import json_too_deep
 from annotation.models import Task
 from judging.models import (
     MAX_CONCURRENCY,
@@ -12,6 +15,68 @@ from judging.models import (
     PromptTemplate,
 )
 from judging.selectors import callable_judges, connections_for
+
+
+class SettingsJSONField(forms.JSONField):
+    """A small JSON object typed into a form: refused, never a crash, when it nests too deep,
+    holds a number Python will not parse, or text no database stores (a NUL character, a lone
+    surrogate)."""
+
+    widget = forms.Textarea(attrs={"rows": 2})
+
+    def to_python(self, value):
+        if isinstance(value, str) and json_too_deep(value, limit=8):
+            raise forms.ValidationError("Nested too deep for a settings object.")
+        try:
+            parsed = super().to_python(value)
+        except (ValueError, RecursionError):  # e.g. an integer of 5,000 digits
+            raise forms.ValidationError("Enter a valid JSON object.") from None
+        try:
+            require_storable_text(parsed, None, "the value")
+        except ImportFailed as failed:
+            raise forms.ValidationError(failed.detail) from None
+        return parsed
+
+    def bound_data(self, data, initial):
+        if isinstance(data, str) and json_too_deep(data, limit=8):
+            return InvalidJSONInput(data)  # shown again as typed, never parsed
+        try:
+            parsed = super().bound_data(data, initial)
+            require_storable_text(parsed, None)  # it is rendered again as UTF-8
+        except (ValueError, RecursionError, ImportFailed):
+            return InvalidJSONInput(data)
+        return parsed
+
+
+_MAX_ID = 2**63 - 1  # the largest id a database holds; SQLite overflows past it
+
+
+def _an_id(value) -> bool:
+    text = str(value)
+    return text.isascii() and text.isdigit() and int(text) <= _MAX_ID
+
+
+class IdChoiceField(forms.ModelChoiceField):
+    """A choice by id; an id no database could hold is an invalid choice, not a crash."""
+
+    def to_python(self, value):
+        if value not in self.empty_values and not _an_id(value):
+            raise forms.ValidationError(
+                self.error_messages["invalid_choice"], code="invalid_choice"
+            )
+        return super().to_python(value)
+
+
+class IdMultipleChoiceField(forms.ModelMultipleChoiceField):
+    def clean(self, value):
+        for item in value or []:
+            if not _an_id(item):
+                raise forms.ValidationError(
+                    self.error_messages["invalid_choice"],
+                    code="invalid_choice",
+                    params={"value": "?"},
+                )
+        return super().clean(value)
 
 
 class JudgeForm(forms.Form):
@@ -34,16 +99,14 @@ class JudgeForm(forms.Form):
         min_value=1, max_value=MAX_REQUESTS_PER_MINUTE, initial=60
     )
     timeout_seconds = forms.FloatField(min_value=0.1, max_value=MAX_TIMEOUT_SECONDS, initial=60)
-    sampling = forms.JSONField(
+    sampling = SettingsJSONField(
         required=False,
         initial=dict,
-        widget=forms.Textarea(attrs={"rows": 2}),
         help_text='JSON, e.g. {"temperature": 0, "max_tokens": 1024, "seed": 1}',
     )
-    templates = forms.JSONField(
+    templates = SettingsJSONField(
         required=False,
         initial=dict,
-        widget=forms.Textarea(attrs={"rows": 2}),
         help_text='JSON {task kind: template name}, e.g. {"t2i": "mjbench-t2i"}',
     )
     price_input_per_mtok = forms.DecimalField(
@@ -91,10 +154,8 @@ class TemplateForm(forms.Form):
 
 
 class RunStartForm(forms.Form):
-    judge = forms.ModelChoiceField(queryset=Judge.objects.none())
-    task = forms.ModelChoiceField(
-        queryset=Task.objects.none(), required=False, empty_label="All tasks"
-    )
+    judge = IdChoiceField(queryset=Judge.objects.none())
+    task = IdChoiceField(queryset=Task.objects.none(), required=False, empty_label="All tasks")
     samples = forms.IntegerField(min_value=1, max_value=MAX_SAMPLES, initial=1)
 
     def __init__(self, project, *args, **kwargs):
@@ -104,7 +165,7 @@ class RunStartForm(forms.Form):
 
 
 class EnsembleForm(forms.Form):
-    judges = forms.ModelMultipleChoiceField(
+    judges = IdMultipleChoiceField(
         queryset=Judge.objects.none(), widget=forms.CheckboxSelectMultiple
     )
     threshold = forms.FloatField(

@@ -89,6 +89,9 @@ def test_a_lead_adds_a_judge_and_bad_values_are_refused(client, project, lead):
         {"connection": "elsewhere"}, {"concurrency": 0}, {"concurrency": 32767},
         {"timeout_seconds": 86400}, {"sampling": "[1]"}, {"sampling": '{"stream": true}'},
         {"connection": ""}, {"templates": '{"t2i": "ghost"}'},
+        # Found in review: each of these was a 500.
+        {"sampling": "[" * 100_000 + "]" * 100_000}, {"sampling": '{"seed": ' + "9" * 5000 + "}"},
+        {"sampling": '{"\\ud800": 1}'}, {"templates": '{"\\u0000": "mmrb2-t2i"}'},
     ):  # fmt: skip
         response = client.post(url, {**fields, **bad})
         assert response.status_code == 400, bad
@@ -247,3 +250,17 @@ def test_the_run_list_counts_every_run_in_a_fixed_number_of_queries(client, proj
     with CaptureQueriesContext(connection) as many:
         client.get(url)
     assert len(many) == len(few)
+
+
+def test_ids_no_database_holds_are_refused_not_a_crash(client, project, lead):
+    """Found in review: a 30-digit judge id was an OverflowError (500) on SQLite."""
+    task = project.tasks.get()
+    client.force_login(lead)
+    huge = "9" * 30
+    ensemble = client.post(
+        reverse("ensemble", args=[project.slug]),
+        {"task": task.slug, "action": "save", f"{task.slug}-judges": [huge]},
+    )
+    assert ensemble.status_code == 302 and not TaskEnsemble.objects.exists()
+    run = client.post(reverse("run-list", args=[project.slug]), {"judge": huge, "samples": 1})
+    assert run.status_code == 400 and not JudgeRun.objects.exists()
