@@ -112,8 +112,14 @@ def test_judge_run_wait_json_prints_the_final_counts(tmp_path, capsys):
 
 
 def test_judge_run_names_what_is_wrong():
+    Project.objects.create(slug="p", name="P")
     with pytest.raises(CommandError, match="no judge 'ghost'"):
         call_command("judge_run", "--project", "p", "--judge", "ghost")
     call_command("judge_add", "coin", "--backend", "random")
     with pytest.raises(CommandError, match="no pairs"):
-        call_command("judge_run", "--project", "empty", "--judge", "coin")
+        call_command("judge_run", "--project", "p", "--judge", "coin")
+    with pytest.raises(CommandError, match="no project 'typo'"):
+        call_command("judge_run", "--project", "typo", "--judge", "coin")
+    with pytest.raises(CommandError, match="no task 'typo' in p"):
+        call_command("judge_run", "--project", "p", "--judge", "coin", "--task", "typo")
+    assert list(Project.objects.values_list("slug", flat=True)) == ["p"]  # nothing created

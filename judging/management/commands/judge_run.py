@@ -3,8 +3,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Task
-from annotation.services.projects import project_get_or_create, task_get_or_create
+from annotation.models import Project, Task
 from judging.models import JudgeRun
 from judging.selectors import judges_of_project, run_progress
 from judging.services.runs import RunRefused, judge_run_start
@@ -28,13 +27,18 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
     def handle(self, *args, **options):
-        project, _ = project_get_or_create(options["project"])
+        # A mistyped name is refused, never created (as ensemble_filter does).
+        project = Project.objects.filter(slug=options["project"]).first()
+        if project is None:
+            raise CommandError(f"no project {options['project']!r}")
         judge = judges_of_project(project).filter(name=options["judge"]).first()
         if judge is None:
             raise CommandError(f"no judge {options['judge']!r}: create it with judge_add")
         task: Task | None = None
         if options["task"]:
-            task = task_get_or_create(project, options["task"])
+            task = Task.objects.filter(project=project, slug=options["task"]).first()
+            if task is None:
+                raise CommandError(f"no task {options['task']!r} in {project.slug}")
         started = time.perf_counter()
         try:
             run = judge_run_start(judge, project, task=task, samples=options["samples"])
