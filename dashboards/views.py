@@ -16,6 +16,7 @@ from annotation.services.adjudication import (
     project_filter_update,
 )
 from annotation.services.exports import export_job_path, export_job_start
+from config.htmx import render_fragment_or_page
 from dashboards.cache import cached
 from dashboards.selectors.agreement import agreement
 from dashboards.selectors.disagreements import disagreements, pair_review
@@ -155,9 +156,9 @@ def exports_page(request, slug: str):
     project = project_for_lead(request.user, slug)
     jobs = list(export_jobs_for_project(project)[:EXPORTS_SHOWN])
     context = {"project": project, "jobs": jobs, "active": any(job.active for job in jobs)}
-    partial = request.headers.get("HX-Request")
-    template = "dashboards/_export_jobs.html" if partial else "dashboards/exports.html"
-    return render(request, template, context)
+    return render_fragment_or_page(
+        request, "dashboards/_export_jobs.html", "dashboards/exports.html", context
+    )
 
 
 @login_required

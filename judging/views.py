@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models import Task
 from annotation.selectors import project_for_lead
+from config.htmx import render_fragment_or_page
 from judging.forms import EnsembleForm, JudgeForm, RunStartForm, TemplateForm
 from judging.models import Judge, JudgeRun
 from judging.prompts import TemplateInvalid, template_save
@@ -169,8 +170,8 @@ def _run_of(request, slug: str, run_id: int) -> JudgeRun:
 @login_required
 def run_detail(request, slug: str, run_id: int):
     run = _run_of(request, slug, run_id)
-    template = "judging/_progress.html" if request.headers.get("HX-Request") else "judging/run.html"
-    return render(request, template, {"project": run.project, "progress": run_progress(run)})
+    context = {"project": run.project, "progress": run_progress(run)}
+    return render_fragment_or_page(request, "judging/_progress.html", "judging/run.html", context)
 
 
 @login_required

@@ -26,10 +26,7 @@ from annotation.services.assignments import (
 )
 from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
 from annotation.views.workspace import workspace_context
-
-
-def _is_htmx(request) -> bool:
-    return request.headers.get("HX-Request") == "true"
+from config.htmx import render_fragment_or_page, varies_on_htmx, wants_fragment
 
 
 @login_required
@@ -76,9 +73,10 @@ def _apply(request, assignment_id: int) -> None:
 
 
 def _workspace(request, assignment: Assignment, *, status: int = 200, **extra):
-    template = "annotation/_workspace.html" if _is_htmx(request) else "annotation/annotate.html"
     context = workspace_context(request.user, assignment, timezone.now(), **extra)
-    return render(request, template, context, status=status)
+    return render_fragment_or_page(
+        request, "annotation/_workspace.html", "annotation/annotate.html", context, status
+    )
 
 
 @login_required
@@ -101,12 +99,12 @@ def annotate(request, assignment_id: int):
         return _workspace(request, assignment, status=409, message=str(closed))
 
     following = assignment_claim(request.user, task)
-    if not _is_htmx(request):
+    if not wants_fragment(request):
         if following is None:
             return redirect("task-next", project_slug=task.project.slug, task_slug=task.slug)
         return redirect("annotate", assignment_id=following.pk)
     if following is None:
-        response = render(request, "annotation/_done.html", {"task": task})
+        response = varies_on_htmx(render(request, "annotation/_done.html", {"task": task}))
         response["HX-Push-Url"] = reverse("task-next", args=[task.project.slug, task.slug])
         return response
     response = _workspace(request, assignment_for_annotator(request.user, following.pk))
