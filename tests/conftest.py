@@ -53,6 +53,22 @@ def pytest_runtest_setup(item):
         pytest.skip(f"the MMRB2 files are not at {SHARED_MMRB2}")
 
 
+@pytest.fixture
+def tasks_in_process(request, settings):
+    """Celery tasks (judge chunks, exports) execute inside the test, even when REDIS_URL
+    points Celery at Redis (the CI run), except in tests marked `worker`, which start one."""
+    if request.node.get_closest_marker("worker"):
+        yield
+        return
+    from config.celery import app
+
+    eager = app.conf.task_always_eager  # read first: the conf loads lazily from the settings
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = eager
+
+
 @pytest.fixture(autouse=True)
 def _fast_password_hasher(settings):
     """Users are made by the hundred in tests: a deliberately slow hash would dominate the

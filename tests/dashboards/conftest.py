@@ -19,11 +19,7 @@ FORM_SCORES = {
 
 
 @pytest.fixture
-def rated(tmp_path, settings):
-    from config.celery import app
-
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    eager, app.conf.task_always_eager = app.conf.task_always_eager, True
+def rated(tmp_path, tasks_in_process):
     task = queued_pairs(tmp_path, count=8)
     project = task.project
     flagger = member("flagger", project)
@@ -36,5 +32,4 @@ def rated(tmp_path, settings):
     judge_run_start(Judge.objects.create(name="coin", backend="random"), project, samples=3)
     judge_run_start(Judge.objects.create(name="always-a", backend="always-a"), project)
     lead = member("boss", project, role=Membership.Role.LEAD)
-    yield project, lead
-    app.conf.task_always_eager = eager
+    return project, lead

@@ -8,19 +8,8 @@ from tests.annotate.conftest import queued_pairs
 
 
 @pytest.fixture(autouse=True)
-def _tasks_in_process(request, settings):
-    """Judge runs execute their chunks inside the test, even when REDIS_URL points Celery at
-    Redis (the CI run): no worker runs beside the tests, except for tests marked `worker`."""
-    if request.node.get_closest_marker("worker"):
-        yield
-        return
-    from config.celery import app
-
-    eager = app.conf.task_always_eager  # read first: the conf loads lazily from the settings
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = eager
+def _tasks_in_process(tasks_in_process):
+    """Judge runs execute their chunks inside the test (tests/conftest.py)."""
 
 
 @pytest.fixture
