@@ -1,9 +1,9 @@
 """Reads of the API: every queryset already narrowed to what the caller may see.
 
-Scopes (DESIGN.md §1, §8): a member sees the projects of their memberships; an annotator the
-tasks their membership names (all of the project's when it names none) and only their own
-assignments and ratings; a lead everything of the projects they lead; a superuser everything.
-Judges are global: leads (of any project) and superusers manage them.
+Scopes (docs/architecture.md §8): a member sees the projects of their memberships; an
+annotator the tasks their membership names (all of the project's when it names none) and only
+their own assignments and ratings; a lead everything of the projects they lead, their judges
+and templates, and the operator's judges (run only); a superuser everything.
 """
 
 import re

@@ -1,4 +1,4 @@
-"""Human agreement figures (DESIGN.md §5). Pure functions over plain data; None when a
+"""Human agreement figures (docs/architecture.md §6.1). Pure functions over plain data; None when a
 figure is undefined (no ratings, a single value), never an exception."""
 
 import math

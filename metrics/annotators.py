@@ -1,5 +1,5 @@
-"""Per-annotator figures (DESIGN.md §5: rater agreement "also per annotator, with time per pair
-and left-side bias"). Pure functions over plain rows; a figure is None when undefined.
+"""Per-annotator figures (docs/architecture.md §6.1: rater agreement "also per annotator, with
+time per pair and left-side bias"). Pure functions over plain rows; a figure is None when undefined.
 
 A rating row is (annotator_id, pair_id, overall, active_seconds, swapped, created_at):
 `overall` is the canonical score (above the centre means response A is better), `swapped` is

@@ -1,4 +1,4 @@
-"""Percentile bootstrap intervals (DESIGN.md §5: "95 % bootstrap intervals").
+"""Percentile bootstrap intervals (docs/architecture.md §6.3: "95 % bootstrap intervals").
 
 Units (pairs, ratings, games) are resampled with replacement from numpy's
 Generator(PCG64(seed)), so an interval is reproducible for a given seed. Every function here

@@ -1,4 +1,4 @@
-"""Judge accuracy against the human label, MMRB2 protocol (DESIGN.md §5).
+"""Judge accuracy against the human label, MMRB2 protocol (docs/architecture.md §6.2).
 
 Each forward and each reverse verdict (and each sample) is one trial; a trial is correct when
 its canonical choice equals the pair's label; tie and invalid count as wrong; a failed call

@@ -1,4 +1,4 @@
-"""More judge figures (DESIGN.md §5): bootstrap interval of accuracy, accuracy by group
+"""More judge figures (docs/architecture.md §6.2): bootstrap interval of accuracy, accuracy by group
 (same-model vs cross-model, image bias) and majority vote over K samples.
 
 Same protocol as metrics.judges: a verdict row is (pair_id, order, sample, choice) with the

@@ -1,4 +1,4 @@
-"""Generator ranking (DESIGN.md §5): win rate of each model over kept pairs, plus
+"""Generator ranking (docs/architecture.md §6.4): win rate of each model over kept pairs, plus
 Bradley–Terry scores with bootstrap intervals.
 
 A game row is (generator_a, generator_b, label): label "A" means generator_a's response won.

@@ -1,5 +1,5 @@
-"""`project_report`: the figures of `report --json` (DESIGN.md §7), read in a fixed number of
-queries whatever the size of the project."""
+"""`project_report`: the figures of `report --json` (docs/architecture.md §7), read in a fixed
+number of queries whatever the size of the project."""
 
 from collections import defaultdict
 

@@ -1,4 +1,5 @@
-"""The database itself enforces the invariants of DESIGN.md §3 (constraints, not `save()`)."""
+"""The database itself enforces the invariants of docs/architecture.md §4 (constraints, not
+`save()`)."""
 
 import itertools
 

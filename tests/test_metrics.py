@@ -1,4 +1,5 @@
-"""The metric functions (DESIGN.md §4–§5) against values computed by hand on small data."""
+"""The metric functions (docs/architecture.md §5.5 and §6) against values computed by hand on
+small data."""
 
 import random
 from fractions import Fraction
@@ -250,7 +251,7 @@ def test_average_accuracy():
     assert average_accuracy([0.0]) == 0.0
 
 
-# ---------------------------------------------------------------- consensus (DESIGN.md §4)
+# ------------------------------------------------- consensus (docs/architecture.md §5.5)
 
 
 def _project(**kwargs):

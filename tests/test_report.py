@@ -1,4 +1,5 @@
-"""`manage.py report --project P --json` (DESIGN.md §7) on a small project built with the ORM."""
+"""`manage.py report --project P --json` (docs/architecture.md §7) on a small project built
+with the ORM."""
 
 import io
 import itertools

@@ -1,5 +1,5 @@
-"""The lead's adjudication (DESIGN.md §4.4): decide a pair (keep as A, keep as B, drop), send it
-to one more annotator, change the project's filter settings and re-apply them.
+"""The lead's adjudication (docs/architecture.md §5.6): decide a pair (keep as A, keep as B,
+drop), send it to one more annotator, change the project's filter settings and re-apply them.
 
 Every action is recorded with who, when and why (an `Adjudication` or an `AnnotatorRequest`
 row, never changed afterwards) and changes the pair's derived columns in the same transaction.

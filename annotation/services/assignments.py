@@ -1,4 +1,4 @@
-"""Handing pairs to annotators (DESIGN.md §4.3).
+"""Handing pairs to annotators (docs/architecture.md §5.4).
 
 Rules: every open pair gets N distinct annotators (N + `extra_annotators` when a lead asked
 for more); nobody sees the same pair twice (not even after a skip); at most that many

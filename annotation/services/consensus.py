@@ -1,4 +1,5 @@
-"""Consensus of a pair's ratings and the label/status that follow from it (DESIGN.md §4)."""
+"""Consensus of a pair's ratings and the label/status that follow from it
+(docs/architecture.md §5.5)."""
 
 from collections import defaultdict
 from dataclasses import dataclass

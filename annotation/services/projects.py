@@ -1,4 +1,4 @@
-"""Creating projects and tasks the way the command line names them (DESIGN.md §7)."""
+"""Creating projects and tasks the way the command line names them (docs/architecture.md §7)."""
 
 from django.db import IntegrityError, transaction
 

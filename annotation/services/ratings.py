@@ -2,8 +2,8 @@
 (the N-th, or N + extra when a lead asked for more annotators).
 
 The form speaks of Left and Right: score 1 = Left much better … K = Right much better. Ratings
-are stored canonically (DESIGN.md §3: above the centre = A better); `swapped` says whether B
-was on the left.
+are stored canonically (docs/architecture.md §5.1: above the centre = A better); `swapped`
+says whether B was on the left.
 """
 
 from dataclasses import dataclass, field

@@ -58,7 +58,8 @@ class TaskFilterSerializer(serializers.Serializer):
     project = serializers.CharField(required=False, max_length=64, help_text="Project id or slug.")
 
 
-# The report (DESIGN.md §7, README "report --json"): declared so that clients know its shape.
+# The report (docs/architecture.md §7, README "report --json"): declared so that clients know
+# its shape.
 
 
 class ReportAgreementSerializer(serializers.Serializer):

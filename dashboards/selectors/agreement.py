@@ -1,4 +1,4 @@
-"""Agreement of the experts (DESIGN.md §5), per task and aspect and per annotator. The
+"""Agreement of the experts (docs/architecture.md §6), per task and aspect and per annotator. The
 headline figures use the same functions and inputs as `report --json`, so they agree."""
 
 from collections import defaultdict

@@ -1,5 +1,6 @@
 """The judges table (MMRB2's: judges as rows, tasks as columns, the average last) and its side
-tables, against the experts' labels. Figures follow DESIGN.md §5 and `report --json`."""
+tables, against the experts' labels. Figures follow docs/architecture.md §6.2 and
+`report --json`."""
 
 from collections import defaultdict
 

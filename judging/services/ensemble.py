@@ -1,6 +1,6 @@
-"""Ensemble filtering (DESIGN.md §4.2): the task's ensemble judges look at its candidate pairs
-in both orders; a pair is `easy` when the share of their verdicts that agree with the majority
-side is at or above the threshold, else `queued` for the annotators.
+"""Ensemble filtering (docs/architecture.md §5.3): the task's ensemble judges look at its
+candidate pairs in both orders; a pair is `easy` when the share of their verdicts that agree
+with the majority side is at or above the threshold, else `queued` for the annotators.
 
 Failed calls are left out of the share; tie and invalid answers count against agreement. A
 candidate with no answer at all goes to the annotators (nothing says it is easy).

@@ -1,4 +1,4 @@
-"""The lead's adjudication (DESIGN.md §4.4), through the services: decisions, one more
+"""The lead's adjudication (docs/architecture.md §5.6), through the services: decisions, one more
 annotator, and re-applying changed filter settings."""
 
 from datetime import timedelta

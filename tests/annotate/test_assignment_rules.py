@@ -1,4 +1,4 @@
-"""The assignment rules of DESIGN.md §4.3, through the services."""
+"""The assignment rules of docs/architecture.md §5.4, through the services."""
 
 from datetime import timedelta
 

@@ -1,5 +1,5 @@
 """Query budgets of the API's lists and pages: a fixed number of queries, whatever the number
-of rows (DESIGN.md §2)."""
+of rows (docs/architecture.md §3)."""
 
 import pytest
 from django.db import connection
