@@ -43,8 +43,9 @@ def _two_chunks(judge, calls_each: int, call_seconds: float):
 
 
 def test_chunks_share_one_concurrency_limit():
+    # The limits are the judge's whatever its backend (an API judge would need a connection).
     judge = Judge.objects.create(
-        name="shared-c", backend="openai", concurrency=3, requests_per_minute=1_000_000
+        name="shared-c", backend="random", concurrency=3, requests_per_minute=100_000
     )
     peak, starts = _two_chunks(judge, calls_each=8, call_seconds=0.1)
     assert peak == 3  # not 3 per chunk
@@ -53,7 +54,7 @@ def test_chunks_share_one_concurrency_limit():
 
 def test_chunks_share_one_requests_per_minute_budget():
     judge = Judge.objects.create(
-        name="shared-r", backend="openai", concurrency=50, requests_per_minute=1200
+        name="shared-r", backend="random", concurrency=50, requests_per_minute=1200
     )  # 20 per second between both chunks
     _peak, starts = _two_chunks(judge, calls_each=10, call_seconds=0.01)
     # 20 requests at 20 per second: the last starts about 0.95 s after the first, not 0.45.
