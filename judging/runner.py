@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from annotation.image_cleaning import clean_asset_bytes
 from annotation.models import Asset, Pair
+from annotation.scale import canonical_side
 from judging.backends import call_backend
 from judging.limits import limits_for
 from judging.models import Judge, JudgeRun, JudgeRunChunk, PromptTemplate, Verdict
@@ -36,7 +37,6 @@ from judging.selectors import verdict_tally
 log = logging.getLogger(__name__)
 
 ORDERS = (Verdict.Order.FORWARD, Verdict.Order.REVERSE)
-_FLIP = {"A": "B", "B": "A"}
 _FLUSH_SECONDS = 0.5
 _FLUSH_ROWS = 200
 _BASELINES = (Judge.Backend.ALWAYS_A, Judge.Backend.RANDOM)
@@ -193,9 +193,8 @@ def _verdict(run: JudgeRun, template, trial: Trial, outcome, seconds: float) -> 
     row.input_tokens = outcome.reply.input_tokens
     row.output_tokens = outcome.reply.output_tokens
     choice = parse_answer(outcome.reply.text, template.answer_format)
-    if trial.order == Verdict.Order.REVERSE:
-        choice = _FLIP.get(choice, choice)  # B was shown first: back to canonical
-    row.choice = choice
+    # In the reverse order B was shown first: back to canonical.
+    row.choice = canonical_side(choice, trial.order == Verdict.Order.REVERSE)
     return row
 
 

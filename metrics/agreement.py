@@ -7,15 +7,7 @@ from collections.abc import Iterable, Mapping
 import krippendorff
 import numpy as np
 
-Side = str  # "A", "B" or "" (at the centre)
-
-
-def side_of(score: float, center: float) -> Side:
-    if score > center:
-        return "A"
-    if score < center:
-        return "B"
-    return ""
+from annotation.scale import side_of
 
 
 def krippendorff_alpha(scores_by_unit: Iterable[list[int]], scale: int, level: str) -> float | None:

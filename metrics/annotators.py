@@ -12,7 +12,8 @@ from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from metrics.agreement import rater_label_agreement, side_of
+from annotation.scale import side_of
+from metrics.agreement import rater_label_agreement
 
 RatingRow = tuple[Hashable, Hashable, int, float | None, bool, Any]
 

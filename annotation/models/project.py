@@ -4,6 +4,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from annotation.scale import center as scale_center
+
 
 class Project(models.Model):
     """One benchmark under construction, with its rating scale and consensus rules."""
@@ -70,7 +72,7 @@ class Project(models.Model):
 
     @property
     def center(self) -> float:
-        return (self.scale_points + 1) / 2
+        return scale_center(self.scale_points)
 
 
 class Task(models.Model):

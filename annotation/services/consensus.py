@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.utils import timezone
 
 from annotation.models import Adjudication, Pair, Project, Rating
-from metrics.agreement import side_of
+from annotation.scale import side_of
 
 _EPSILON = 1e-9  # means like 10/3 must not fall out of a closed band by rounding
 

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Adjudication, AspectScore, Assignment, Pair, Rating
+from annotation.scale import to_canonical
 from annotation.services.assignments import (
     OPEN_STATUSES,
     AssignmentClosed,
@@ -23,14 +24,6 @@ from annotation.services.consensus import DECIDED_FIELDS, pair_decide, ratings_n
 
 MAX_ACTIVE_SECONDS = 6 * 3600  # a client clock gone wrong must not skew time-per-pair figures
 MAX_RATIONALE_CHARS = 10_000
-
-
-def to_canonical(form_score: int, scale: int, swapped: bool) -> int:
-    """Left/Right form score → canonical score; the mapping is its own inverse."""
-    return form_score if swapped else scale + 1 - form_score
-
-
-to_form = to_canonical
 
 
 class RatingInvalid(Exception):

@@ -6,9 +6,9 @@ from datetime import datetime
 
 from annotation.models import Assignment, Flag
 from annotation.rendering import content_parts, guidelines_html, image_shas
+from annotation.scale import to_form
 from annotation.selectors import annotator_progress, assets_by_sha, recent_submissions
 from annotation.services.assignments import OPEN_STATUSES
-from annotation.services.ratings import to_form
 
 _SEVEN_POINT_LABELS = [
     "Left much better",

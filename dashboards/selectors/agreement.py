@@ -7,11 +7,11 @@ import numpy as np
 from django.contrib.auth import get_user_model
 
 from annotation.models import AspectScore, Pair, Project, Rating
+from annotation.scale import side_of
 from dashboards.charts import histogram, sparkline
 from metrics.agreement import (
     krippendorff_alpha,
     rater_label_agreement,
-    side_of,
     unanimous_direction,
 )
 from metrics.alpha_fast import bootstrap_coincidences, interval_of

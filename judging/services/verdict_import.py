@@ -17,10 +17,10 @@ from django.utils import timezone
 from annotation.importing.errors import ImportFailed, require_storable_text
 from annotation.importing.limits import require_json_depth
 from annotation.models import Pair, Project, Task
+from annotation.scale import OTHER_SIDE, canonical_side
 from judging.models import JudgeRun, Verdict
 from judging.services.judges import judge_get_or_create_external
 
-_FLIP = {"A": "B", "B": "A"}
 _TIE_WORDS = {"TIE", "SAME", "EQUAL", "BOTH", "NEITHER"}
 _ORDERS = ("forward", "reverse")
 
@@ -30,8 +30,8 @@ def canonical_choice(judgement: object, order: str) -> tuple[str | None, str]:
     if judgement is None or (isinstance(judgement, str) and not judgement.strip()):
         return None, "empty judgement in the prediction file"
     letter = str(judgement).strip().upper()
-    if letter in _FLIP:
-        return (_FLIP[letter] if order == "reverse" else letter), ""
+    if letter in OTHER_SIDE:
+        return canonical_side(letter, order == "reverse"), ""
     if letter in _TIE_WORDS:
         return Verdict.Choice.TIE, ""
     return Verdict.Choice.INVALID, ""

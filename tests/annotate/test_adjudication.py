@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from annotation.models import Adjudication, AnnotatorRequest, Assignment, Flag, Pair, Rating
+from annotation.scale import to_form
 from annotation.services.adjudication import (
     AdjudicationRefused,
     FilterInvalid,
@@ -17,7 +18,7 @@ from annotation.services.adjudication import (
     project_filter_update,
 )
 from annotation.services.assignments import AssignmentClosed, assignment_claim, assignment_flag
-from annotation.services.ratings import RatingInput, rating_submit, to_form
+from annotation.services.ratings import RatingInput, rating_submit
 from tests.annotate.conftest import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

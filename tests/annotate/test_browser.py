@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import AspectScore, Asset, Assignment, Rating
+from annotation.scale import to_canonical
 from annotation.services import assignments as assignment_services
-from annotation.services.ratings import to_canonical
 from tests.annotate.conftest import member, queued_pairs
 from tests.conftest import watch_errors
 

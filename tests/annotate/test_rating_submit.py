@@ -3,8 +3,9 @@
 import pytest
 
 from annotation.models import AspectScore, Assignment, Pair, Rating
+from annotation.scale import to_canonical
 from annotation.services.assignments import AssignmentClosed, assignment_claim
-from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit, to_canonical
+from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
 
 pytestmark = pytest.mark.django_db
 

@@ -1,7 +1,7 @@
 """The annotator's API: claim → read (blinded) → rate → own ratings, and what refuses."""
 
 from annotation.models import Assignment, Membership, Rating, Task
-from annotation.services.ratings import to_canonical
+from annotation.scale import to_canonical
 from tests.api.conftest import token_client
 
 

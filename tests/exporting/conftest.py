@@ -10,10 +10,11 @@ from dataclasses import dataclass
 import pytest
 
 from annotation.models import Membership, Pair, Project, Task
+from annotation.scale import to_form
 from annotation.services.adjudication import pair_adjudicate
 from annotation.services.assignments import assignment_claim
 from annotation.services.pair_import import pairs_import
-from annotation.services.ratings import RatingInput, rating_submit, to_form
+from annotation.services.ratings import RatingInput, rating_submit
 from judging.models import Judge, Verdict
 from tests.annotate.conftest import member, queued_pairs
 from tests.factories import mmrb2_pair, write_image, write_jsonl, write_mmrb2
