@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "api",
+    "demo",
 ]
 
 MIDDLEWARE = [

@@ -7,7 +7,6 @@ from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
 from PIL import Image
 
-from annotation.demo import DEFAULT_PASSWORD, TASKS, build_records, demo_seed
 from annotation.models import (
     Asset,
     Generator,
@@ -18,6 +17,7 @@ from annotation.models import (
     Response,
     Task,
 )
+from demo.seed import DEFAULT_PASSWORD, TASKS, build_records, demo_seed
 
 USERNAMES = ["annotator1", "annotator2", "annotator3", "lead"]
 

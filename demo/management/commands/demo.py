@@ -1,8 +1,8 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.demo import DEFAULT_PASSWORD, demo_seed
 from annotation.importing.errors import ImportFailed
+from demo.seed import DEFAULT_PASSWORD, demo_seed
 
 
 class Command(BaseCommand):

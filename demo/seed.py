@@ -16,17 +16,18 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from annotation.demo_scenes import (
+from annotation.models import Membership, Pair, Project, Rating, Task
+from annotation.services.members import membership_set
+from annotation.services.pair_import import pairs_import
+from annotation.services.projects import default_aspects
+from demo.scenes import (
     edit_scene,
     interleaved_scene,
     pick_other,
     reasoning_scene,
     t2i_scene,
 )
-from annotation.models import Membership, Pair, Project, Rating, Task
-from annotation.services.members import membership_set
-from annotation.services.pair_import import pairs_import
-from annotation.services.projects import default_aspects
+from judging.models import Judge
 
 PROJECT_SLUG = "demo"
 DEFAULT_PASSWORD = "arbiter-demo"
@@ -207,9 +208,10 @@ def demo_seed(password: str = DEFAULT_PASSWORD, *, pairs_per_task: int = PAIRS_P
 
 
 def _baseline_judges() -> list[str]:
-    """Two offline judges, so that a lead can try judge runs without any API key."""
-    from judging.models import Judge
-
+    """Two offline judges of the operator's (every project may run them), so that a lead can
+    try judge runs without any connection or key."""
     for name, backend, sampling in (("always-a", "always-a", {}), ("coin", "random", {"seed": 1})):
-        Judge.objects.get_or_create(name=name, defaults={"backend": backend, "sampling": sampling})
+        Judge.objects.get_or_create(
+            name=name, project=None, defaults={"backend": backend, "sampling": sampling}
+        )
     return ["always-a", "coin"]
