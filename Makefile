@@ -31,6 +31,7 @@ test: install
 lint: install
 	$(BIN)/ruff check --no-cache .
 	$(BIN)/ruff format --check --no-cache .
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
 format: install

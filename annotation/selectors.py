@@ -12,7 +12,6 @@ from django.http import Http404
 from annotation.models import (
     Asset,
     Assignment,
-    ExportJob,
     Membership,
     Pair,
     Project,
@@ -251,8 +250,3 @@ def asset_for_user(user, sha256: str) -> Asset | None:
         if sha256 in image_shas(*parts):
             return asset
     return None
-
-
-def export_jobs_for_project(project: Project) -> QuerySet:
-    """The project's export jobs, newest first, with what their lists show."""
-    return ExportJob.objects.filter(project=project).select_related("requested_by", "task")

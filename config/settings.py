@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "annotation",
     "judging",
     "metrics",
+    "exports",
     "dashboards",
     "rest_framework",
     "rest_framework.authtoken",

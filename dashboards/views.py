@@ -7,15 +7,13 @@ from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.exporting import ExportRefused
-from annotation.selectors import export_jobs_for_project, project_for_lead
+from annotation.selectors import project_for_lead
 from annotation.services.adjudication import (
     AdjudicationRefused,
     pair_adjudicate,
     pair_request_annotator,
     project_filter_update,
 )
-from annotation.services.exports import export_job_path, export_job_start
 from config.htmx import render_fragment_or_page
 from dashboards.cache import cached
 from dashboards.selectors.agreement import agreement
@@ -23,6 +21,9 @@ from dashboards.selectors.disagreements import disagreements, pair_review
 from dashboards.selectors.judges import judges
 from dashboards.selectors.models import models
 from dashboards.selectors.overview import overview
+from exports.errors import ExportRefused
+from exports.jobs import export_job_path, export_job_start
+from exports.selectors import export_jobs_for_project
 
 EXPORTS_SHOWN = 50  # the latest; older exports stay downloadable through the API
 

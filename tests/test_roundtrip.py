@@ -11,12 +11,12 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from annotation.exporting import export_dataset
 from annotation.models import Membership, Pair, Project, Task
 from annotation.services.adjudication import pair_adjudicate
 from annotation.services.assignments import assignment_claim
 from annotation.services.pair_import import pairs_import
 from annotation.services.ratings import RatingInput, rating_submit
+from exports.service import export_dataset
 from tests.annotate.conftest import member, queued_pairs
 from tests.conftest import SHARED_MMRB2
 

@@ -1,5 +1,4 @@
 from annotation.models.content import Asset, Generator, Prompt, Response
-from annotation.models.export_job import ExportJob
 from annotation.models.flag import Flag
 from annotation.models.pair import Adjudication, AnnotatorRequest, Pair, Side
 from annotation.models.project import Membership, Project, Task
@@ -10,7 +9,6 @@ __all__ = [
     "AnnotatorRequest",
     "AspectScore",
     "Asset",
-    "ExportJob",
     "Assignment",
     "Flag",
     "Generator",

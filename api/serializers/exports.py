@@ -4,8 +4,8 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotation.exporting import FILE_FORMATS
-from annotation.models import ExportJob
+from exports.models import ExportJob
+from exports.service import FILE_FORMATS
 
 
 class ExportStartSerializer(serializers.Serializer):

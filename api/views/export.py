@@ -15,15 +15,16 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.exporting import ExportRefused
 from annotation.image_cleaning import clean_asset_name
-from annotation.models import ExportJob
-from annotation.selectors import asset_for_user, export_jobs_for_project
-from annotation.services.exports import export_job_path, export_job_start
+from annotation.selectors import asset_for_user
 from api.selectors import lead_projects
 from api.serializers.common import ErrorSerializer
 from api.serializers.exports import ExportJobSerializer, ExportStartSerializer
 from api.views.common import Conflict, object_or_404, project_or_404, refused
+from exports.errors import ExportRefused
+from exports.jobs import export_job_path, export_job_start
+from exports.models import ExportJob
+from exports.selectors import export_jobs_for_project
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 PROJECT = OpenApiParameter("project", str, OpenApiParameter.PATH, description="Project id or slug.")

@@ -7,7 +7,8 @@ import zipfile
 
 import pytest
 
-from annotation.models import ExportJob, Pair
+from annotation.models import Pair
+from exports.models import ExportJob
 from tests.api.conftest import token_client
 
 

@@ -12,7 +12,8 @@ import pytest
 from django.db.models import Max, Q
 from django.test import Client
 
-from annotation.models import Asset, Assignment, ExportJob, Pair, Project, Rating, Task
+from annotation.models import Asset, Assignment, Pair, Project, Rating, Task
+from exports.models import ExportJob
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
 from tests.api.conftest import rate, token_client
 

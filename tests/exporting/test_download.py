@@ -10,8 +10,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from annotation.models import ExportJob, Membership
-from annotation.services.exports import export_job_run, export_job_start
+from annotation.models import Membership
+from exports.jobs import export_job_run, export_job_start
+from exports.models import ExportJob
 from tests.annotate.conftest import member
 
 pytestmark = pytest.mark.django_db

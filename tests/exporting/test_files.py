@@ -8,8 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.exporting import ExportRefused, export_dataset
 from annotation.models import Asset, Pair
+from exports.errors import ExportRefused
+from exports.service import export_dataset
 from tests.exporting.helpers import files_under, jsonl_rows, manifest_of, run_export, sha256_of
 
 pytestmark = pytest.mark.django_db

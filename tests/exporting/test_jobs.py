@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from annotation.exporting import ExportRefused
-from annotation.models import Asset, ExportJob
-from annotation.services import exports
-from annotation.services.exports import export_job_path, export_job_run, export_job_start
+from annotation.models import Asset
+from exports import jobs as exports
+from exports.errors import ExportRefused
+from exports.jobs import export_job_path, export_job_run, export_job_start
+from exports.models import ExportJob
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from annotation.exporting import export_dataset, parquet
+from exports import parquet
+from exports.service import export_dataset
 from tests.exporting.helpers import files_under, jsonl_rows, manifest_of, run_export, sha256_of
 
 pytestmark = pytest.mark.django_db

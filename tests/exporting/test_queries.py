@@ -5,8 +5,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.exporting import export_dataset
 from annotation.models import Pair
+from exports.service import export_dataset
 from tests.exporting.conftest import build_rated
 
 pytestmark = pytest.mark.django_db

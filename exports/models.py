@@ -38,6 +38,7 @@ class ExportJob(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "annotation_exportjob"  # made by the annotation app before exports moved out
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(

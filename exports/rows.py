@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from annotation.exporting.images import ImageRef, image_refs
 from annotation.models import Adjudication, AspectScore, Pair, Project, Rating, Task
+from exports.images import ImageRef, image_refs
 from judging.models import Verdict
 
 BATCH = 500

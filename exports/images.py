@@ -9,9 +9,9 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from annotation.exporting.errors import ExportRefused
-from annotation.exporting.sink import FileLedger
 from annotation.models import Asset
+from exports.errors import ExportRefused
+from exports.sink import FileLedger
 
 _LOOKUP_CHUNK = 5000  # hashes per query: far below SQLite's limit on query parameters
 _CHUNK_BYTES = 1 << 20

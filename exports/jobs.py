@@ -13,8 +13,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.exporting import ExportRefused, export_archive, export_tasks
-from annotation.models import ExportJob, Project
+from annotation.models import Project
+from exports.archive import export_archive
+from exports.errors import ExportRefused
+from exports.models import ExportJob
+from exports.service import export_tasks
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +37,7 @@ def export_job_start(
     here, with a message for the user, rather than as a failed job later."""
     tasks = export_tasks(project, file_format, task_slug)
     task = tasks[0] if task_slug else None
-    from annotation.tasks import export_job  # the tasks module imports this one
+    from exports.tasks import export_job  # the tasks module imports this one
 
     with transaction.atomic():
         job = ExportJob.objects.create(

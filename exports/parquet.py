@@ -9,9 +9,9 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from annotation.exporting.images import ImageBytes
-from annotation.exporting.rows import RowBatch
-from annotation.exporting.sink import FileLedger
+from exports.images import ImageBytes
+from exports.rows import RowBatch
+from exports.sink import FileLedger
 
 ROW_GROUP_ROWS = 500
 # pyarrow holds about twice a row group while it encodes it, beside the rows' own bytes.

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from annotation.exporting.service import export_dataset
 from annotation.models import Project
+from exports.service import export_dataset
 
 _DEFLATED_SUFFIXES = {".json", ".jsonl"}
 

@@ -2,9 +2,9 @@
 
 import json
 
-from annotation.exporting.images import ImageFiles
-from annotation.exporting.rows import RowBatch
-from annotation.exporting.sink import FileLedger
+from exports.images import ImageFiles
+from exports.rows import RowBatch
+from exports.sink import FileLedger
 
 
 class JsonlTaskWriter:

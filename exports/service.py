@@ -11,13 +11,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotation.exporting.errors import ExportRefused
-from annotation.exporting.images import ImageBytes, ImageFiles
-from annotation.exporting.jsonl import JsonlTaskWriter
-from annotation.exporting.manifest import agreement, manifest, write_manifest
-from annotation.exporting.rows import task_batches
-from annotation.exporting.sink import FileLedger
 from annotation.models import Pair, Project, Task
+from exports.errors import ExportRefused
+from exports.images import ImageBytes, ImageFiles
+from exports.jsonl import JsonlTaskWriter
+from exports.manifest import agreement, manifest, write_manifest
+from exports.rows import task_batches
+from exports.sink import FileLedger
 
 FILE_FORMATS = ("jsonl", "parquet")
 
@@ -124,7 +124,7 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
             images, writer_class = ImageFiles(ledger), JsonlTaskWriter
         else:
             # pyarrow costs some 60 MB: only processes that write Parquet load it.
-            from annotation.exporting.parquet import ParquetTaskWriter
+            from exports.parquet import ParquetTaskWriter
 
             images, writer_class = ImageBytes(), ParquetTaskWriter
         summary = ExportSummary(project=project.slug, file_format=file_format, out="")

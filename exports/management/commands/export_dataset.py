@@ -2,8 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.exporting import FILE_FORMATS, ExportRefused, export_dataset
 from annotation.models import Project
+from exports.errors import ExportRefused
+from exports.service import FILE_FORMATS, export_dataset
 
 
 class Command(BaseCommand):

@@ -1,0 +1,54 @@
+"""The import contracts of `make lint` (pyproject.toml, docs/architecture.md §3) hold, and
+catch an upward import: run on a copy of the tree with one forbidden import added."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ["annotation", "judging", "metrics", "exports", "dashboards", "api", "demo"]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def _lint_imports(tree: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"],
+        cwd=tree,
+        env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def tree(tmp_path):
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("*.pyc"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def test_the_contracts_hold(tree):
+    result = _lint_imports(tree)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "contract"),
+    [
+        # The core app reaching up to the metrics (even inside a function).
+        ("annotation/probe.py", "def f():\n    from metrics import report\n", "downward"),
+        ("judging/probe.py", "import dashboards.views\n", "downward"),
+        ("metrics/judges_extra.py", "from django.db import models\n", "plain Python"),
+    ],
+)
+def test_a_forbidden_import_breaks_a_contract(tree, module, line, contract):
+    path = tree / module
+    path.write_text((path.read_text() if path.exists() else "") + "\n" + line)
+    result = _lint_imports(tree)
+    assert result.returncode != 0
+    assert contract in result.stdout and "BROKEN" in result.stdout
