@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Judge run throughput on the full stack: one `celery worker` process (solo pool) on Redis
-and PostgreSQL, against the fake OpenAI-compatible server (judging/fake_server.py) in its own
+and PostgreSQL, against the fake OpenAI-compatible server (devtools/fake_llm.py) in its own
 process.
 
 usage: python bench/judges.py [--postgres URL] [--redis URL] [--pairs 4000] [--latency 0.2]
@@ -138,7 +138,7 @@ def main() -> None:
 
     port = _free_port()
     server = _start(
-        [sys.executable, "-m", "judging.fake_server", "--port", str(port),
+        [sys.executable, "-m", "devtools.fake_llm", "--port", str(port),
          "--latency", str(options.latency)],
         env, work / "fake-server.log",
     )  # fmt: skip

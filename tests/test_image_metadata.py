@@ -16,8 +16,8 @@ from PIL import Image, ImageChops, ImageCms, ImageOps, ImageStat, PngImagePlugin
 from annotation.image_cleaning import image_bytes_clean
 from annotation.models import Asset, Membership, Pair, Project
 from annotation.services.pair_import import pairs_import
+from devtools.fake_llm import FakeLLMServer
 from judging import runner
-from judging.fake_server import FakeLLMServer
 from judging.services.runs import judge_run_start
 from tests.annotate.conftest import member
 from tests.api.conftest import token_client

@@ -2,7 +2,7 @@
 
 import pytest
 
-from judging.fake_server import FakeLLMServer
+from devtools.fake_llm import FakeLLMServer
 from judging.services.judges import connection_save, judge_save
 from tests.annotate.conftest import queued_pairs
 

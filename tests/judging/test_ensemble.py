@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Pair
 from annotation.services.assignments import assignment_claim
-from judging.fake_server import FakeLLMServer
+from devtools.fake_llm import FakeLLMServer
 from judging.services.ensemble import ensemble_set
 from tests.annotate.conftest import member, queued_pairs
 from tests.judging.conftest import openai_judge

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from annotation.models import Asset, Pair
+from devtools.fake_llm import FakeLLMServer, answer, garbage, hang, status, text
 from judging import runner
-from judging.fake_server import FakeLLMServer, answer, garbage, hang, status, text
 from judging.models import JudgeRun, Verdict
 from judging.retry import RetryPolicy
 from judging.selectors import run_progress

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Count
 
-from judging.fake_server import FakeLLMServer
+from devtools.fake_llm import FakeLLMServer
 from judging.models import JudgeRun, Verdict
 from judging.services.runs import judge_run_start
 from tests.annotate.conftest import queued_pairs

@@ -14,8 +14,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Membership
-from judging import fake_server
-from judging.fake_server import FakeLLMServer
+from devtools import fake_llm as fake_server
+from devtools.fake_llm import FakeLLMServer
 from judging.models import Judge, JudgeRun, Verdict
 from judging.services import runs as runs_service
 from judging.services.judges import connection_save, judge_save

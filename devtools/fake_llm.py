@@ -3,7 +3,7 @@ offline demos: it answers chat completions and messages after a configurable lat
 told to misbehave (429 with Retry-After, 500, hang, garbage, an injected verdict), and records
 what it received.
 
-    python -m judging.fake_server --port 8099 --latency 0.2
+    python -m devtools.fake_llm --port 8099 --latency 0.2
     python manage.py connection_add fake --backend openai \
         --base-url http://127.0.0.1:8099/v1 --all-projects
     python manage.py judge_add fake --project demo --connection fake --model fake
