@@ -149,16 +149,16 @@ def measure(client, urls: dict[str, str], repeat: int) -> dict:
 def selector_call(page: str, project, pair_id: int):
     from dashboards.selectors.agreement import agreement
     from dashboards.selectors.disagreements import disagreements, pair_review
-    from dashboards.selectors.judges import judges
-    from dashboards.selectors.models import models
+    from dashboards.selectors.judges import judge_figures
+    from dashboards.selectors.models import model_figures
     from dashboards.selectors.overview import overview
 
     return {
         "overview": lambda: overview(project),
         "agreement": lambda: agreement(project),
         "disagreements": lambda: disagreements(project),
-        "judges": lambda: judges(project),
-        "models": lambda: models(project),
+        "judges": lambda: judge_figures(project),
+        "models": lambda: model_figures(project),
         "pair": lambda: pair_review(project, pair_id),
     }[page]
 

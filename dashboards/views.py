@@ -18,8 +18,8 @@ from config.htmx import render_fragment_or_page
 from dashboards.cache import cached
 from dashboards.selectors.agreement import agreement
 from dashboards.selectors.disagreements import disagreements, pair_review
-from dashboards.selectors.judges import judges
-from dashboards.selectors.models import models
+from dashboards.selectors.judges import judge_figures
+from dashboards.selectors.models import model_figures
 from dashboards.selectors.overview import overview
 from exports.errors import ExportRefused
 from exports.jobs import export_job_path, export_job_start
@@ -53,8 +53,8 @@ def _cached_page(name: str, selector):
 
 
 agreement_page = _cached_page("agreement", agreement)
-judges_page = _cached_page("judges", judges)
-models_page = _cached_page("models", models)
+judges_page = _cached_page("judges", judge_figures)
+models_page = _cached_page("models", model_figures)
 
 
 @login_required

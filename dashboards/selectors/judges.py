@@ -56,7 +56,7 @@ def _with_image_flags(pairs):
     return pairs.annotate(**flags)
 
 
-def judges(project: Project) -> dict:
+def judge_figures(project: Project) -> dict:
     tasks = list(project.tasks.order_by("slug"))
     labels: dict = defaultdict(dict)
     same_model, image_sides = {}, {}

@@ -28,7 +28,7 @@ def _ranking(rows) -> list[dict]:
     return sorted(ranked, key=lambda r: -(r["score"] if r["score"] is not None else -1e9))
 
 
-def models(project: Project) -> dict:
+def model_figures(project: Project) -> dict:
     by_task: dict = defaultdict(list)
     kept = Pair.objects.filter(project=project, status=Pair.Status.KEPT, label__in=["A", "B"])
     for task_id, model_a, model_b, label in kept.values_list(
