@@ -34,3 +34,32 @@ to_form = to_canonical  # canonical → Left/Right: the same mapping
 def canonical_side(letter: str, reverse: bool) -> str:
     """A judge's A/B (first/second shown) as the canonical side; anything else unchanged."""
     return OTHER_SIDE.get(letter, letter) if reverse else letter
+
+
+_SEVEN_POINT_LABELS = [
+    "Left much better",
+    "Left better",
+    "Left slightly better",
+    "About the same",
+    "Right slightly better",
+    "Right better",
+    "Right much better",
+]
+
+
+def scale_labels(scale: int) -> list[tuple[int, str]]:
+    """(value, label) from 1 = Left much better to K = Right much better."""
+    if scale == 7:
+        return list(enumerate(_SEVEN_POINT_LABELS, start=1))
+    middle = center(scale)
+    labels = []
+    for value in range(1, scale + 1):
+        if value == middle:
+            labels.append((value, "About the same"))
+        elif value == 1:
+            labels.append((value, "Left much better"))
+        elif value == scale:
+            labels.append((value, "Right much better"))
+        else:
+            labels.append((value, "Left better" if value < middle else "Right better"))
+    return labels

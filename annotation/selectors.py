@@ -5,8 +5,19 @@ from datetime import datetime
 
 from django.core.exceptions import PermissionDenied
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, TextField, Value
-from django.db.models.functions import Cast
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    TextField,
+    Value,
+)
+from django.db.models.functions import Cast, Coalesce
 from django.http import Http404
 
 from annotation.models import (
@@ -20,9 +31,36 @@ from annotation.models import (
     Task,
 )
 from annotation.rendering import image_shas
-from annotation.services.assignments import OPEN_STATUSES, claimable_pairs
 
 RECENT_EDITABLE = 5  # how many of their latest submissions an annotator can reopen
+
+# Pairs that annotators may still be given.
+OPEN_STATUSES = (Pair.Status.QUEUED, Pair.Status.IN_PROGRESS)
+
+
+def live_assignments(now: datetime) -> Q:
+    """Assignments that hold one of a pair's slots (N + extra)."""
+    return Q(status=Assignment.Status.SUBMITTED) | Q(
+        status=Assignment.Status.LEASED, lease_expires_at__gt=now
+    )
+
+
+def claimable_pairs(user, now: datetime) -> QuerySet[Pair]:
+    """Open pairs that still have a free slot and that the user never had (filter by task)."""
+    live_count = (
+        Assignment.objects.filter(live_assignments(now), pair=OuterRef("pk"))
+        .order_by()
+        .values("pair")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    mine = Assignment.objects.filter(pair=OuterRef("pk"), annotator=user)
+    return (
+        Pair.objects.filter(status__in=OPEN_STATUSES)
+        .alias(live=Coalesce(Subquery(live_count, output_field=IntegerField()), 0))
+        .filter(live__lt=F("project__annotators_per_pair") + F("extra_annotators"))
+        .filter(~Exists(mine))
+    )
 
 
 def projects_for_user(user) -> QuerySet[Project]:

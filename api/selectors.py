@@ -23,12 +23,12 @@ from annotation.models import (
 )
 from annotation.rendering import image_shas
 from annotation.selectors import (
+    OPEN_STATUSES,
     assets_by_sha,
     assignment_for_annotator,
     is_lead_anywhere,
     projects_for_user,
 )
-from annotation.services.assignments import OPEN_STATUSES
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
 
 MAX_ID = 2**63 - 1  # the largest primary key a database column holds

@@ -230,7 +230,7 @@ def verify(submits: int, ratings_before: int) -> dict:
     from django.utils import timezone
 
     from annotation.models import Assignment, Pair, Project, Rating
-    from annotation.services.assignments import live_assignments
+    from annotation.selectors import live_assignments
 
     project = Project.objects.get(slug=PROJECT)
     n = project.annotators_per_pair

@@ -22,7 +22,7 @@ from annotation.models import (
     Project,
     Rating,
 )
-from annotation.services.assignments import OPEN_STATUSES
+from annotation.selectors import OPEN_STATUSES
 from annotation.services.consensus import (
     DECIDED_FIELDS,
     pair_decide,

@@ -17,45 +17,19 @@ import time
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Count
 from django.utils import timezone
 
 from annotation.models import Assignment, Flag, Pair, Task
+from annotation.selectors import OPEN_STATUSES, claimable_pairs, live_assignments
 from annotation.services.consensus import ratings_needed
 
-OPEN_STATUSES = (Pair.Status.QUEUED, Pair.Status.IN_PROGRESS)
 _BUSY_RETRIES = 200  # × 5–30 ms: a few seconds at most under extreme contention
 _BUSY = object()
 
 
 class AssignmentClosed(Exception):
     """The assignment can no longer take this action; the message says why, for the user."""
-
-
-def live_assignments(now: datetime) -> Q:
-    """Assignments that hold one of a pair's slots (N + extra)."""
-    return Q(status=Assignment.Status.SUBMITTED) | Q(
-        status=Assignment.Status.LEASED, lease_expires_at__gt=now
-    )
-
-
-def claimable_pairs(user, now: datetime) -> QuerySet[Pair]:
-    """Open pairs that still have a free slot and that the user never had (filter by task)."""
-    live_count = (
-        Assignment.objects.filter(live_assignments(now), pair=OuterRef("pk"))
-        .order_by()
-        .values("pair")
-        .annotate(n=Count("id"))
-        .values("n")
-    )
-    mine = Assignment.objects.filter(pair=OuterRef("pk"), annotator=user)
-    return (
-        Pair.objects.filter(status__in=OPEN_STATUSES)
-        .alias(live=Coalesce(Subquery(live_count, output_field=IntegerField()), 0))
-        .filter(live__lt=F("project__annotators_per_pair") + F("extra_annotators"))
-        .filter(~Exists(mine))
-    )
 
 
 def _lease_end(task: Task, now: datetime) -> datetime:

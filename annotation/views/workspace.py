@@ -6,37 +6,13 @@ from datetime import datetime
 
 from annotation.models import Assignment, Flag
 from annotation.rendering import content_parts, guidelines_html, image_shas
-from annotation.scale import to_form
-from annotation.selectors import annotator_progress, assets_by_sha, recent_submissions
-from annotation.services.assignments import OPEN_STATUSES
-
-_SEVEN_POINT_LABELS = [
-    "Left much better",
-    "Left better",
-    "Left slightly better",
-    "About the same",
-    "Right slightly better",
-    "Right better",
-    "Right much better",
-]
-
-
-def scale_labels(scale: int) -> list[tuple[int, str]]:
-    """(value, label) from 1 = Left much better to K = Right much better."""
-    if scale == 7:
-        return list(enumerate(_SEVEN_POINT_LABELS, start=1))
-    center = (scale + 1) / 2
-    labels = []
-    for value in range(1, scale + 1):
-        if value == center:
-            labels.append((value, "About the same"))
-        elif value == 1:
-            labels.append((value, "Left much better"))
-        elif value == scale:
-            labels.append((value, "Right much better"))
-        else:
-            labels.append((value, "Left better" if value < center else "Right better"))
-    return labels
+from annotation.scale import scale_labels, to_form
+from annotation.selectors import (
+    OPEN_STATUSES,
+    annotator_progress,
+    assets_by_sha,
+    recent_submissions,
+)
 
 
 def _stored_form_values(assignment: Assignment) -> dict[str, str]:

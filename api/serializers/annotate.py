@@ -9,9 +9,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.models import Assignment, Rating
-from annotation.scale import to_form
+from annotation.scale import scale_labels, to_form
 from annotation.services.ratings import MAX_RATIONALE_CHARS
-from annotation.views.workspace import scale_labels
 from api.selectors import AssignmentView
 from api.serializers.common import (
     AspectSerializer,

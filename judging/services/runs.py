@@ -96,16 +96,19 @@ def _enqueue(chunk_ids: list[int], background: bool) -> None:
 def _run_inline(chunk_ids: list[int]) -> None:
     from django.db import connection
 
+    from judging.tasks import judge_chunk
+
     try:
         for chunk_id in chunk_ids:
-            judge_chunk_run(chunk_id)
+            judge_chunk(chunk_id)  # the task's own steps, in this thread
     finally:
         connection.close()
 
 
-def judge_chunk_run(chunk_id: int) -> None:
+def judge_chunk_run(chunk_id: int) -> JudgeRun | None:
     """Execute a chunk (idempotent: a repeated delivery does only what is missing), then
-    finish the run when it was the last one."""
+    finish the run when it was the last one: the run is returned to the caller that
+    finished it, None otherwise."""
     chunk = (
         JudgeRunChunk.objects.select_related("run__judge__connection", "run__project")
         .filter(pk=chunk_id)
@@ -126,21 +129,20 @@ def judge_chunk_run(chunk_id: int) -> None:
         ).update(status=JudgeRun.Status.CANCELLED)
         return
     if not chunk_execute(chunk):
-        return  # cancelled: the chunk stays open for a resume
+        return None  # cancelled: the chunk stays open for a resume
     JudgeRunChunk.objects.filter(pk=chunk.pk).update(done=True, finished_at=timezone.now())
-    _finish_if_complete(chunk.run)
+    return chunk.run if _finish_if_complete(chunk.run) else None
 
 
-def _finish_if_complete(run: JudgeRun) -> None:
+def _finish_if_complete(run: JudgeRun) -> bool:
+    """Mark the run finished when no chunk is open; True for the one caller that did."""
     if JudgeRunChunk.objects.filter(run=run, done=False).exists():
-        return
-    finished = JudgeRun.objects.filter(
-        pk=run.pk, status__in=[JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING]
-    ).update(status=JudgeRun.Status.FINISHED, finished_at=timezone.now())
-    if finished and run.purpose == JudgeRun.Purpose.ENSEMBLE:
-        from judging.services.ensemble import ensemble_apply_when_ready
-
-        ensemble_apply_when_ready(run.project, run.task)
+        return False
+    return bool(
+        JudgeRun.objects.filter(
+            pk=run.pk, status__in=[JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING]
+        ).update(status=JudgeRun.Status.FINISHED, finished_at=timezone.now())
+    )
 
 
 def judge_run_cancel(run: JudgeRun) -> JudgeRun:
