@@ -21,6 +21,7 @@ from django.db.models.functions import Cast, Coalesce
 from django.http import Http404
 
 from annotation.models import (
+    Adjudication,
     Asset,
     Assignment,
     Membership,
@@ -288,3 +289,12 @@ def asset_for_user(user, sha256: str) -> Asset | None:
         if sha256 in image_shas(*parts):
             return asset
     return None
+
+
+def latest_adjudications(pair_ids) -> dict[int, Adjudication]:
+    """The decision in force for each pair: its latest adjudication (the history is kept)."""
+    latest: dict[int, Adjudication] = {}
+    rows = Adjudication.objects.filter(pair_id__in=pair_ids).order_by("created_at", "id")
+    for adjudication in rows.only("pair_id", "decision", "note", "created_at"):
+        latest[adjudication.pair_id] = adjudication  # later rows replace earlier ones
+    return latest

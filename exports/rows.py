@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from annotation.models import Adjudication, AspectScore, Pair, Project, Rating, Task
+from annotation.models import AspectScore, Pair, Project, Rating, Task
+from annotation.selectors import latest_adjudications
 from exports.images import ImageRef, image_refs
 from judging.models import Verdict
 
@@ -73,7 +74,10 @@ def task_batches(
 def _rows(project: Project, task: Task, pairs: list[Pair], with_verdicts: bool) -> RowBatch:
     ids = [pair.id for pair in pairs]
     ratings = _ratings(project, ids)
-    adjudications = _latest_adjudications(ids)
+    adjudications = {
+        pair_id: {"decision": row.decision, "note": row.note}
+        for pair_id, row in latest_adjudications(ids).items()
+    }
     verdicts = _verdicts(ids) if with_verdicts else None
     shas = {
         value
@@ -124,14 +128,6 @@ def _ratings(project: Project, ids: list[int]) -> dict[int, list[dict]]:
     for ratings in by_pair.values():
         ratings.sort(key=lambda rating: _id_order(rating["annotator"]))
     return by_pair
-
-
-def _latest_adjudications(ids: list[int]) -> dict[int, dict]:
-    latest = {}
-    rows = Adjudication.objects.filter(pair_id__in=ids).order_by("created_at", "id")
-    for pair_id, decision, note in rows.values_list("pair_id", "decision", "note"):
-        latest[pair_id] = {"decision": decision, "note": note}  # later rows replace earlier
-    return latest
 
 
 def _verdicts(ids: list[int]) -> dict[int, list[dict]]:

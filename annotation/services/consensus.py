@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from annotation.models import Adjudication, Pair, Project, Rating
 from annotation.scale import side_of
+from annotation.selectors import latest_adjudications
 
 _EPSILON = 1e-9  # means like 10/3 must not fall out of a closed band by rounding
 
@@ -88,9 +89,7 @@ def pairs_decide(pairs: list[Pair], project: Project) -> list[Pair]:
         "pair_id", "overall"
     ):
         scores[pair_id].append(overall)
-    latest: dict[int, Adjudication] = {}
-    for adjudication in Adjudication.objects.filter(pair_id__in=ids).order_by("created_at", "id"):
-        latest[adjudication.pair_id] = adjudication
+    latest = latest_adjudications(ids)
     changed, now = [], timezone.now()
     for pair in pairs:
         before = [getattr(pair, name) for name in DECIDED_FIELDS]
