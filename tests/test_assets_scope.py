@@ -11,9 +11,8 @@ from annotation.models import Asset, Membership, Pair, Project, Task
 from annotation.selectors import asset_for_user
 from annotation.services.assignments import assignment_claim
 from annotation.services.pair_import import pairs_import
-from tests.annotate.conftest import member
 from tests.api.conftest import token_client
-from tests.factories import write_image, write_jsonl
+from tests.factories import member, write_image, write_jsonl
 
 pytestmark = pytest.mark.django_db
 MISSING = "0" * 64

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from annotation.models import Membership
 from annotation.services.assignments import assignment_claim
-from tests.annotate.conftest import member, queued_pairs
+from tests.factories import member, queued_pairs
 
 PASSWORD = "pw-annotate-1"
 # Script types a browser executes (anything else, e.g. application/json, is data).

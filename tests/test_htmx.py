@@ -8,7 +8,7 @@ from django.urls import reverse
 from annotation.models import Membership
 from annotation.services.assignments import assignment_claim
 from judging.models import Judge, JudgeRun
-from tests.annotate.conftest import member, queued_pairs
+from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 

@@ -19,10 +19,9 @@ from annotation.services.pair_import import pairs_import
 from devtools.fake_llm import FakeLLMServer
 from judging import runner
 from judging.services.runs import judge_run_start
-from tests.annotate.conftest import member
 from tests.api.conftest import token_client
 from tests.exporting.helpers import files_under, run_export
-from tests.factories import mmrb2_pair, write_jsonl
+from tests.factories import member, mmrb2_pair, write_jsonl
 from tests.judging.conftest import _tasks_in_process, openai_judge  # noqa: F401
 
 # What generators write into their files; none of it may reach an annotator or a judge.

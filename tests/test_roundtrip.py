@@ -17,8 +17,8 @@ from annotation.services.assignments import assignment_claim
 from annotation.services.pair_import import pairs_import
 from annotation.services.ratings import RatingInput, rating_submit
 from exports.service import export_dataset
-from tests.annotate.conftest import member, queued_pairs
 from tests.conftest import SHARED_MMRB2
+from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 

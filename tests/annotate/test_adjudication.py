@@ -19,7 +19,7 @@ from annotation.services.adjudication import (
 )
 from annotation.services.assignments import AssignmentClosed, assignment_claim, assignment_flag
 from annotation.services.ratings import RatingInput, rating_submit
-from tests.annotate.conftest import member, queued_pairs
+from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 

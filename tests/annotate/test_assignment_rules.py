@@ -13,7 +13,7 @@ from annotation.services.assignments import (
     assignment_skip,
 )
 from annotation.services.ratings import RatingInput, rating_submit
-from tests.annotate.conftest import member, queued_pairs
+from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 

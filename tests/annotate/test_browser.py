@@ -11,8 +11,8 @@ from django.urls import reverse
 from annotation.models import AspectScore, Asset, Assignment, Rating
 from annotation.scale import to_canonical
 from annotation.services import assignments as assignment_services
-from tests.annotate.conftest import member, queued_pairs
 from tests.conftest import watch_errors
+from tests.factories import member, queued_pairs
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

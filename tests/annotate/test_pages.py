@@ -7,7 +7,7 @@ from django.urls import reverse
 from annotation.models import Assignment, Membership, Pair, Prompt, Rating, Response, Task
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
-from tests.annotate.conftest import member, queued_pairs
+from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 

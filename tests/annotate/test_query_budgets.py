@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Asset, Assignment, Pair, Response
-from tests.annotate.conftest import member, queued_pairs
+from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from judging.prompts import template_save
 from judging.services.judges import judge_save
 from judging.services.runs import judge_run_start
 from judging.services.verdict_import import verdicts_import
-from tests.annotate.conftest import member, queued_pairs
+from tests.factories import member, queued_pairs
 from tests.judging.conftest import _tasks_in_process  # noqa: F401 (judge runs in-process)
 
 PASSWORD = "pw-annotate-1"

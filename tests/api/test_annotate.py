@@ -135,7 +135,7 @@ def test_a_skipped_or_closed_assignment_answers_409(world, as_annotator):
 
 
 def test_membership_limits_the_tasks(world, tmp_path):
-    from tests.annotate.conftest import queued_pairs
+    from tests.factories import queued_pairs
 
     second = queued_pairs(tmp_path, project_slug="alpha", task_slug="edit", count=2)
     membership = Membership.objects.get(user=world.ann_a, project=world.alpha)

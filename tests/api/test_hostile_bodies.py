@@ -16,8 +16,8 @@ from rest_framework.views import APIView
 from annotation.models import Membership, Pair
 from api.parsers import JSONParser
 from judging.models import Verdict
-from tests.annotate.conftest import member, queued_pairs
 from tests.api.conftest import token_client
+from tests.factories import member, queued_pairs
 from tests.importing.helpers import HF_SCHEMA
 
 DEEP = "[" * 100_000

@@ -5,8 +5,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.annotate.conftest import member, queued_pairs
 from tests.api.conftest import import_predictions, rate, token_client
+from tests.factories import member, queued_pairs
 
 # (URL, who asks, budget): the token, the count, the page, plus the roles (projects), the
 # lead check (judges) or the aspect scores (ratings).

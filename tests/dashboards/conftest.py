@@ -8,7 +8,7 @@ from annotation.services.assignments import assignment_claim, assignment_flag
 from annotation.services.ratings import RatingInput, rating_submit
 from judging.models import Judge
 from judging.services.runs import judge_run_start
-from tests.annotate.conftest import member, queued_pairs
+from tests.factories import member, queued_pairs
 
 # Form scores per annotator for pairs 1..8, in Left/Right orientation.
 FORM_SCORES = {

@@ -10,7 +10,7 @@ from django.urls import reverse
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
 from metrics.report import project_report
-from tests.annotate.conftest import member, queued_pairs
+from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -16,8 +16,7 @@ from annotation.services.assignments import assignment_claim
 from annotation.services.pair_import import pairs_import
 from annotation.services.ratings import RatingInput, rating_submit
 from judging.models import Judge, Verdict
-from tests.annotate.conftest import member, queued_pairs
-from tests.factories import mmrb2_pair, write_image, write_jsonl, write_mmrb2
+from tests.factories import member, mmrb2_pair, queued_pairs, write_image, write_jsonl, write_mmrb2
 from tests.judging.conftest import _tasks_in_process  # noqa: F401 (export jobs in-process)
 
 ANNOTATORS = ("alice", "bob", "carol")

@@ -13,7 +13,7 @@ from django.urls import reverse
 from annotation.models import Membership
 from exports.jobs import export_job_run, export_job_start
 from exports.models import ExportJob
-from tests.annotate.conftest import member
+from tests.factories import member
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import pytest
 
 from devtools.fake_llm import FakeLLMServer
 from judging.services.judges import connection_save, judge_save
-from tests.annotate.conftest import queued_pairs
+from tests.factories import queued_pairs
 
 
 @pytest.fixture(autouse=True)

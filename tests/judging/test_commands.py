@@ -90,7 +90,7 @@ def test_connection_add_refuses_bad_settings_with_a_message(args, message):
 
 
 def test_judge_run_wait_json_prints_the_final_counts(tmp_path, capsys):
-    from tests.annotate.conftest import queued_pairs
+    from tests.factories import queued_pairs
 
     task = queued_pairs(tmp_path, count=5)
     call_command("judge_add", "coin", "--backend", "random")

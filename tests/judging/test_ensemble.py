@@ -9,7 +9,7 @@ from annotation.models import Pair
 from annotation.services.assignments import assignment_claim
 from devtools.fake_llm import FakeLLMServer
 from judging.services.ensemble import ensemble_set
-from tests.annotate.conftest import member, queued_pairs
+from tests.factories import member, queued_pairs
 from tests.judging.conftest import openai_judge
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -12,7 +12,7 @@ from judging.models import Judge, JudgeRun, PromptTemplate, TaskEnsemble, Verdic
 from judging.prompts import template_save
 from judging.services.judges import connection_save, judge_save
 from judging.services.runs import judge_run_start
-from tests.annotate.conftest import member, queued_pairs
+from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 

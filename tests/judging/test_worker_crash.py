@@ -17,7 +17,7 @@ from django.db.models import Count
 from devtools.fake_llm import FakeLLMServer
 from judging.models import JudgeRun, Verdict
 from judging.services.runs import judge_run_start
-from tests.annotate.conftest import queued_pairs
+from tests.factories import queued_pairs
 from tests.judging.conftest import openai_judge
 
 pytestmark = [

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from annotation.models import Membership, Pair, Project, Task
 from annotation.services.members import membership_set
-from tests.annotate.conftest import queued_pairs
+from tests.factories import queued_pairs
 
 pytestmark = pytest.mark.django_db
 

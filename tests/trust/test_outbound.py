@@ -20,7 +20,7 @@ from judging.models import Judge, JudgeRun, Verdict
 from judging.services import runs as runs_service
 from judging.services.judges import connection_save, judge_save
 from judging.services.runs import RunRefused, judge_run_start
-from tests.annotate.conftest import member, queued_pairs
+from tests.factories import member, queued_pairs
 from tests.judging.conftest import fake_connection
 
 pytestmark = pytest.mark.django_db(transaction=True)
