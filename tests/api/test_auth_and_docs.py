@@ -37,7 +37,7 @@ def test_password_guessing_is_slowed_per_address_and_a_forged_header_does_not_he
     limit = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["token-login"]
     assert limit == "20/minute"
     for attempt in range(20):
-        # A new name each time: the per-account limit (tests/test_login_limits.py) stays out
+        # A new name each time: the per-account limit (tests/trust/test_login_limits.py) stays out
         # of the way, so this shows the per-address one.
         guess = {"username": f"guess{attempt}", "password": "guess"}
         forged = {"HTTP_X_FORWARDED_FOR": f"10.0.0.{attempt}"}

@@ -10,7 +10,7 @@ import pytest
 
 from config.env import EnvError, env_bool, env_int, env_list, parse_database_url
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # ---------------------------------------------------------------- parse_database_url
 

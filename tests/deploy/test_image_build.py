@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 _CLEARED = ("DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "MEDIA_ROOT")
 
 # Runs manage.py with the checkout out of reach: `pip install -e .` put a finder on

@@ -46,7 +46,7 @@ def test_asset_is_served_with_its_real_content_type(client, imported):
     asset = Asset.objects.first()
     viewer = User.objects.create_user("viewer")
     client.force_login(viewer)
-    # Only to those who may see a pair that shows it (tests/test_assets_scope.py).
+    # Only to those who may see a pair that shows it (tests/trust/test_assets_scope.py).
     assert client.get(reverse("asset-file", args=[asset.sha256])).status_code == 404
     Membership.objects.create(user=viewer, project=imported, role="lead")
     response = client.get(reverse("asset-file", args=[asset.sha256]))
