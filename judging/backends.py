@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from judging.models import API_BACKENDS, SAMPLING_RANGES, Judge
 from judging.prompts import Message
+from judging.selectors import connection_allows
 
 ANTHROPIC_VERSION = "2023-06-01"
 # A reply larger than this is refused unread: judges answer in a few kilobytes.
@@ -61,8 +62,6 @@ def api_key(judge: Judge) -> str | None:
 
 def check_callable(judge: Judge, project) -> None:
     """Raise ConfigurationError now rather than fail every call of a run."""
-    from judging.selectors import connection_allows
-
     if judge.project_id is not None and judge.project_id != project.pk:
         raise ConfigurationError(f"judge {judge.name!r} belongs to another project")
     if judge.backend in API_BACKENDS:

@@ -79,6 +79,13 @@ class IdMultipleChoiceField(forms.ModelMultipleChoiceField):
         return super().clean(value)
 
 
+# The settings a judge's page edits besides its name, backend and connection.
+_JUDGE_FIELDS = (
+    "model", "concurrency", "requests_per_minute", "timeout_seconds", "sampling", "templates",
+    "price_input_per_mtok", "price_output_per_mtok",
+)  # fmt: skip
+
+
 class JudgeForm(forms.Form):
     """A project's judge. The connection (where calls go, which key) is the operator's: a
     lead picks one allowed for the project and never types a URL or a variable name."""
@@ -133,12 +140,6 @@ class JudgeForm(forms.Form):
         return {
             field: self.cleaned_data[field] for field in ("backend", "connection", *_JUDGE_FIELDS)
         }
-
-
-_JUDGE_FIELDS = (
-    "model", "concurrency", "requests_per_minute", "timeout_seconds", "sampling", "templates",
-    "price_input_per_mtok", "price_output_per_mtok",
-)  # fmt: skip
 
 
 class TemplateForm(forms.Form):

@@ -8,6 +8,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
 from judging.models import Connection, Judge, JudgeRun, JudgeRunChunk, PromptTemplate, Verdict
+from judging.prompts import BUILT_IN
 
 RATE_WINDOW_SECONDS = 60
 
@@ -171,31 +172,28 @@ def judges_of_project(project) -> QuerySet[Judge]:
     )
 
 
+def _built_in_row(name: str) -> PromptTemplate:
+    """A built-in as an unsaved row, to show (its stored row is made when a run uses it)."""
+    answer_format, body = BUILT_IN[name]
+    return PromptTemplate(name=name, version=0, answer_format=answer_format, body=body)
+
+
 def templates_of_project(project) -> list[dict]:
     """One row per template name a project's judges can use: the project's own (latest
     version) and the built-ins it has not copied."""
-    from judging.prompts import BUILT_IN
-
     rows = {}
     for template in PromptTemplate.objects.filter(project=project).order_by("name", "-version"):
         rows.setdefault(template.name, {"template": template, "built_in": False, "own": True})
-    for name, (answer_format, body) in BUILT_IN.items():
+    for name in BUILT_IN:
         if name in rows:
             rows[name]["built_in"] = True  # the project's copy replaces it
         else:
-            built = PromptTemplate(name=name, version=0, answer_format=answer_format, body=body)
-            rows[name] = {"template": built, "built_in": True, "own": False}
+            rows[name] = {"template": _built_in_row(name), "built_in": True, "own": False}
     return [rows[name] for name in sorted(rows)]
 
 
 def template_versions(project, name: str):
     """The project's versions of a template, newest first, and the built-in of that name
     (an unsaved row, or None)."""
-    from judging.prompts import BUILT_IN
-
     versions = list(PromptTemplate.objects.filter(project=project, name=name).order_by("-version"))
-    built_in = None
-    if name in BUILT_IN:
-        answer_format, body = BUILT_IN[name]
-        built_in = PromptTemplate(name=name, version=0, answer_format=answer_format, body=body)
-    return versions, built_in
+    return versions, (_built_in_row(name) if name in BUILT_IN else None)

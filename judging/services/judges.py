@@ -18,6 +18,7 @@ from judging.models import (
     Connection,
     Judge,
     JudgeRun,
+    PromptTemplate,
     TaskEnsemble,
     Verdict,
 )
@@ -70,8 +71,6 @@ def templates_check(templates, project: Project | None) -> dict:
         isinstance(k, str) and isinstance(v, str) for k, v in templates.items()
     ):
         raise ValidationError({"templates": "a JSON object {task kind: template name}"})
-    from judging.models import PromptTemplate
-
     own = set()
     if project is not None:
         own = set(
