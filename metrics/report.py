@@ -5,9 +5,9 @@ from collections import defaultdict
 
 from django.db.models import Count
 
-from annotation.models import AspectScore, Pair, Project, Rating
-from judging.models import Verdict
+from annotation.models import Pair, Project
 from metrics.agreement import krippendorff_alpha, rater_label_agreement, unanimous_direction
+from metrics.inputs import aspect_scores, judge_inputs, kept_labels, overall_scores
 from metrics.judges import average_accuracy, judge_task_stats
 
 _PENDING = {"candidate", "queued", "in_progress", "complete"}
@@ -34,12 +34,6 @@ def _agreement(scores_by_pair: dict, labels: dict, project: Project) -> dict:
 
 
 def _aspect_agreement(project: Project) -> dict:
-    scores: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    rows = AspectScore.objects.filter(rating__pair__project=project).values_list(
-        "rating__pair__task_id", "aspect", "rating__pair_id", "score"
-    )
-    for task_id, aspect, pair_id, score in rows:
-        scores[task_id][aspect][pair_id].append(score)
     return {
         task_id: {
             aspect: {
@@ -53,25 +47,8 @@ def _aspect_agreement(project: Project) -> dict:
             }
             for aspect, by_pair in aspects.items()
         }
-        for task_id, aspects in scores.items()
+        for task_id, aspects in aspect_scores(project).items()
     }
-
-
-def _labels_and_scores(project: Project) -> tuple[dict, dict]:
-    """Per task: the labels of the evaluated pairs (kept, with a side label: what humans and
-    judges are scored against) and every pair's overall scores."""
-    labels: dict = defaultdict(dict)
-    kept = Pair.objects.filter(project=project, status=Pair.Status.KEPT, label__in=["A", "B"])
-    for pair_id, task_id, label in kept.values_list("id", "task_id", "label"):
-        labels[task_id][pair_id] = label
-
-    scores: dict = defaultdict(lambda: defaultdict(list))
-    ratings = Rating.objects.filter(pair__project=project).values_list(
-        "pair__task_id", "pair_id", "overall"
-    )
-    for task_id, pair_id, overall in ratings:
-        scores[task_id][pair_id].append(overall)
-    return labels, scores
 
 
 def _task_agreement(task_id: int, labels: dict, scores: dict, aspects: dict, project) -> dict:
@@ -84,7 +61,7 @@ def _task_agreement(task_id: int, labels: dict, scores: dict, aspects: dict, pro
 def project_agreement(project: Project) -> dict:
     """{task slug: the task's `agreement` of `report --json`}, without reading any verdict
     (the dataset export's manifest)."""
-    labels, scores = _labels_and_scores(project)
+    labels, scores = kept_labels(project), overall_scores(project)
     aspects = _aspect_agreement(project)
     return {
         task.slug: _task_agreement(task.id, labels, scores, aspects, project)
@@ -99,16 +76,8 @@ def project_report(project: Project) -> dict:
     for task_id, status, count in rows.annotate(n=Count("id")).order_by():
         status_counts[task_id][status] = count
 
-    labels, scores = _labels_and_scores(project)
-
-    verdicts: dict = defaultdict(lambda: defaultdict(list))
-    samples: dict = defaultdict(int)  # samples per order each judge was asked for
-    verdict_rows = Verdict.objects.filter(pair__project=project).values_list(
-        "judge__name", "pair__task_id", "pair_id", "order", "sample", "choice"
-    )
-    for judge, task_id, pair_id, order, sample, choice in verdict_rows:
-        verdicts[judge][task_id].append((pair_id, order, sample, choice))
-        samples[judge] = max(samples[judge], sample + 1)
+    labels, scores = kept_labels(project), overall_scores(project)
+    judged = judge_inputs(project)
     aspects = _aspect_agreement(project)
 
     report_tasks = {}
@@ -116,10 +85,12 @@ def project_report(project: Project) -> dict:
     for task in tasks:
         counts = status_counts.get(task.id, {})
         judges = {}
-        for judge in sorted(verdicts):
-            if task.id not in verdicts[judge]:
+        for judge_id in judged.by_name():
+            if task.id not in judged.tasks[judge_id]:
                 continue
-            stats = judge_task_stats(verdicts[judge][task.id], labels[task.id], samples[judge])
+            rows = judged.rows[judge_id][task.id]
+            stats = judge_task_stats(rows, labels[task.id], judged.samples[judge_id])
+            judge = judged.names[judge_id]
             judges[judge] = {key: _rounded(value) for key, value in stats.as_dict().items()}
             judge_accuracies[judge].append(stats.accuracy)
         report_tasks[task.slug] = {

@@ -1,12 +1,10 @@
 """Agreement of the experts (docs/architecture.md §6), per task and aspect and per annotator. The
 headline figures use the same functions and inputs as `report --json`, so they agree."""
 
-from collections import defaultdict
-
 import numpy as np
 from django.contrib.auth import get_user_model
 
-from annotation.models import AspectScore, Pair, Project, Rating
+from annotation.models import Project, Rating
 from annotation.scale import side_of
 from dashboards.charts import histogram, sparkline
 from metrics.agreement import (
@@ -14,9 +12,10 @@ from metrics.agreement import (
     rater_label_agreement,
     unanimous_direction,
 )
-from metrics.alpha_fast import bootstrap_coincidences, interval_of
+from metrics.alpha_bootstrap import bootstrap_coincidences, interval_of
 from metrics.annotators import annotator_stats
 from metrics.bootstrap import bootstrap_mean_interval, bootstrap_ratio_interval
+from metrics.inputs import aspect_scores, kept_labels, overall_scores
 
 RESAMPLES = 1000
 
@@ -75,26 +74,11 @@ def _task_figures(project: Project, units: dict, labels: dict) -> dict:
 
 def agreement(project: Project) -> dict:
     tasks = list(project.tasks.order_by("slug"))
-    labels: dict = defaultdict(dict)
-    kept = Pair.objects.filter(project=project, status=Pair.Status.KEPT, label__in=["A", "B"])
-    for pair_id, task_id, label in kept.values_list("id", "task_id", "label"):
-        labels[task_id][pair_id] = label
-    units: dict = defaultdict(lambda: defaultdict(list))
-    annotator_rows = []
-    ratings = Rating.objects.filter(pair__project=project).values_list(
-        "annotator_id", "pair_id", "pair__task_id", "overall", "active_seconds",
-        "assignment__swapped", "created_at", "imported",
-    )  # fmt: skip
-    for annotator, pair_id, task_id, overall, seconds, swapped, created, imported in ratings:
-        units[task_id][pair_id].append(overall)
-        if not imported:  # placeholder raters of imported files are not people to review
-            annotator_rows.append((annotator, pair_id, overall, seconds, swapped, created))
-    aspects: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    rows = AspectScore.objects.filter(rating__pair__project=project).values_list(
-        "rating__pair__task_id", "aspect", "rating__pair_id", "score"
-    )
-    for task_id, aspect, pair_id, score in rows:
-        aspects[task_id][aspect][pair_id].append(score)
+    labels, units, aspects = kept_labels(project), overall_scores(project), aspect_scores(project)
+    ratings = Rating.objects.filter(pair__project=project, imported=False).values_list(
+        "annotator_id", "pair_id", "overall", "active_seconds", "assignment__swapped", "created_at"
+    )  # placeholder raters of imported files are not people to review
+    annotator_rows = list(ratings)
     all_labels = {pid: side for by_task in labels.values() for pid, side in by_task.items()}
     stats = annotator_stats(annotator_rows, all_labels, project.center)
     names = dict(get_user_model().objects.filter(pk__in=stats).values_list("pk", "username"))

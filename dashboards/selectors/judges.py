@@ -2,38 +2,26 @@
 tables, against the experts' labels. Figures follow docs/architecture.md §6.2 and
 `report --json`."""
 
-from collections import defaultdict
-
-from django.db.models import BooleanField, ExpressionWrapper, Max, Q, TextField
+from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
 from django.db.models.functions import Cast
 
-from annotation.models import Pair, Project, Rating
+from annotation.models import Project
 from dashboards.charts import bar_chart
-from judging.models import Judge, Verdict
 from metrics.agreement import rater_label_agreement
-from metrics.judges import average_accuracy, judge_task_stats
-from metrics.judges_extra import (
+from metrics.inputs import evaluated_pairs, judge_inputs, kept_labels, overall_scores
+from metrics.judge_breakdowns import (
     PREFERRED_HAS_IMAGE,
     PREFERRED_LACKS_IMAGE,
     image_bias_groups,
     majority_vote_curve,
     pair_counts_interval,
+    split_accuracy,
 )
+from metrics.judges import average_accuracy, judge_task_stats
 
 MAJORITY_KS = (1, 3, 5, 7, 9)
 SPLITS = ("same model", "cross model", PREFERRED_HAS_IMAGE, PREFERRED_LACKS_IMAGE)
 RESAMPLES = 300  # per judge and task
-
-
-def _splits(counts: dict, groups: dict) -> list[tuple]:
-    """(accuracy, evaluated) on same-model, cross-model, preferred-has-image and
-    preferred-lacks-image pairs, in SPLITS order (pairs may belong to two groups)."""
-    totals = {group: [0, 0] for group in SPLITS}
-    for pair_id, (correct, evaluated) in counts.items():
-        for group in groups.get(pair_id, ()):
-            totals[group][0] += correct
-            totals[group][1] += evaluated
-    return [(c / n if n else None, n) for c, n in (totals[g] for g in SPLITS)]
 
 
 def _majority(verdicts, labels) -> list[tuple]:
@@ -56,59 +44,41 @@ def _with_image_flags(pairs):
     return pairs.annotate(**flags)
 
 
-def judge_figures(project: Project) -> dict:
-    tasks = list(project.tasks.order_by("slug"))
-    labels: dict = defaultdict(dict)
+def _pair_groups(project: Project, labels: dict) -> dict:
+    """pair -> the SPLITS groups it belongs to (a pair may be in two)."""
     same_model, image_sides = {}, {}
-    kept = Pair.objects.filter(project=project, status=Pair.Status.KEPT, label__in=["A", "B"])
-    rows = _with_image_flags(kept)
-    for pair_id, task_id, label, same, a_image, b_image in rows.values_list(
-        "id", "task_id", "label", "same_model", "a_image", "b_image"
+    rows = _with_image_flags(evaluated_pairs(project))
+    for pair_id, same, a_image, b_image in rows.values_list(
+        "id", "same_model", "a_image", "b_image"
     ):
-        labels[task_id][pair_id] = label
         same_model[pair_id] = "same model" if same else "cross model"
         image_sides[pair_id] = (a_image, b_image)
+    image_groups = image_bias_groups(image_sides, labels)
+    return {p: (same_model[p], image_groups[p]) if p in image_groups else (same_model[p],)
+            for p in same_model}  # fmt: skip
+
+
+def judge_figures(project: Project) -> dict:
+    tasks = list(project.tasks.order_by("slug"))
+    labels = kept_labels(project)
     all_labels = {p: side for by_task in labels.values() for p, side in by_task.items()}
-    image_groups = image_bias_groups(image_sides, all_labels)
-    groups = {p: (same_model[p], image_groups[p]) if p in image_groups else (same_model[p],)
-              for p in same_model}  # fmt: skip
-
-    # Only verdicts on evaluated pairs count (the others never enter a figure); the samples
-    # each judge was asked for are read over all its verdicts, as the report does.
-    verdicts: dict = defaultdict(lambda: defaultdict(list))
-    task_of = {pair_id: task_id for task_id, by_pair in labels.items() for pair_id in by_pair}
-    for judge_id, pair_id, order, sample, choice in Verdict.objects.filter(
-        pair__in=kept
-    ).values_list("judge_id", "pair_id", "order", "sample", "choice"):
-        verdicts[judge_id][task_of[pair_id]].append((pair_id, order, sample, choice))
-    samples = dict(
-        Verdict.objects.filter(pair__project=project)
-        .values("judge")
-        .annotate(n=Max("sample") + 1)
-        .values_list("judge", "n")
-    )
-    for judge_id in samples:  # a judge with verdicts only on other pairs still gets a row
-        verdicts.setdefault(judge_id, defaultdict(list))
-    names = dict(Judge.objects.filter(pk__in=samples).values_list("pk", "name"))
-
-    human: dict = defaultdict(lambda: defaultdict(list))
-    for task_id, pair_id, overall in Rating.objects.filter(pair__project=project).values_list(
-        "pair__task_id", "pair_id", "overall"
-    ):
-        human[task_id][pair_id].append(overall)
+    groups = _pair_groups(project, all_labels)
+    judged = judge_inputs(project)  # a judge with verdicts only on other pairs still gets a row
+    human = overall_scores(project)
 
     table = []
-    for judge_id in sorted(verdicts, key=lambda j: names[j]):
+    for judge_id in judged.by_name():
+        samples = judged.samples[judge_id]
         cells, everything = [], []
         counts: dict = {}  # pair -> [correct, evaluated], filled by judge_task_stats
         for task in tasks:
-            rows = verdicts[judge_id].get(task.pk, [])
-            if samples[judge_id] > 1:  # the majority curve needs them all together
+            rows = judged.rows[judge_id].get(task.pk, [])
+            if samples > 1:  # the majority curve needs them all together
                 everything += rows
             if not rows:
                 cells.append(None)
                 continue
-            stats = judge_task_stats(rows, labels[task.pk], samples[judge_id], counts)
+            stats = judge_task_stats(rows, labels[task.pk], samples, counts)
             cells.append(
                 {
                     **stats.as_dict(),
@@ -120,12 +90,12 @@ def judge_figures(project: Project) -> dict:
         average = average_accuracy(cell["accuracy"] for cell in cells if cell)
         table.append(
             {
-                "judge": names[judge_id],
+                "judge": judged.names[judge_id],
                 "cells": cells,
                 "average": average,
-                "samples": samples[judge_id],
-                "splits": _splits(counts, groups),
-                "majority": _majority(everything, all_labels) if samples[judge_id] > 1 else [],
+                "samples": samples,
+                "splits": split_accuracy(counts, groups, SPLITS),
+                "majority": _majority(everything, all_labels) if samples > 1 else [],
             }
         )
     humans = [

@@ -43,7 +43,7 @@ def test_the_contracts_hold(tree):
         # The core app reaching up to the metrics (even inside a function).
         ("annotation/probe.py", "def f():\n    from metrics import report\n", "downward"),
         ("judging/probe.py", "import dashboards.views\n", "downward"),
-        ("metrics/judges_extra.py", "from django.db import models\n", "plain Python"),
+        ("metrics/judge_breakdowns.py", "from django.db import models\n", "plain Python"),
     ],
 )
 def test_a_forbidden_import_breaks_a_contract(tree, module, line, contract):

@@ -1,20 +1,37 @@
-"""metrics.judges_extra: accuracy intervals, split accuracy, image bias, majority vote."""
+"""metrics.judge_breakdowns: accuracy intervals, split accuracy, image bias, majority vote."""
 
 import random
 
 import pytest
 
 from metrics.bootstrap import bootstrap_ratio_interval
-from metrics.judges import judge_task_stats
-from metrics.judges_extra import (
+from metrics.judge_breakdowns import (
     PREFERRED_HAS_IMAGE,
     PREFERRED_LACKS_IMAGE,
-    accuracy_interval,
     image_bias_groups,
     majority_choice,
     majority_vote_curve,
+    pair_counts_interval,
     split_accuracy,
 )
+from metrics.judges import judge_task_stats
+
+
+def accuracy_interval(verdicts, labels, **options):
+    """The judges page's interval: per-pair counts from judge_task_stats, then the bootstrap."""
+    counts: dict = {}
+    judge_task_stats(verdicts, labels, 1, counts)
+    return pair_counts_interval(counts, **options)
+
+
+def split(verdicts, labels, groups):
+    """split_accuracy as a dict, from verdicts, with one group per pair (as the tests name them)."""
+    counts: dict = {}
+    judge_task_stats(verdicts, labels, 1, counts)
+    names = sorted(set(groups.values()))
+    found = split_accuracy(counts, {p: (g,) for p, g in groups.items()}, names)
+    return dict(zip(names, found, strict=True))
+
 
 # ---------------------------------------------------------------- accuracy_interval
 
@@ -104,7 +121,7 @@ SPLIT_LABELS = {1: "A", 2: "B", 3: "A", 6: "A"}
 def test_split_accuracy_by_hand():
     groups = {1: "same-model", 2: "cross-model", 3: "cross-model", 4: "same-model", 5: "other"}
     # same-model: 1 of 2; cross-model: 2 of 3; "other" (pair 5) has no verdict: (None, 0).
-    assert split_accuracy(SPLIT_VERDICTS, SPLIT_LABELS, groups) == {
+    assert split(SPLIT_VERDICTS, SPLIT_LABELS, groups) == {
         "cross-model": (pytest.approx(2 / 3), 3),
         "other": (None, 0),
         "same-model": (0.5, 2),
@@ -113,15 +130,22 @@ def test_split_accuracy_by_hand():
 
 def test_split_accuracy_groups_add_up_to_the_overall_figure():
     groups = {1: "x", 2: "y", 3: "y", 6: "y"}
-    split = split_accuracy(SPLIT_VERDICTS, SPLIT_LABELS, groups)
+    found = split(SPLIT_VERDICTS, SPLIT_LABELS, groups)
     overall = judge_task_stats(SPLIT_VERDICTS, SPLIT_LABELS, 1)
-    assert sum(n for _, n in split.values()) == overall.evaluated == 6
-    assert sum(a * n for a, n in split.values()) == pytest.approx(overall.correct)
+    assert sum(n for _, n in found.values()) == overall.evaluated == 6
+    assert sum(a * n for a, n in found.values()) == pytest.approx(overall.correct)
 
 
 def test_split_accuracy_accepts_an_iterator_and_empty_groups():
-    assert split_accuracy(iter(SPLIT_VERDICTS), SPLIT_LABELS, {1: "g"}) == {"g": (0.5, 2)}
-    assert split_accuracy(SPLIT_VERDICTS, SPLIT_LABELS, {}) == {}
+    assert split(iter(SPLIT_VERDICTS), SPLIT_LABELS, {1: "g"}) == {"g": (0.5, 2)}
+    assert split(SPLIT_VERDICTS, SPLIT_LABELS, {}) == {}
+
+
+def test_a_pair_in_two_groups_counts_in_both_and_absent_groups_read_none():
+    counts = {1: [1, 2], 2: [2, 2]}  # pair -> [correct, evaluated]
+    groups = {1: ("same model", "preferred-has-image"), 2: ("cross model",)}
+    names = ("same model", "cross model", "preferred-has-image", "preferred-lacks-image")
+    assert split_accuracy(counts, groups, names) == [(0.5, 2), (1.0, 2), (0.5, 2), (None, 0)]
 
 
 # ---------------------------------------------------------------- image_bias_groups
@@ -161,7 +185,7 @@ def test_image_bias_split_of_an_image_loving_judge():
         for order in ("forward", "reverse")
     ]
     groups = image_bias_groups(pairs, labels)
-    assert split_accuracy(verdicts, labels, groups) == {
+    assert split(verdicts, labels, groups) == {
         PREFERRED_HAS_IMAGE: (1.0, 4),
         PREFERRED_LACKS_IMAGE: (0.0, 4),
     }

@@ -4,7 +4,17 @@ import numpy as np
 import pytest
 
 from metrics.agreement import krippendorff_alpha
-from metrics.alpha_fast import alpha_from_coincidences, alpha_interval_fast, unit_coincidences
+from metrics.alpha_bootstrap import (
+    alpha_from_coincidences,
+    bootstrap_coincidences,
+    interval_of,
+    unit_coincidences,
+)
+
+
+def alpha_interval_fast(units, scale, level, *, resamples=1000, seed=0):
+    """The interval the agreement page shows: one set of resamples, read at a level."""
+    return interval_of(bootstrap_coincidences(units, scale, resamples=resamples, seed=seed), level)
 
 
 def _random_units(seed, count=60, scale=7):

@@ -19,32 +19,6 @@ PREFERRED_LACKS_IMAGE = "preferred-lacks-image"
 GroupAccuracy = tuple[float | None, int]  # accuracy (None when nothing evaluated), evaluated
 
 
-def _trials(verdicts: Iterable[VerdictRow], labels: Mapping[Hashable, str]):
-    """Yield (pair_id, correct) for every evaluated trial."""
-    for pair_id, _order, _sample, choice in verdicts:
-        label = labels.get(pair_id)
-        if label in ("A", "B") and choice is not None:
-            yield pair_id, choice == label
-
-
-def accuracy_interval(
-    verdicts: Iterable[VerdictRow],
-    labels: Mapping[Hashable, str],
-    *,
-    resamples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-) -> Interval | None:
-    """Percentile bootstrap interval of the accuracy, resampling pairs: all trials of a pair
-    go together, since forward/reverse and samples of one pair are not independent. Pairs with
-    no evaluated trial are not units. None with fewer than 2 such pairs."""
-    counts: dict = defaultdict(lambda: [0, 0])  # pair -> correct, evaluated
-    for pair_id, correct in _trials(verdicts, labels):
-        counts[pair_id][0] += correct
-        counts[pair_id][1] += 1
-    return pair_counts_interval(counts, resamples=resamples, seed=seed, level=level)
-
-
 def pair_counts_interval(
     counts: Mapping[Hashable, Sequence[int]],
     *,
@@ -52,8 +26,10 @@ def pair_counts_interval(
     seed: int = 0,
     level: float = 0.95,
 ) -> Interval | None:
-    """accuracy_interval from per-pair [correct, evaluated] counts already at hand (e.g. those
-    metrics.judges.judge_task_stats fills), so a caller need not pass over the verdicts again."""
+    """Percentile bootstrap interval of the accuracy from per-pair [correct, evaluated] counts
+    (those metrics.judges.judge_task_stats fills), resampling pairs: all trials of a pair go
+    together, since forward/reverse and samples of one pair are not independent. Pairs with no
+    evaluated trial are not units. None with fewer than 2 such pairs."""
     pairs = sorted(counts, key=str)  # a fixed unit order keeps the seed reproducible
     return bootstrap_ratio_interval(
         [counts[p][0] for p in pairs],
@@ -65,25 +41,20 @@ def pair_counts_interval(
 
 
 def split_accuracy(
-    verdicts: Iterable[VerdictRow],
-    labels: Mapping[Hashable, str],
-    groups: Mapping[Hashable, str],
-) -> dict[str, GroupAccuracy]:
-    """Accuracy per group, {group: (accuracy | None, evaluated)}. `groups` maps pair id to its
-    group; pairs without a group are ignored; every group named in `groups` appears, with
-    (None, 0) when none of its pairs has an evaluated trial."""
-    correct: dict[str, int] = dict.fromkeys(sorted(set(groups.values())), 0)
-    evaluated = dict(correct)
-    for pair_id, is_correct in _trials(verdicts, labels):
-        group = groups.get(pair_id)
-        if group is None:
-            continue
-        correct[group] += is_correct
-        evaluated[group] += 1
-    return {
-        group: (correct[group] / evaluated[group] if evaluated[group] else None, evaluated[group])
-        for group in correct
-    }
+    pair_counts: Mapping[Hashable, Sequence[int]],
+    groups: Mapping[Hashable, Iterable[str]],
+    names: Sequence[str],
+) -> list[GroupAccuracy]:
+    """(accuracy | None, evaluated) of each group in `names`, in that order, from per-pair
+    [correct, evaluated] counts (those metrics.judges.judge_task_stats fills). `groups` maps a
+    pair to the groups it belongs to (a pair may be in several, or none)."""
+    totals = {name: [0, 0] for name in names}
+    for pair_id, (correct, evaluated) in pair_counts.items():
+        for group in groups.get(pair_id, ()):
+            if group in totals:
+                totals[group][0] += correct
+                totals[group][1] += evaluated
+    return [(c / n if n else None, n) for c, n in (totals[name] for name in names)]
 
 
 def image_bias_groups(

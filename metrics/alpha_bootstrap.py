@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from metrics.bootstrap import Interval, percentile_interval
+from metrics.bootstrap import percentile_interval
 
 
 def unit_coincidences(units: Sequence[Sequence[int]], scale: int) -> np.ndarray:
@@ -79,17 +79,3 @@ def interval_of(sampled: np.ndarray | None, level: str, confidence: float = 0.95
         return None
     alphas = alpha_from_coincidences(sampled, level)
     return percentile_interval(alphas[~np.isnan(alphas)], confidence)
-
-
-def alpha_interval_fast(
-    units: Sequence[Sequence[int]],
-    scale: int,
-    level: str,
-    *,
-    resamples: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> Interval | None:
-    """Percentile bootstrap interval of alpha over units (pairs)."""
-    sampled = bootstrap_coincidences(units, scale, resamples=resamples, seed=seed)
-    return interval_of(sampled, level, confidence)

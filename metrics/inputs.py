@@ -1,0 +1,90 @@
+"""What every figure is computed from, read in one place: `report --json`, the export's
+manifest and the dashboards all take their inputs here, so they cannot drift apart.
+
+Each reader is one query whatever the size of the project, and returns plain dicts keyed by
+task id (then pair id) that the pure functions of `metrics` take as they are.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Max
+
+from annotation.models import AspectScore, Pair, Project, Rating
+from judging.models import Verdict
+
+# The pairs humans and judges are scored against: kept, with a side label.
+EVALUATED = {"status": Pair.Status.KEPT, "label__in": ["A", "B"]}
+
+
+def evaluated_pairs(project: Project):
+    return Pair.objects.filter(project=project, **EVALUATED)
+
+
+def kept_labels(project: Project) -> dict[int, dict[int, str]]:
+    """{task: {pair: "A" | "B"}} of the evaluated pairs."""
+    labels: dict = defaultdict(dict)
+    for pair_id, task_id, label in evaluated_pairs(project).values_list("id", "task_id", "label"):
+        labels[task_id][pair_id] = label
+    return labels
+
+
+def overall_scores(project: Project) -> dict[int, dict[int, list[int]]]:
+    """{task: {pair: [canonical overall scores]}} of every rated pair."""
+    scores: dict = defaultdict(lambda: defaultdict(list))
+    rows = Rating.objects.filter(pair__project=project).values_list(
+        "pair__task_id", "pair_id", "overall"
+    )
+    for task_id, pair_id, overall in rows:
+        scores[task_id][pair_id].append(overall)
+    return scores
+
+
+def aspect_scores(project: Project) -> dict[int, dict[str, dict[int, list[int]]]]:
+    """{task: {aspect key: {pair: [canonical scores]}}}."""
+    scores: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    rows = AspectScore.objects.filter(rating__pair__project=project).values_list(
+        "rating__pair__task_id", "aspect", "rating__pair_id", "score"
+    )
+    for task_id, aspect, pair_id, score in rows:
+        scores[task_id][aspect][pair_id].append(score)
+    return scores
+
+
+@dataclass
+class JudgeInputs:
+    """The judges with verdicts in a project. `rows` holds only verdicts on evaluated pairs
+    (the others never enter a figure) as metrics.judges.VerdictRow tuples; `samples` is how
+    many samples per order each judge was asked for and `tasks` where it gave any verdict,
+    both read over all its verdicts in the project."""
+
+    names: dict[int, str] = field(default_factory=dict)
+    samples: dict[int, int] = field(default_factory=dict)
+    tasks: dict[int, set[int]] = field(default_factory=lambda: defaultdict(set))
+    rows: dict[int, dict[int, list]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
+
+    def by_name(self) -> list[int]:
+        return sorted(self.names, key=lambda judge_id: self.names[judge_id])
+
+
+def judge_inputs(project: Project) -> JudgeInputs:
+    inputs = JudgeInputs()
+    coverage = (
+        Verdict.objects.filter(pair__project=project)
+        .values("judge_id", "judge__name", "pair__task_id")
+        .annotate(samples=Max("sample") + 1)
+        .values_list("judge_id", "judge__name", "pair__task_id", "samples")
+        .order_by()
+    )
+    for judge_id, name, task_id, samples in coverage:
+        inputs.names[judge_id] = name
+        inputs.samples[judge_id] = max(inputs.samples.get(judge_id, 0), samples)
+        inputs.tasks[judge_id].add(task_id)
+    verdicts = Verdict.objects.filter(
+        pair__project=project, **{f"pair__{key}": value for key, value in EVALUATED.items()}
+    ).values_list("judge_id", "pair__task_id", "pair_id", "order", "sample", "choice")
+    for judge_id, task_id, pair_id, order, sample, choice in verdicts:
+        inputs.rows[judge_id][task_id].append((pair_id, order, sample, choice))
+    return inputs
