@@ -21,6 +21,7 @@ $(BIN)/.installed: pyproject.toml
 install: $(BIN)/.installed
 
 demo: install
+	$(BIN)/python manage.py init_embedded
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo
 	$(BIN)/python manage.py runserver $(HOST)

@@ -31,12 +31,18 @@ from annotation.models import (
     Response,
     Task,
 )
+from annotation.models.pair import OPEN_STATUSES
 from annotation.rendering import image_shas
 
 RECENT_EDITABLE = 5  # how many of their latest submissions an annotator can reopen
 
-# Pairs that annotators may still be given.
-OPEN_STATUSES = (Pair.Status.QUEUED, Pair.Status.IN_PROGRESS)
+
+def rating_can_change(assignment: Assignment) -> bool:
+    """Whether the annotator may still submit on this assignment: it is leased to them, or
+    they rated it and the pair is still open (annotation.services.ratings enforces the same)."""
+    return assignment.status == Assignment.Status.LEASED or (
+        assignment.status == Assignment.Status.SUBMITTED and assignment.pair.status in OPEN_STATUSES
+    )
 
 
 def live_assignments(now: datetime) -> Q:

@@ -23,11 +23,11 @@ from annotation.models import (
 )
 from annotation.rendering import image_shas
 from annotation.selectors import (
-    OPEN_STATUSES,
     assets_by_sha,
     assignment_for_annotator,
     is_lead_anywhere,
     projects_for_user,
+    rating_can_change,
 )
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
 
@@ -141,11 +141,7 @@ def assignment_view(user, assignment_id: int) -> AssignmentView:
     assignment = assignment_for_annotator(user, assignment_id)
     pair = assignment.pair
     shas = image_shas(pair.prompt.content, pair.response_a.content, pair.response_b.content)
-    rated = assignment.status == Assignment.Status.SUBMITTED
-    editable = assignment.status == Assignment.Status.LEASED or (
-        rated and pair.status in OPEN_STATUSES
-    )
-    return AssignmentView(assignment, assets_by_sha(shas), editable)
+    return AssignmentView(assignment, assets_by_sha(shas), rating_can_change(assignment))
 
 
 # The lead's data

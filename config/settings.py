@@ -5,7 +5,6 @@ With DATABASE_URL / REDIS_URL set: PostgreSQL and Redis. `config.production` tig
 for a deployment (`manage.py check --deploy` is clean there).
 """
 
-import contextlib
 import secrets
 from pathlib import Path
 
@@ -15,17 +14,22 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("ARBITER_VAR_DIR") or BASE_DIR / "var")
 
 
+SECRET_KEY_FILE = VAR_DIR / "secret_key"
+
+
 def _embedded_secret_key() -> str:
-    """A per-installation key kept in ./var, so a laptop needs no configuration."""
-    key_file = VAR_DIR / "secret_key"
-    if not key_file.exists():
-        VAR_DIR.mkdir(parents=True, exist_ok=True)
-        key_file.write_text(secrets.token_urlsafe(64))
-        key_file.chmod(0o600)
-    return key_file.read_text().strip()
+    """The per-installation key `manage.py init_embedded` (run by `make demo`) keeps in ./var,
+    so a laptop needs no configuration. Reading the settings never writes anything: without
+    the file a process gets a throwaway key (its sessions end with it) and `check` warns."""
+    try:
+        return SECRET_KEY_FILE.read_text().strip()
+    except OSError:
+        return ""
 
 
 SECRET_KEY = env_str("SECRET_KEY") or _embedded_secret_key()
+SECRET_KEY_IS_THROWAWAY = not SECRET_KEY
+SECRET_KEY = SECRET_KEY or secrets.token_urlsafe(64)
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -62,6 +66,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",  # request.htmx (config/htmx.py)
+    "config.errors.DomainErrorMiddleware",  # a service's refusal → a 409/400 page
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -86,7 +91,6 @@ TEMPLATES = [
 DATABASE_URL = env_str("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'arbiter.sqlite3'}"
 DATABASES = {"default": parse_database_url(DATABASE_URL)}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
     # WAL lets the demo server read while an import writes; a busy wait instead of
     # "database is locked" when two writers meet.
     DATABASES["default"]["OPTIONS"] = {
@@ -116,8 +120,6 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT") or VAR_DIR / "staticfiles")
 # Serve straight from the app folders until collectstatic has run (embedded mode).
 WHITENOISE_USE_FINDERS = True
-with contextlib.suppress(OSError):  # WhiteNoise warns on every start when it is missing
-    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or VAR_DIR / "media")
 MEDIA_URL = "media/"
@@ -203,6 +205,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
+    # Services' errors (annotation/errors.py) → 409 or 400, once for every view.
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
     # Password guessing through POST /api/auth/token/: attempts per client address.
     "DEFAULT_THROTTLE_RATES": {
         "token-login": f"{env_int('ARBITER_TOKEN_LOGINS_PER_MINUTE', 20, minimum=1)}/minute"

@@ -3,19 +3,24 @@ from django.db import models
 from django.db.models import Q
 
 
+class ExportJobFormat(models.TextChoices):
+    JSONL = "jsonl", "JSONL + image files"
+    PARQUET = "parquet", "Parquet (images embedded)"
+
+
+class ExportJobStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
 class ExportJob(models.Model):
     """A dataset export made in the background (a big one outlives any web request); the zip
     is kept under MEDIA_ROOT for the lead to download."""
 
-    class Format(models.TextChoices):
-        JSONL = "jsonl", "JSONL + image files"
-        PARQUET = "parquet", "Parquet (images embedded)"
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+    Format = ExportJobFormat
+    Status = ExportJobStatus
 
     project = models.ForeignKey(
         "annotation.Project", on_delete=models.CASCADE, related_name="export_jobs"
@@ -42,11 +47,11 @@ class ExportJob(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(file_format__in=["jsonl", "parquet"]),
+                condition=Q(file_format__in=ExportJobFormat.values),
                 name="export_job_format_valid",
             ),
             models.CheckConstraint(
-                condition=Q(status__in=["queued", "running", "done", "failed"]),
+                condition=Q(status__in=ExportJobStatus.values),
                 name="export_job_status_valid",
             ),
         ]

@@ -53,17 +53,20 @@ class Connection(models.Model):
         return self.name
 
 
+class JudgeBackend(models.TextChoices):
+    OPENAI = "openai", "OpenAI-compatible chat completions"
+    ANTHROPIC = "anthropic", "Anthropic Messages"
+    ALWAYS_A = "always-a", "Baseline: always A"
+    RANDOM = "random", "Baseline: random (seeded)"
+    EXTERNAL = "external", "External predictions (imported)"
+
+
 class Judge(models.Model):
     """A configured AI judge. A judge belongs to one project, whose leads manage it; a judge
     without a project is the operator's, which leads may run but not change. API judges call
     through a `Connection` of the operator's; the key itself is never stored."""
 
-    class Backend(models.TextChoices):
-        OPENAI = "openai", "OpenAI-compatible chat completions"
-        ANTHROPIC = "anthropic", "Anthropic Messages"
-        ALWAYS_A = "always-a", "Baseline: always A"
-        RANDOM = "random", "Baseline: random (seeded)"
-        EXTERNAL = "external", "External predictions (imported)"
+    Backend = JudgeBackend
 
     project = models.ForeignKey(
         "annotation.Project",
@@ -108,7 +111,7 @@ class Judge(models.Model):
                 fields=["name"], condition=Q(project__isnull=True), name="judge_name_unique_shared"
             ),
             models.CheckConstraint(
-                condition=Q(backend__in=["openai", "anthropic", "always-a", "random", "external"]),
+                condition=Q(backend__in=JudgeBackend.values),
                 name="judge_backend_valid",
             ),
             # API judges call through a connection; baselines and imported judges never call.
@@ -137,19 +140,24 @@ class Judge(models.Model):
         return self.name
 
 
+class JudgeRunStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    RUNNING = "running", "Running"
+    CANCELLED = "cancelled", "Cancelled"
+    FINISHED = "finished", "Finished"
+
+
+class JudgeRunPurpose(models.TextChoices):
+    EVALUATE = "evaluate", "Evaluate against the experts"
+    ENSEMBLE = "ensemble", "Ensemble filter of candidate pairs"
+    IMPORT = "import", "Imported predictions"
+
+
 class JudgeRun(models.Model):
     """One run of a judge over a selection of a project's pairs (or one imported file)."""
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running"
-        CANCELLED = "cancelled", "Cancelled"
-        FINISHED = "finished", "Finished"
-
-    class Purpose(models.TextChoices):
-        EVALUATE = "evaluate", "Evaluate against the experts"
-        ENSEMBLE = "ensemble", "Ensemble filter of candidate pairs"
-        IMPORT = "import", "Imported predictions"
+    Status = JudgeRunStatus
+    Purpose = JudgeRunPurpose
 
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="runs")
     project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="runs")
@@ -176,17 +184,29 @@ class JudgeRun(models.Model):
                 name="judge_run_samples_range",
             ),
             models.CheckConstraint(
-                condition=Q(status__in=["pending", "running", "cancelled", "finished"]),
+                condition=Q(status__in=JudgeRunStatus.values),
                 name="judge_run_status_valid",
             ),
             models.CheckConstraint(
-                condition=Q(purpose__in=["evaluate", "ensemble", "import"]),
+                condition=Q(purpose__in=JudgeRunPurpose.values),
                 name="judge_run_purpose_valid",
             ),
         ]
 
     def __str__(self) -> str:
         return f"run {self.pk} of {self.judge} on {self.project}"
+
+
+class VerdictOrder(models.TextChoices):
+    FORWARD = "forward", "Forward (A shown first)"
+    REVERSE = "reverse", "Reverse (B shown first)"
+
+
+class VerdictChoice(models.TextChoices):
+    A = "A", "A"
+    B = "B", "B"
+    TIE = "tie", "Tie"
+    INVALID = "invalid", "Invalid (names no side)"
 
 
 class Verdict(models.Model):
@@ -197,15 +217,8 @@ class Verdict(models.Model):
     missing, never as an answer.
     """
 
-    class Order(models.TextChoices):
-        FORWARD = "forward", "Forward (A shown first)"
-        REVERSE = "reverse", "Reverse (B shown first)"
-
-    class Choice(models.TextChoices):
-        A = "A", "A"
-        B = "B", "B"
-        TIE = "tie", "Tie"
-        INVALID = "invalid", "Invalid (names no side)"
+    Order = VerdictOrder
+    Choice = VerdictChoice
 
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="verdicts")
     pair = models.ForeignKey("annotation.Pair", on_delete=models.CASCADE, related_name="verdicts")
@@ -243,10 +256,10 @@ class Verdict(models.Model):
                 fields=["judge", "pair", "order", "sample"], name="verdict_unique_trial"
             ),
             models.CheckConstraint(
-                condition=Q(order__in=["forward", "reverse"]), name="verdict_order_valid"
+                condition=Q(order__in=VerdictOrder.values), name="verdict_order_valid"
             ),
             models.CheckConstraint(
-                condition=Q(choice__in=["A", "B", "tie", "invalid"]) | Q(choice__isnull=True),
+                condition=Q(choice__in=VerdictChoice.values) | Q(choice__isnull=True),
                 name="verdict_choice_valid",
             ),
             # Either an answer or an error, never both, never neither.
@@ -293,6 +306,11 @@ class JudgeRunChunk(models.Model):
         return f"run {self.run_id} chunk {self.index}"
 
 
+class PromptTemplateAnswerFormat(models.TextChoices):
+    JSON = "json", 'JSON with "better_response" (MMRB2)'
+    MJBENCH = "mjbench", "BETTER IMAGE: 0|1|2 (MJ-Bench)"
+
+
 class PromptTemplate(models.Model):
     """A judge prompt. Editing makes a new version; verdicts point at the version they used.
     A template without a project is a built-in (read-only, its text lives in
@@ -303,9 +321,7 @@ class PromptTemplate(models.Model):
     interleaved content (text and images) of the prompt and of the responses in the order
     shown; `answer_format` says how the reply is parsed."""
 
-    class AnswerFormat(models.TextChoices):
-        JSON = "json", 'JSON with "better_response" (MMRB2)'
-        MJBENCH = "mjbench", "BETTER IMAGE: 0|1|2 (MJ-Bench)"
+    AnswerFormat = PromptTemplateAnswerFormat
 
     project = models.ForeignKey(
         "annotation.Project",
@@ -334,7 +350,7 @@ class PromptTemplate(models.Model):
                 name="prompt_template_version_built_in",
             ),
             models.CheckConstraint(
-                condition=Q(answer_format__in=["json", "mjbench"]),
+                condition=Q(answer_format__in=PromptTemplateAnswerFormat.values),
                 name="prompt_template_format_valid",
             ),
         ]

@@ -3,14 +3,17 @@ from django.db import models
 from django.db.models import Q
 
 
+class FlagReason(models.TextChoices):
+    BROKEN = "broken", "Broken content (missing image, garbled text)"
+    UNSAFE = "unsafe", "Unsafe or offensive content"
+    OTHER = "other", "Something else"
+
+
 class Flag(models.Model):
     """An annotator's report that a pair cannot be rated as it is (broken or unsafe content).
     It goes to the project's leads; the annotator's assignment is skipped."""
 
-    class Reason(models.TextChoices):
-        BROKEN = "broken", "Broken content (missing image, garbled text)"
-        UNSAFE = "unsafe", "Unsafe or offensive content"
-        OTHER = "other", "Something else"
+    Reason = FlagReason
 
     pair = models.ForeignKey("annotation.Pair", on_delete=models.CASCADE, related_name="flags")
     assignment = models.OneToOneField(
@@ -35,7 +38,7 @@ class Flag(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(reason__in=["broken", "unsafe", "other"]), name="flag_reason_valid"
+                condition=Q(reason__in=FlagReason.values), name="flag_reason_valid"
             ),
         ]
 

@@ -8,6 +8,27 @@ class Side(models.TextChoices):
     B = "B", "B"
 
 
+class PairStatus(models.TextChoices):
+    CANDIDATE = "candidate", "Candidate"
+    EASY = "easy", "Easy (removed by the judge ensemble)"
+    QUEUED = "queued", "Queued for annotation"
+    IN_PROGRESS = "in_progress", "In progress"
+    COMPLETE = "complete", "Complete"
+    KEPT = "kept", "Kept"
+    DROPPED = "dropped", "Dropped"
+
+
+class PairDecidedBy(models.TextChoices):
+    NONE = "", "Undecided"
+    CONSENSUS = "consensus", "Consensus"
+    ADJUDICATION = "adjudication", "Adjudication"
+    IMPORTED = "imported", "Imported label"
+
+
+# Pairs annotators can still be given and ratings can still change.
+OPEN_STATUSES = (PairStatus.QUEUED, PairStatus.IN_PROGRESS)
+
+
 class Pair(models.Model):
     """A prompt and two responses to compare.
 
@@ -17,20 +38,8 @@ class Pair(models.Model):
     every metric reads).
     """
 
-    class Status(models.TextChoices):
-        CANDIDATE = "candidate", "Candidate"
-        EASY = "easy", "Easy (removed by the judge ensemble)"
-        QUEUED = "queued", "Queued for annotation"
-        IN_PROGRESS = "in_progress", "In progress"
-        COMPLETE = "complete", "Complete"
-        KEPT = "kept", "Kept"
-        DROPPED = "dropped", "Dropped"
-
-    class DecidedBy(models.TextChoices):
-        NONE = "", "Undecided"
-        CONSENSUS = "consensus", "Consensus"
-        ADJUDICATION = "adjudication", "Adjudication"
-        IMPORTED = "imported", "Imported label"
+    Status = PairStatus
+    DecidedBy = PairDecidedBy
 
     project = models.ForeignKey(
         "annotation.Project", on_delete=models.CASCADE, related_name="pairs"
@@ -73,26 +82,18 @@ class Pair(models.Model):
                 condition=~Q(response_a=F("response_b")), name="pair_two_distinct_responses"
             ),
             models.CheckConstraint(
-                condition=Q(
-                    status__in=[
-                        "candidate",
-                        "easy",
-                        "queued",
-                        "in_progress",
-                        "complete",
-                        "kept",
-                        "dropped",
-                    ]
-                ),
+                condition=Q(status__in=PairStatus.values),
                 name="pair_status_valid",
             ),
-            models.CheckConstraint(condition=Q(label__in=["", "A", "B"]), name="pair_label_valid"),
             models.CheckConstraint(
-                condition=Q(reference_label__in=["", "A", "B", "tie"]),
+                condition=Q(label__in=["", *Side.values]), name="pair_label_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(reference_label__in=["", *Side.values, "tie"]),
                 name="pair_reference_label_valid",
             ),
             models.CheckConstraint(
-                condition=Q(decided_by__in=["", "consensus", "adjudication", "imported"]),
+                condition=Q(decided_by__in=PairDecidedBy.values),
                 name="pair_decided_by_valid",
             ),
         ]
@@ -102,7 +103,7 @@ class Pair(models.Model):
             # with a free slot.
             models.Index(
                 fields=["task", "-rating_count", "id"],
-                condition=Q(status__in=["queued", "in_progress"]),
+                condition=Q(status__in=OPEN_STATUSES),
                 name="pair_open_claim_order",
             ),
         ]
@@ -111,13 +112,16 @@ class Pair(models.Model):
         return self.external_id
 
 
+class AdjudicationDecision(models.TextChoices):
+    KEEP_A = "keep_a", "Keep, A is better"
+    KEEP_B = "keep_b", "Keep, B is better"
+    DROP = "drop", "Drop"
+
+
 class Adjudication(models.Model):
     """A lead's decision on a pair. The latest one overrides the consensus rule."""
 
-    class Decision(models.TextChoices):
-        KEEP_A = "keep_a", "Keep, A is better"
-        KEEP_B = "keep_b", "Keep, B is better"
-        DROP = "drop", "Drop"
+    Decision = AdjudicationDecision
 
     pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="adjudications")
     lead = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
@@ -129,7 +133,7 @@ class Adjudication(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(decision__in=["keep_a", "keep_b", "drop"]),
+                condition=Q(decision__in=AdjudicationDecision.values),
                 name="adjudication_decision_valid",
             ),
         ]

@@ -75,15 +75,18 @@ class Project(models.Model):
         return scale_center(self.scale_points)
 
 
+class TaskKind(models.TextChoices):
+    T2I = "t2i", "Text to image"
+    EDIT = "edit", "Image editing"
+    INTERLEAVED = "interleaved", "Interleaved text and images"
+    REASONING = "reasoning", "Multimodal reasoning"
+    OTHER = "other", "Other"
+
+
 class Task(models.Model):
     """A category of pairs inside a project, with the aspects its annotators rate."""
 
-    class Kind(models.TextChoices):
-        T2I = "t2i", "Text to image"
-        EDIT = "edit", "Image editing"
-        INTERLEAVED = "interleaved", "Interleaved text and images"
-        REASONING = "reasoning", "Multimodal reasoning"
-        OTHER = "other", "Other"
+    Kind = TaskKind
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="tasks")
     slug = models.SlugField(max_length=64)
@@ -98,7 +101,7 @@ class Task(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["project", "slug"], name="task_slug_unique_in_project"),
             models.CheckConstraint(
-                condition=Q(kind__in=["t2i", "edit", "interleaved", "reasoning", "other"]),
+                condition=Q(kind__in=TaskKind.values),
                 name="task_kind_valid",
             ),
         ]
@@ -107,12 +110,15 @@ class Task(models.Model):
         return f"{self.project.slug}/{self.slug}"
 
 
+class MembershipRole(models.TextChoices):
+    ANNOTATOR = "annotator", "Annotator"
+    LEAD = "lead", "Lead"
+
+
 class Membership(models.Model):
     """What a user may do in a project: annotate (optionally only some tasks) or lead."""
 
-    class Role(models.TextChoices):
-        ANNOTATOR = "annotator", "Annotator"
-        LEAD = "lead", "Lead"
+    Role = MembershipRole
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
@@ -127,7 +133,7 @@ class Membership(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["user", "project"], name="membership_unique"),
             models.CheckConstraint(
-                condition=Q(role__in=["annotator", "lead"]), name="membership_role_valid"
+                condition=Q(role__in=MembershipRole.values), name="membership_role_valid"
             ),
         ]
 

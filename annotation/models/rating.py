@@ -3,14 +3,17 @@ from django.db import models
 from django.db.models import F, Q
 
 
+class AssignmentStatus(models.TextChoices):
+    LEASED = "leased", "Leased"
+    SUBMITTED = "submitted", "Submitted"
+    SKIPPED = "skipped", "Skipped"
+    EXPIRED = "expired", "Expired"
+
+
 class Assignment(models.Model):
     """A pair handed to one annotator. `swapped` means response B is shown on the left."""
 
-    class Status(models.TextChoices):
-        LEASED = "leased", "Leased"
-        SUBMITTED = "submitted", "Submitted"
-        SKIPPED = "skipped", "Skipped"
-        EXPIRED = "expired", "Expired"
+    Status = AssignmentStatus
 
     pair = models.ForeignKey(
         "annotation.Pair", on_delete=models.CASCADE, related_name="assignments"
@@ -31,7 +34,7 @@ class Assignment(models.Model):
                 fields=["pair", "annotator"], name="assignment_one_per_annotator"
             ),
             models.CheckConstraint(
-                condition=Q(status__in=["leased", "submitted", "skipped", "expired"]),
+                condition=Q(status__in=AssignmentStatus.values),
                 name="assignment_status_valid",
             ),
         ]

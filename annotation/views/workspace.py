@@ -8,9 +8,9 @@ from annotation.models import Assignment, Flag
 from annotation.rendering import content_parts, guidelines_html, image_shas
 from annotation.scale import scale_labels, to_form
 from annotation.selectors import (
-    OPEN_STATUSES,
     annotator_progress,
     assets_by_sha,
+    rating_can_change,
     recent_submissions,
 )
 
@@ -46,9 +46,7 @@ def workspace_context(
     assets = assets_by_sha(image_shas(pair.prompt.content, left.content, right.content))
     values = dict(posted.items()) if posted is not None else _stored_form_values(assignment)
     rated = assignment.status == Assignment.Status.SUBMITTED
-    editable = assignment.status == Assignment.Status.LEASED or (
-        rated and pair.status in OPEN_STATUSES
-    )
+    editable = rating_can_change(assignment)
     labels = scale_labels(project.scale_points)
     aspects = [
         {

@@ -241,3 +241,27 @@ def test_celery_refuses_weak_production_settings(tmp_path):
     result = _run(["-c", "from config.celery import app; print(app.conf.broker_url)"], env)
     assert result.returncode != 0
     assert "SECRET_KEY is weak" in result.stderr
+
+
+# ---------------------------------------------------------------- the embedded secret key
+
+
+def test_reading_the_settings_writes_nothing_and_init_embedded_makes_the_key(tmp_path):
+    env = _env(tmp_path, DJANGO_SETTINGS_MODULE="config.settings")
+    var = tmp_path / "var"
+    checked = _run(["manage.py", "check"], env)
+    assert checked.returncode == 0, checked.stderr
+    assert not var.exists()  # importing the settings made no folder and no key
+    assert "arbiter.W001" in checked.stderr + checked.stdout  # the throwaway key is named
+
+    made = _run(["manage.py", "init_embedded"], env)
+    assert made.returncode == 0, made.stderr
+    key_file = var / "secret_key"
+    key = key_file.read_text()
+    assert len(key) >= 50 and key_file.stat().st_mode & 0o777 == 0o600
+    assert (var / "media").is_dir() and (var / "staticfiles").is_dir()
+
+    again = _run(["manage.py", "init_embedded"], env)
+    assert again.returncode == 0 and key_file.read_text() == key  # kept, not replaced
+    checked = _run(["manage.py", "check"], env)
+    assert "arbiter.W001" not in checked.stderr + checked.stdout
