@@ -9,11 +9,11 @@ from django.views.decorators.http import require_POST
 
 from annotation.selectors import project_for_lead
 from annotation.services.adjudication import (
-    AdjudicationRefused,
     pair_adjudicate,
     pair_request_annotator,
     project_filter_update,
 )
+from config.errors import refusal_as_message
 from config.htmx import render_fragment_or_page
 from dashboards.cache import cached
 from dashboards.selectors.agreement import agreement
@@ -90,15 +90,13 @@ def pair_decide_view(request, slug: str, pair_id: int):
     if pair_review(project, pair_id) is None:
         raise Http404("no such pair in this project")
     note = request.POST.get("note", "")
-    try:
+    with refusal_as_message(request):
         if request.POST.get("action") == "annotator":
             pair_request_annotator(pair_id, request.user, note)
             messages.success(request, "The pair goes to one more annotator.")
         else:
             pair_adjudicate(pair_id, request.user, request.POST.get("decision", ""), note)
             messages.success(request, "Decision recorded.")
-    except AdjudicationRefused as refused:
-        messages.error(request, str(refused))
     return redirect("dash-pair", slug=slug, pair_id=pair_id)
 
 
@@ -106,15 +104,12 @@ def pair_decide_view(request, slug: str, pair_id: int):
 @require_POST
 def filter_settings_view(request, slug: str):
     project = project_for_lead(request.user, slug)
-    try:
-        changed = project_filter_update(
+    with refusal_as_message(request, "Settings not changed: "):
+        changed = project_filter_update(  # checks the posted text (FilterInvalid)
             project,
-            max_span=int(request.POST.get("max_span", "")),
-            ambiguous_half_width=float(request.POST.get("ambiguous_half_width", "")),
+            max_span=request.POST.get("max_span", ""),
+            ambiguous_half_width=request.POST.get("ambiguous_half_width", ""),
         )
-    except (ValueError, AdjudicationRefused) as refused:
-        messages.error(request, f"Settings not changed: {refused}")
-    else:
         messages.success(request, f"Filter re-applied: {changed} pairs changed status.")
     return redirect("dash-disagreements", slug=slug)
 
@@ -135,7 +130,7 @@ def export_start_view(request, slug: str):
     """Start a background export (the overview's form), then show the list of exports."""
     project = project_for_lead(request.user, slug)
     task = request.POST.get("task", "")
-    try:
+    with refusal_as_message(request, "Export refused: "):
         export_job_start(
             project,
             request.user,
@@ -144,9 +139,6 @@ def export_start_view(request, slug: str):
             include_dropped=_flag(request.POST, "include_dropped"),
             with_verdicts=_flag(request.POST, "with_verdicts"),
         )
-    except ExportRefused as refused:
-        messages.error(request, f"Export refused: {refused}")
-    else:
         messages.success(request, "Export started; it appears below when ready.")
     return redirect("dash-exports", slug=slug)
 

@@ -1,3 +1,8 @@
-class ExportRefused(Exception):
+from annotation.errors import Invalid
+
+
+class ExportRefused(Invalid):
     """The export cannot be made as asked (target not empty, unknown task or format, an image
-    missing from storage); the message says why. Nothing is left behind."""
+    missing from storage); the message says why. Nothing is left behind. An Invalid (400):
+    what reaches a request synchronously is the request's options (task, format, flags); the
+    rest happens in the background job, which records it as the job's error."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
+from annotation.errors import Invalid
 from judging.models import Judge, PromptTemplate
 
 MARKERS = ("{prompt}", "{first}", "{second}")
@@ -77,16 +78,18 @@ BUILT_IN: dict[str, tuple[str, str]] = {
 }
 
 
-class TemplateInvalid(ValueError):
-    pass
+class TemplateInvalid(Invalid, ValueError):
+    """A template that cannot be saved or used; `fields` names the field when it is one."""
 
 
 def template_check(body: str, answer_format: str) -> None:
     missing = [marker for marker in MARKERS if body.count(marker) != 1]
     if missing:
-        raise TemplateInvalid(f"the template must contain each of {', '.join(missing)} once")
+        message = f"the template must contain each of {', '.join(missing)} once"
+        raise TemplateInvalid(message, {"body": [message]})
     if answer_format not in PromptTemplate.AnswerFormat.values:
-        raise TemplateInvalid(f"unknown answer format {answer_format!r}")
+        message = f"unknown answer format {answer_format!r}"
+        raise TemplateInvalid(message, {"answer_format": [message]})
 
 
 def template_save(name: str, body: str, answer_format: str, project) -> PromptTemplate:

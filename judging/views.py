@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models import Task
 from annotation.selectors import project_for_lead
+from config.errors import refusal_as_message
 from config.htmx import render_fragment_or_page
 from judging.forms import EnsembleForm, JudgeForm, RunStartForm, TemplateForm
 from judging.models import Judge, JudgeRun
@@ -28,7 +29,7 @@ from judging.services.ensemble import (
     ensemble_summary,
     last_filtered_pairs,
 )
-from judging.services.judges import JudgeInUse, judge_delete, judge_save
+from judging.services.judges import judge_delete, judge_save
 from judging.services.runs import (
     RunRefused,
     judge_run_cancel,
@@ -79,11 +80,8 @@ def _add_errors(form, invalid: ValidationError) -> None:
 def judge_remove(request, slug: str, judge_id: int):
     project = project_for_lead(request.user, slug)
     judge = get_object_or_404(Judge, pk=judge_id, project=project)
-    try:
+    with refusal_as_message(request):
         judge_delete(judge)
-    except JudgeInUse as in_use:
-        messages.error(request, str(in_use))
-    else:
         messages.success(request, f"Judge {judge.name} deleted.")
     return redirect("judge-list", slug=project.slug)
 
@@ -120,7 +118,7 @@ def template_edit(request, slug: str, name: str | None = None):
                 project,
             )
         except TemplateInvalid as invalid:
-            form.add_error("body", str(invalid))
+            _add_errors(form, ValidationError(invalid.fields or invalid.message))
         else:
             messages.success(request, f"Template {saved.name} v{saved.version} saved.")
             return redirect("template-edit", slug=project.slug, name=saved.name)
@@ -178,13 +176,11 @@ def run_detail(request, slug: str, run_id: int):
 @require_POST
 def run_control(request, slug: str, run_id: int, action: str):
     run = _run_of(request, slug, run_id)
-    try:
+    with refusal_as_message(request):
         if action == "cancel":
             judge_run_cancel(run)
         else:
             judge_run_resume(run, background=True)
-    except RunRefused as refused:
-        messages.error(request, str(refused))
     return redirect("run-detail", slug=slug, run_id=run.pk)
 
 
@@ -221,20 +217,14 @@ def ensemble(request, slug: str):
 
 def _ensemble_post(request, project, task):
     if request.POST.get("action") == "run":
-        try:
+        with refusal_as_message(request):
             ensemble_start(project, task, user=request.user, background=True)
-        except RunRefused as refused:
-            messages.error(request, str(refused))
-        else:
             messages.success(request, f"Ensemble filter of {task.name} started.")
         return redirect("ensemble", slug=project.slug)
     form = EnsembleForm(project, request.POST, prefix=task.slug)
     if form.is_valid():
-        try:
+        with refusal_as_message(request):
             ensemble_set(task, form.cleaned_data["judges"], form.cleaned_data["threshold"])
-        except RunRefused as refused:
-            messages.error(request, str(refused))
-        else:
             messages.success(request, f"Ensemble of {task.name} saved.")
     else:
         messages.error(request, f"Ensemble of {task.name} not saved: {form.errors.as_text()}")

@@ -1,5 +1,9 @@
-class ImportFailed(Exception):
-    """A record that cannot be imported. Nothing of the import is written."""
+from annotation.errors import Invalid
+
+
+class ImportFailed(Invalid):
+    """A record that cannot be imported. Nothing of the import is written. `message` names the
+    record; `detail` is the message without it."""
 
     def __init__(self, message: str, record: int | None = None):
         self.record = record

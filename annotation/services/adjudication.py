@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from annotation.errors import Invalid, Refused
 from annotation.models import (
     Adjudication,
     AnnotatorRequest,
@@ -36,15 +37,17 @@ _BATCH = 500
 _RULED = (*OPEN_STATUSES, Pair.Status.COMPLETE, Pair.Status.KEPT, Pair.Status.DROPPED)
 
 
-class AdjudicationRefused(Exception):
+class AdjudicationRefused(Refused):
     """The lead's action cannot be done; the message says why, for the lead."""
 
 
-class FilterInvalid(AdjudicationRefused):
-    """Filter settings out of range; `errors` maps each field to its message."""
+class FilterInvalid(Invalid, AdjudicationRefused):
+    """Filter settings out of range; `errors` maps each field to its message. An input error
+    (400), and still an AdjudicationRefused for the callers that catch those."""
 
     def __init__(self, errors: dict[str, str]):
-        super().__init__(" ".join(errors.values()))
+        fields = {key: [message] for key, message in errors.items()}
+        super().__init__(" ".join(errors.values()), fields)
         self.errors = errors
 
 

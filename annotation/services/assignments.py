@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from annotation.errors import Refused
 from annotation.models import Assignment, Flag, Pair, Task
 from annotation.selectors import OPEN_STATUSES, claimable_pairs, live_assignments
 from annotation.services.consensus import ratings_needed
@@ -28,7 +29,7 @@ _BUSY_RETRIES = 200  # × 5–30 ms: a few seconds at most under extreme content
 _BUSY = object()
 
 
-class AssignmentClosed(Exception):
+class AssignmentClosed(Refused):
     """The assignment can no longer take this action; the message says why, for the user."""
 
 

@@ -12,6 +12,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.errors import Invalid
 from annotation.models import Adjudication, AspectScore, Assignment, Pair, Rating
 from annotation.scale import to_canonical
 from annotation.services.assignments import (
@@ -26,9 +27,18 @@ MAX_ACTIVE_SECONDS = 6 * 3600  # a client clock gone wrong must not skew time-pe
 MAX_RATIONALE_CHARS = 10_000
 
 
-class RatingInvalid(Exception):
+class RatingInvalid(Invalid):
+    """`errors` maps the form's fields (`overall`, `aspect_<key>`, …) to a message; `fields`
+    has the shape of RatingInput (`aspects: {key: [message]}`)."""
+
     def __init__(self, errors: dict[str, str]):
-        super().__init__("; ".join(f"{key}: {message}" for key, message in errors.items()))
+        fields: dict = {}
+        for key, message in errors.items():
+            if key.startswith("aspect_"):
+                fields.setdefault("aspects", {})[key.removeprefix("aspect_")] = [message]
+            else:
+                fields[key] = [message]
+        super().__init__("; ".join(f"{key}: {message}" for key, message in errors.items()), fields)
         self.errors = errors
 
 

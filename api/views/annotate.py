@@ -4,12 +4,12 @@ one's own assignments and ratings. Nobody sees anyone else's."""
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
 from annotation.models import Assignment
-from annotation.services.assignments import AssignmentClosed, assignment_claim, assignment_skip
-from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
+from annotation.services.assignments import assignment_claim, assignment_skip
+from annotation.services.ratings import RatingInput, rating_submit
 from api.selectors import annotatable_tasks, assignment_view, own_assignments, own_ratings
 from api.serializers.annotate import (
     AssignmentDetailSerializer,
@@ -22,7 +22,7 @@ from api.serializers.annotate import (
     SkipSerializer,
 )
 from api.serializers.common import ErrorSerializer
-from api.views.common import Conflict, ScopedViewSet
+from api.views.common import ScopedViewSet
 
 CONFLICT = OpenApiResponse(ErrorSerializer, description="The assignment cannot take this now.")
 
@@ -30,17 +30,6 @@ CONFLICT = OpenApiResponse(ErrorSerializer, description="The assignment cannot t
 def _detail(request, assignment_id: int) -> dict:
     view = assignment_view(request.user, assignment_id)
     return AssignmentDetailSerializer(AssignmentDetailSerializer.payload(view, request)).data
-
-
-def _rating_errors(invalid: RatingInvalid) -> ValidationError:
-    """The service's form keys (`aspect_<key>`) → the API's fields (`aspects: {key: ...}`)."""
-    errors: dict = {}
-    for key, message in invalid.errors.items():
-        if key.startswith("aspect_"):
-            errors.setdefault("aspects", {})[key.removeprefix("aspect_")] = [message]
-        else:
-            errors[key] = [message]
-    return ValidationError(errors)
 
 
 class TaskClaimViewSet(ScopedViewSet):
@@ -107,10 +96,6 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Scoped
             )
         except Assignment.DoesNotExist:
             raise NotFound() from None
-        except RatingInvalid as invalid:
-            raise _rating_errors(invalid) from None
-        except AssignmentClosed as closed:
-            raise Conflict(str(closed)) from None
         rating = own_ratings(request.user).get(pk=rating.pk)
         return Response(RatingSerializer(rating, context=self.get_serializer_context()).data)
 
@@ -128,8 +113,6 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Scoped
             assignment_skip(assignment.pk, request.user, serializer.validated_data["reason"])
         except Assignment.DoesNotExist:
             raise NotFound() from None
-        except AssignmentClosed as closed:
-            raise Conflict(str(closed)) from None
         return Response(AssignmentSerializer(self.get_object()).data)
 
 

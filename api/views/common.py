@@ -1,5 +1,6 @@
 """What every API view shares: id lookups that answer 404 outside the caller's scope, query
-filters validated into 400s, uploads written to a temporary file."""
+filters validated into 400s, uploads written to a temporary file. Services' errors become
+HTTP answers in one place, `api/errors.py`."""
 
 import re
 import shutil
@@ -7,36 +8,13 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from django.http import JsonResponse
-from rest_framework import status
-from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.exceptions import NotFound
 from rest_framework.viewsets import GenericViewSet
 
-from annotation.importing.errors import ImportFailed
 from annotation.models import Project
 from api.selectors import by_id_or_slug, parse_id
-
-
-class Conflict(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "The request conflicts with the current state."
-    default_code = "conflict"
-
-
-def refused(message: str) -> ValidationError:
-    """A 400 for the request as a whole: `{"detail": message}`."""
-    return ValidationError({"detail": str(message)})
-
-
-def field_errors(error: DjangoValidationError) -> ValidationError:
-    """A model validation error → a 400 with its field messages."""
-    if hasattr(error, "error_dict"):
-        return ValidationError(
-            {key: list(messages) for key, messages in error.message_dict.items()}
-        )
-    return ValidationError({"detail": " ".join(error.messages)})
 
 
 def object_or_404(queryset: QuerySet, pk_text):
@@ -86,18 +64,6 @@ class ScopedViewSet(GenericViewSet):
         serializer_class = serializer_class or self.get_serializer_class()
         data = serializer_class(page, many=True, context=self.get_serializer_context() | context)
         return self.get_paginated_response(data.data)
-
-
-@contextmanager
-def import_refusals():
-    """An import's refusals as 400s: the importer's message (with the record number; text
-    no database stores is one of them) and model field messages."""
-    try:
-        yield
-    except ImportFailed as failed:
-        raise refused(str(failed)) from None
-    except DjangoValidationError as invalid:
-        raise field_errors(invalid) from None
 
 
 @contextmanager

@@ -17,11 +17,11 @@ from rest_framework.views import APIView
 
 from annotation.image_cleaning import clean_asset_name
 from annotation.selectors import asset_for_user
+from api.errors import Conflict
 from api.selectors import lead_projects
 from api.serializers.common import ErrorSerializer
 from api.serializers.exports import ExportJobSerializer, ExportStartSerializer
-from api.views.common import Conflict, object_or_404, project_or_404, refused
-from exports.errors import ExportRefused
+from api.views.common import object_or_404, project_or_404
 from exports.jobs import export_job_path, export_job_start
 from exports.models import ExportJob
 from exports.selectors import export_jobs_for_project
@@ -67,17 +67,14 @@ class ExportJobListView(ListModelMixin, _ExportJobs):
         options = ExportStartSerializer(data=request.data)
         options.is_valid(raise_exception=True)
         data = options.validated_data
-        try:
-            job = export_job_start(
-                found,
-                request.user,
-                file_format=data["format"],
-                task_slug=data.get("task"),
-                include_dropped=data["include_dropped"],
-                with_verdicts=data["with_verdicts"],
-            )
-        except ExportRefused as refusal:
-            raise refused(str(refusal)) from None
+        job = export_job_start(
+            found,
+            request.user,
+            file_format=data["format"],
+            task_slug=data.get("task"),
+            include_dropped=data["include_dropped"],
+            with_verdicts=data["with_verdicts"],
+        )
         job = self.get_queryset().get(pk=job.pk)  # as it is now (done already when eager)
         return Response(
             self.get_serializer(job).data,

@@ -2,7 +2,6 @@
 leads no project), connections, runs and verdicts (the leads of their projects; 404 for
 anyone else)."""
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Q
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status
@@ -11,6 +10,7 @@ from rest_framework.exceptions import NotFound, PermissionDenied, ValidationErro
 from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
+from annotation.errors import Invalid
 from api.parsers import MultiPartParser
 from api.selectors import (
     judges_for,
@@ -40,20 +40,11 @@ from api.serializers.judging import (
     VerdictSerializer,
     progress_payload,
 )
-from api.views.common import (
-    Conflict,
-    ScopedViewSet,
-    field_errors,
-    filter_by_project,
-    import_refusals,
-    project_or_404,
-    refused,
-    uploaded_to_path,
-)
+from api.views.common import ScopedViewSet, filter_by_project, project_or_404, uploaded_to_path
 from judging.models import Connection, Judge, PromptTemplate
-from judging.prompts import TemplateInvalid, template_save
+from judging.prompts import template_save
 from judging.selectors import connections_for, run_progress
-from judging.services.judges import JudgeInUse, judge_delete, judge_save
+from judging.services.judges import judge_delete, judge_save
 from judging.services.runs import (
     RunRefused,
     judge_run_cancel,
@@ -109,10 +100,7 @@ class JudgeViewSet(
     def _save(self, name: str, project, changes: dict):
         if "connection" in changes:
             changes["connection"] = _connection_named(changes["connection"], project)
-        try:
-            judge, _created = judge_save(name, project=project, **changes)
-        except DjangoValidationError as invalid:
-            raise field_errors(invalid) from None
+        judge, _created = judge_save(name, project=project, **changes)
         return judge
 
     def create(self, request):
@@ -139,10 +127,7 @@ class JudgeViewSet(
 
     def destroy(self, request, pk=None):
         judge = self._changeable()
-        try:
-            judge_delete(judge)
-        except JudgeInUse as in_use:
-            raise Conflict(str(in_use)) from None
+        judge_delete(judge)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -177,10 +162,7 @@ class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedVi
         data = serializer.validated_data
         project = project_or_404(lead_projects(request.user), data["project"])
         latest = PromptTemplate.objects.filter(project=project, name=data["name"]).first()
-        try:
-            saved = template_save(data["name"], data["body"], data["answer_format"], project)
-        except TemplateInvalid as invalid:
-            raise ValidationError({"body": [str(invalid)]}) from None
+        saved = template_save(data["name"], data["body"], data["answer_format"], project)
         created = latest is None or saved.pk != latest.pk
         answer = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(TemplateSerializer(saved).data, status=answer)
@@ -268,7 +250,9 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSet
                 background=True,
             )
         except RunRefused as refusal:
-            raise refused(str(refusal)) from None
+            # A run that cannot start is the request's fault here (the judge, task or
+            # samples chosen): a 400, as the API has always answered.
+            raise Invalid(refusal.message) from None
         run = self.get_queryset().get(pk=run.pk)
         return Response(_run_detail(run), status=status.HTTP_201_CREATED)
 
@@ -284,11 +268,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSet
     )
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
-        run = self.get_object()
-        try:
-            run = judge_run_cancel(run)
-        except RunRefused as refusal:
-            raise Conflict(str(refusal)) from None
+        run = judge_run_cancel(self.get_object())
         return Response(_run_detail(run))
 
     @extend_schema(
@@ -298,11 +278,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSet
     )
     @action(detail=True, methods=["post"])
     def resume(self, request, pk=None):
-        run = self.get_object()
-        try:
-            run = judge_run_resume(run, background=True)
-        except RunRefused as refusal:
-            raise Conflict(str(refusal)) from None
+        run = judge_run_resume(self.get_object(), background=True)
         return Response(_run_detail(run))
 
 
@@ -351,7 +327,7 @@ class VerdictViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedVie
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         project = project_or_404(lead_projects(request.user), data["project"])
-        with import_refusals(), uploaded_to_path(data["file"]) as path:
+        with uploaded_to_path(data["file"]) as path:
             summary = verdicts_import(
                 path,
                 project_slug=project.slug,

@@ -19,12 +19,7 @@ from api.serializers.pairs import (
     PairSerializer,
     pair_detail_payload,
 )
-from api.views.common import (
-    ScopedViewSet,
-    filter_by_project,
-    import_refusals,
-    project_or_404,
-)
+from api.views.common import ScopedViewSet, filter_by_project, project_or_404
 
 NO_PROJECT = OpenApiResponse(ErrorSerializer, description="No project you lead by this name.")
 _EMPTY_FILTERS = {"label": "", "decided_by": ""}
@@ -79,12 +74,11 @@ class PairViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSe
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         project = project_or_404(lead_projects(request.user), data["project"])
-        with import_refusals():
-            summary = pairs_import_upload(
-                data["file"],
-                project_slug=project.slug,
-                task_slug=data["task"],
-                file_format=data["format"],
-                as_candidates=data["as_candidates"],
-            )
+        summary = pairs_import_upload(
+            data["file"],
+            project_slug=project.slug,
+            task_slug=data["task"],
+            file_format=data["format"],
+            as_candidates=data["as_candidates"],
+        )
         return Response(summary.as_dict(), status=status.HTTP_201_CREATED)

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from annotation.errors import Refused
 from annotation.models import Project
 from judging.models import (
     API_BACKENDS,
@@ -146,7 +147,7 @@ def _connection_check(judge: Judge) -> None:
         raise ValidationError({"connection": "no such connection for this project"})
 
 
-class JudgeInUse(Exception):
+class JudgeInUse(Refused):
     """The judge has results or a role; deleting it would take them with it."""
 
 

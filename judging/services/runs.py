@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.errors import Refused
 from annotation.models import Pair, Project, Task
 from judging.backends import ConfigurationError, check_callable
 from judging.models import MAX_SAMPLES, Judge, JudgeRun, JudgeRunChunk
@@ -22,7 +23,7 @@ log = logging.getLogger(__name__)
 MAX_CHUNK_PAIRS = 1000
 
 
-class RunRefused(Exception):
+class RunRefused(Refused):
     """The run cannot start or change state; the message says why, for the user."""
 
 
