@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from annotation.models import (
     Adjudication,
@@ -91,7 +91,7 @@ def _content_html(parts):
             chunks.append(_thumbnail(assets[value], 160))
         else:
             chunks.append(format_html("<p>{}</p>", value[:2000]))
-    return format_html("".join(["{}"] * len(chunks)), *chunks)
+    return format_html_join("", "{}", ((chunk,) for chunk in chunks))
 
 
 @admin.register(Pair)

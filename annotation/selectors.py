@@ -8,7 +8,6 @@ from django.db import connection
 from django.db.models import (
     Count,
     Exists,
-    F,
     IntegerField,
     OuterRef,
     Q,
@@ -31,7 +30,7 @@ from annotation.models import (
     Response,
     Task,
 )
-from annotation.models.pair import OPEN_STATUSES
+from annotation.models.pair import OPEN_STATUSES, RATINGS_NEEDED
 from annotation.rendering import image_shas
 
 RECENT_EDITABLE = 5  # how many of their latest submissions an annotator can reopen
@@ -65,7 +64,7 @@ def claimable_pairs(user, now: datetime) -> QuerySet[Pair]:
     return (
         Pair.objects.filter(status__in=OPEN_STATUSES)
         .alias(live=Coalesce(Subquery(live_count, output_field=IntegerField()), 0))
-        .filter(live__lt=F("project__annotators_per_pair") + F("extra_annotators"))
+        .filter(live__lt=RATINGS_NEEDED)
         .filter(~Exists(mine))
     )
 

@@ -117,9 +117,10 @@ def template_save(name: str, body: str, answer_format: str, project) -> PromptTe
     raise TemplateInvalid(f"could not save template {name!r}: too many concurrent edits")
 
 
-def built_in_template(name: str) -> PromptTemplate:
-    """The stored row of a built-in, exactly as the code defines it (verdicts point at rows).
-    A row of the same name with other text (an old version) is never used."""
+def built_in_template_stored(name: str) -> PromptTemplate:
+    """The stored row of a built-in, exactly as the code defines it, written on first use
+    (verdicts point at rows). A row of the same name with other text (an old version) is never
+    used."""
     answer_format, body = BUILT_IN[name]
     rows = PromptTemplate.objects.filter(project__isnull=True, name=name)
     for _attempt in range(3):
@@ -140,16 +141,16 @@ def built_in_template(name: str) -> PromptTemplate:
     raise TemplateInvalid(f"could not store built-in template {name!r}")
 
 
-def template_for(judge: Judge, kind: str, project) -> PromptTemplate:
+def run_template_stored(judge: Judge, kind: str, project) -> PromptTemplate:
     """The template a judge uses for a task kind in a project's run: the project's latest
-    version of that name, else the built-in of that name."""
+    version of that name, else the built-in of that name (stored on first use)."""
     name = judge.templates.get(kind) or f"mmrb2-{kind if kind in _CRITERIA else 'other'}"
     latest = PromptTemplate.objects.filter(project=project, name=name).order_by("-version").first()
     if latest is not None:
         return latest
     if name not in BUILT_IN:
         raise TemplateInvalid(f"judge {judge.name!r} names template {name!r}, which does not exist")
-    return built_in_template(name)
+    return built_in_template_stored(name)
 
 
 @dataclass(frozen=True)

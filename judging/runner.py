@@ -30,7 +30,7 @@ from judging.backends import call_backend
 from judging.limits import limits_for
 from judging.models import Judge, JudgeRun, JudgeRunChunk, PromptTemplate, Verdict
 from judging.parsing import parse_answer
-from judging.prompts import build_message, template_for
+from judging.prompts import build_message, run_template_stored
 from judging.retry import Outcome, RetryPolicy, call_with_retries
 from judging.selectors import verdict_tally
 
@@ -288,7 +288,8 @@ def chunk_execute(chunk: JudgeRunChunk) -> bool:
     trials = missing_trials(run.judge, [pair.pk for pair in pairs], run.samples)
     tasks = {pair.task_id: pair.task for pair in pairs}
     templates = {
-        task_id: template_for(run.judge, task.kind, run.project) for task_id, task in tasks.items()
+        task_id: run_template_stored(run.judge, task.kind, run.project)
+        for task_id, task in tasks.items()
     }
     completed = True
     if trials:

@@ -28,6 +28,9 @@ class PairDecidedBy(models.TextChoices):
 # Pairs annotators can still be given and ratings can still change.
 OPEN_STATUSES = (PairStatus.QUEUED, PairStatus.IN_PROGRESS)
 
+# How many ratings decide a pair, in a query (Pair.ratings_needed in Python).
+RATINGS_NEEDED = F("project__annotators_per_pair") + F("extra_annotators")
+
 
 class Pair(models.Model):
     """A prompt and two responses to compare.
@@ -110,6 +113,11 @@ class Pair(models.Model):
 
     def __str__(self) -> str:
         return self.external_id
+
+    def ratings_needed(self, project=None) -> int:
+        """How many ratings decide the pair: the project's N plus the extra annotators a lead
+        asked for (pass the project when at hand, to save a query)."""
+        return (project or self.project).annotators_per_pair + self.extra_annotators
 
 
 class AdjudicationDecision(models.TextChoices):

@@ -26,9 +26,8 @@ from annotation.models import (
 from annotation.selectors import OPEN_STATUSES
 from annotation.services.consensus import (
     DECIDED_FIELDS,
-    pair_decide,
+    decision_set,
     pairs_decide,
-    ratings_needed,
 )
 
 MAX_NOTE_CHARS = 10_000
@@ -101,7 +100,7 @@ def pair_adjudicate(pair_id: int, lead, decision: str, note: str) -> Adjudicatio
             adjudication = Adjudication.objects.create(
                 pair=pair, lead=lead, decision=decision, note=note
             )
-        pair_decide(pair, _scores(pair), adjudication, pair.project)
+        decision_set(pair, _scores(pair), adjudication, pair.project)
         pair.save(update_fields=[*DECIDED_FIELDS, "updated_at"])
         Flag.objects.filter(pair=pair, resolved_at__isnull=True).update(
             resolved_at=timezone.now(), resolved_by=lead
@@ -131,12 +130,12 @@ def pair_request_annotator(pair_id: int, lead, note: str) -> Pair:
                 "annotators to add to."
             )
         latest = AnnotatorRequest.objects.filter(pair=pair).first()  # latest first
-        pending = pair.rating_count < ratings_needed(pair, pair.project)
+        pending = pair.rating_count < pair.ratings_needed()
         if latest is not None and pending and (latest.lead_id, latest.note) == (lead.pk, note):
             return pair  # a repeated submit
         AnnotatorRequest.objects.create(pair=pair, lead=lead, note=note)
         pair.extra_annotators += 1
-        pair_decide(pair, _scores(pair), None, pair.project)
+        decision_set(pair, _scores(pair), None, pair.project)
         if pair.status not in OPEN_STATUSES:
             pair.status = Pair.Status.IN_PROGRESS
         pair.save(update_fields=[*DECIDED_FIELDS, "extra_annotators", "updated_at"])
@@ -221,6 +220,6 @@ def _filter_apply_batch(project_id: int, ids: list[int]) -> int:
         .exclude(_adjudicated())
         .order_by("pk")
     )
-    due = [pair for pair in pairs if pair.rating_count >= ratings_needed(pair, project)]
+    due = [pair for pair in pairs if pair.rating_count >= pair.ratings_needed(project)]
     before = {pair.pk: pair.status for pair in due}
     return sum(1 for pair in pairs_decide(due, project) if pair.status != before[pair.pk])

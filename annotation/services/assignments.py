@@ -22,8 +22,8 @@ from django.utils import timezone
 
 from annotation.errors import Refused
 from annotation.models import Assignment, Flag, Pair, Task
+from annotation.models.pair import RATINGS_NEEDED
 from annotation.selectors import OPEN_STATUSES, claimable_pairs, live_assignments
-from annotation.services.consensus import ratings_needed
 
 _BUSY_RETRIES = 200  # × 5–30 ms: a few seconds at most under extreme contention
 _BUSY = object()
@@ -73,7 +73,7 @@ def _resume(user, task: Task, now: datetime) -> Assignment | None:
         still_open = pair is not None and pair.status in OPEN_STATUSES
         if still_open and (
             lease.lease_expires_at > now
-            or pair_has_free_slot(pair.pk, ratings_needed(pair, task.project), now, excluding=lease)
+            or pair_has_free_slot(pair.pk, pair.ratings_needed(task.project), now, excluding=lease)
         ):
             lease.lease_expires_at = _lease_end(task, now)
             lease.save(update_fields=["lease_expires_at"])
@@ -107,16 +107,16 @@ def _claim_once(user, task: Task, now: datetime):
         locked = (
             candidates.exclude(pk__in=passed_over)
             .select_for_update(skip_locked=True, of=("self",))
-            .values_list("pk", "extra_annotators")
+            .annotate(needed=RATINGS_NEEDED)
+            .values_list("pk", "needed")
             .first()
         )
         if locked is None:
             return _BUSY if candidates.exclude(pk__in=passed_over).exists() else None
-        pair_id, extra = locked
+        pair_id, limit = locked
         # The candidate query's snapshot may predate a claim committed just before we took
         # the lock: recount now that nobody else can add to this pair.
         mine = Assignment.objects.filter(pair_id=pair_id, annotator=user).exists()
-        limit = task.project.annotators_per_pair + extra
         if mine or not pair_has_free_slot(pair_id, limit, now):
             passed_over.append(pair_id)
             continue

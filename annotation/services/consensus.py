@@ -42,22 +42,19 @@ _ADJUDICATED = {
 }
 
 
-def ratings_needed(pair: Pair, project: Project) -> int:
-    """How many ratings the pair needs: the project's N plus the extra annotators a lead asked
-    for. With that many the consensus of all its ratings decides it."""
-    return project.annotators_per_pair + pair.extra_annotators
-
-
-def pair_decide(pair: Pair, scores: list[int], adjudication: Adjudication | None, project: Project):
-    """Set the pair's derived columns (not saved). Precedence of the label: adjudication,
-    consensus of at least N + extra ratings, imported reference label."""
+def decision_set(
+    pair: Pair, scores: list[int], adjudication: Adjudication | None, project: Project
+) -> None:
+    """Set the pair's derived columns; the caller saves them (pairs_decide does, for a list).
+    Precedence of the label: adjudication, consensus of at least N + extra ratings, imported
+    reference label."""
     pair.rating_count = len(scores)
     pair.consensus_mean = sum(scores) / len(scores) if scores else None
     pair.consensus_span = max(scores) - min(scores) if scores else None
     if adjudication is not None:
         pair.label, pair.status = _ADJUDICATED[adjudication.decision]
         pair.decided_by = Pair.DecidedBy.ADJUDICATION
-    elif len(scores) >= ratings_needed(pair, project):
+    elif len(scores) >= pair.ratings_needed(project):
         consensus = consensus_of(scores, project)
         pair.label = consensus.label
         pair.status = Pair.Status.KEPT if consensus.keep else Pair.Status.DROPPED
@@ -93,7 +90,7 @@ def pairs_decide(pairs: list[Pair], project: Project) -> list[Pair]:
     changed, now = [], timezone.now()
     for pair in pairs:
         before = [getattr(pair, name) for name in DECIDED_FIELDS]
-        pair_decide(pair, scores[pair.id], latest.get(pair.id), project)
+        decision_set(pair, scores[pair.id], latest.get(pair.id), project)
         if [getattr(pair, name) for name in DECIDED_FIELDS] != before:
             pair.updated_at = now
             changed.append(pair)

@@ -37,7 +37,7 @@ from annotation.importing.images import (
 from annotation.models import Asset, Generator, Pair, Project, Prompt, Response
 from annotation.models.content import asset_storage_name
 from annotation.rendering import image_shas
-from annotation.services.consensus import pair_decide
+from annotation.services.consensus import decision_set
 from annotation.services.pair_import_ratings import (
     imported_adjudication,
     imported_adjudications_write,
@@ -419,7 +419,7 @@ def _write_pairs(project, task, new_records, summary, as_candidates) -> None:
             status=_initial_status(record, project, as_candidates),
         )
         adjudication = imported_adjudication(record)
-        pair_decide(pair, record.scores, adjudication, project)
+        decision_set(pair, record.scores, adjudication, project)
         pairs.append(pair)
         if adjudication is not None:
             adjudications.append((adjudication, pair))

@@ -98,7 +98,7 @@ def imported_ratings_write(project: Project, rows: list[tuple[PairRecord, Pair]]
 
 
 def imported_adjudication(record: PairRecord) -> Adjudication | None:
-    """The record's adjudication, unsaved (pair_decide reads its decision before the pair
+    """The record's adjudication, unsaved (decision_set reads its decision before the pair
     exists); `imported_adjudications_write` saves it."""
     if record.adjudication is None:
         return None

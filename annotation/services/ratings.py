@@ -21,7 +21,7 @@ from annotation.services.assignments import (
     lock_own_assignment,
     pair_has_free_slot,
 )
-from annotation.services.consensus import DECIDED_FIELDS, pair_decide, ratings_needed
+from annotation.services.consensus import DECIDED_FIELDS, decision_set
 
 MAX_ACTIVE_SECONDS = 6 * 3600  # a client clock gone wrong must not skew time-per-pair figures
 MAX_RATIONALE_CHARS = 10_000
@@ -150,7 +150,7 @@ def rating_submit(
             lease_over = assignment.status == Assignment.Status.EXPIRED or (
                 assignment.lease_expires_at is not None and assignment.lease_expires_at <= now
             )
-            limit = ratings_needed(pair, pair.project)
+            limit = pair.ratings_needed()
             if lease_over and not pair_has_free_slot(pair.pk, limit, now, excluding=assignment):
                 raise AssignmentClosed(
                     "Your time on this pair ran out and it went to another annotator."
@@ -183,7 +183,7 @@ def _pair_update(pair: Pair) -> None:
     dropped."""
     scores = list(Rating.objects.filter(pair=pair).values_list("overall", flat=True))
     adjudication = Adjudication.objects.filter(pair=pair).first()  # latest first
-    pair_decide(pair, scores, adjudication, pair.project)
+    decision_set(pair, scores, adjudication, pair.project)
     if pair.status == Pair.Status.QUEUED:
         pair.status = Pair.Status.IN_PROGRESS
     pair.save(update_fields=[*DECIDED_FIELDS, "updated_at"])

@@ -162,7 +162,7 @@ def pair_detail_payload(pair: Pair, assets: dict, request) -> dict:
         "response_b": response(pair.response_b),
         "ratings": {
             "count": len(ratings),
-            "needed": pair.project.annotators_per_pair + pair.extra_annotators,
+            "needed": pair.ratings_needed(),
             "mean": sum(scores) / len(scores) if scores else None,
             "span": max(scores) - min(scores) if scores else None,
             "ratings": ratings,

@@ -8,7 +8,7 @@ from itertools import permutations
 import pytest
 
 from annotation.models import Adjudication, Pair, Project
-from annotation.services.consensus import consensus_of, pair_decide
+from annotation.services.consensus import consensus_of, decision_set
 from metrics.agreement import krippendorff_alpha, rater_label_agreement, unanimous_direction
 from metrics.judges import average_accuracy, judge_task_stats
 
@@ -307,7 +307,7 @@ def test_consensus_respects_project_max_span_and_band():
     assert consensus_of([4, 4, 4], project).keep is False
 
 
-# ---------------------------------------------------------------- pair_decide precedence
+# ---------------------------------------------------------------- decision_set precedence
 
 
 def _pair(reference_label="", status=Pair.Status.QUEUED):
@@ -317,7 +317,7 @@ def _pair(reference_label="", status=Pair.Status.QUEUED):
 def test_pair_decide_adjudication_wins_over_consensus():
     project = _project(scale_points=7, annotators_per_pair=3)
     pair = _pair(reference_label="A")
-    pair_decide(pair, [7, 7, 7], Adjudication(decision="keep_b"), project)
+    decision_set(pair, [7, 7, 7], Adjudication(decision="keep_b"), project)
     assert (pair.label, pair.status, pair.decided_by) == ("B", "kept", "adjudication")
     assert pair.rating_count == 3
     assert pair.consensus_mean == pytest.approx(7)
@@ -327,10 +327,10 @@ def test_pair_decide_adjudication_wins_over_consensus():
 def test_pair_decide_adjudication_drop_and_keep_a():
     project = _project(scale_points=7, annotators_per_pair=3)
     pair = _pair()
-    pair_decide(pair, [6, 6, 7], Adjudication(decision="drop"), project)
+    decision_set(pair, [6, 6, 7], Adjudication(decision="drop"), project)
     assert (pair.label, pair.status, pair.decided_by) == ("", "dropped", "adjudication")
     pair = _pair()
-    pair_decide(pair, [], Adjudication(decision="keep_a"), project)  # even without ratings
+    decision_set(pair, [], Adjudication(decision="keep_a"), project)  # even without ratings
     assert (pair.label, pair.status, pair.decided_by) == ("A", "kept", "adjudication")
     assert pair.rating_count == 0
     assert pair.consensus_mean is None
@@ -340,29 +340,29 @@ def test_pair_decide_adjudication_drop_and_keep_a():
 def test_pair_decide_consensus_wins_over_reference_label():
     project = _project(scale_points=7, annotators_per_pair=3)
     pair = _pair(reference_label="B")
-    pair_decide(pair, [6, 7, 6], None, project)
+    decision_set(pair, [6, 7, 6], None, project)
     assert (pair.label, pair.status, pair.decided_by) == ("A", "kept", "consensus")
     assert pair.consensus_mean == pytest.approx(19 / 3)
     assert pair.consensus_span == 1
     pair = _pair(reference_label="B")
-    pair_decide(pair, [3, 4, 5], None, project)  # ambiguous: dropped, label from the mean
+    decision_set(pair, [3, 4, 5], None, project)  # ambiguous: dropped, label from the mean
     assert (pair.label, pair.status, pair.decided_by) == ("", "dropped", "consensus")
 
 
 def test_pair_decide_reference_label_when_ratings_are_missing():
     project = _project(scale_points=7, annotators_per_pair=3)
     pair = _pair(reference_label="B")
-    pair_decide(pair, [7, 7], None, project)  # 2 < N ratings: the consensus does not decide
+    decision_set(pair, [7, 7], None, project)  # 2 < N ratings: the consensus does not decide
     assert (pair.label, pair.decided_by) == ("B", "imported")
     assert pair.status == "queued"  # status untouched
     assert pair.rating_count == 2
     pair = _pair(reference_label="tie")
-    pair_decide(pair, [], None, project)
+    decision_set(pair, [], None, project)
     assert (pair.label, pair.decided_by) == ("", "imported")
 
 
 def test_pair_decide_nothing_to_decide():
     project = _project(scale_points=7, annotators_per_pair=3)
     pair = _pair()
-    pair_decide(pair, [5], None, project)
+    decision_set(pair, [5], None, project)
     assert (pair.label, pair.decided_by, pair.status) == ("", "", "queued")
