@@ -12,7 +12,7 @@ from pathlib import Path
 from django.conf import settings
 
 from annotation.models import Project
-from exports.service import export_dataset
+from exports.writer import export_dataset
 
 _DEFLATED_SUFFIXES = {".json", ".jsonl"}
 

@@ -17,7 +17,7 @@ from annotation.models import Project
 from exports.archive import export_archive
 from exports.errors import ExportRefused
 from exports.models import ExportJob
-from exports.service import export_tasks
+from exports.writer import export_tasks
 
 log = logging.getLogger(__name__)
 

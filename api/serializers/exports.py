@@ -5,7 +5,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from exports.models import ExportJob
-from exports.service import FILE_FORMATS
+from exports.writer import FILE_FORMATS
 
 
 class ExportStartSerializer(serializers.Serializer):

@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 
 from annotation.models import Asset, Pair
 from exports.errors import ExportRefused
-from exports.service import export_dataset
+from exports.writer import export_dataset
 from tests.exporting.helpers import files_under, jsonl_rows, manifest_of, run_export, sha256_of
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ import pytest
 
 from annotation.models import Project
 from annotation.services.pair_import import pairs_import
-from exports.service import export_dataset
+from exports.writer import export_dataset
 from tests.conftest import SHARED_MMRB2
 from tests.exporting.helpers import jsonl_rows, manifest_of, sha256_of
 

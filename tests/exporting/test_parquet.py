@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from exports import parquet
-from exports.service import export_dataset
+from exports.writer import export_dataset
 from tests.exporting.helpers import files_under, jsonl_rows, manifest_of, run_export, sha256_of
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Pair
-from exports.service import export_dataset
+from exports.writer import export_dataset
 from tests.exporting.conftest import build_rated
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ from annotation.services.adjudication import pair_adjudicate
 from annotation.services.assignments import assignment_claim
 from annotation.services.pair_import import pairs_import
 from annotation.services.ratings import RatingInput, rating_submit
-from exports.service import export_dataset
+from exports.writer import export_dataset
 from tests.conftest import SHARED_MMRB2
 from tests.factories import member, queued_pairs
 

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Project
 from exports.errors import ExportRefused
-from exports.service import FILE_FORMATS, export_dataset
+from exports.writer import FILE_FORMATS, export_dataset
 
 
 class Command(BaseCommand):
