@@ -7,6 +7,9 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
+# The suite runs on every core (pytest-xdist), except with REDIS_URL: the tests share one
+# Redis database there (the cache, the broker), and some clear it.
+PYTEST_WORKERS ?= $(if $(REDIS_URL),0,auto)
 HOST ?= 127.0.0.1:8000
 
 .PHONY: install demo serve test lint format bench bench-import bench-annotate bench-judges bench-dashboards bench-export clean
@@ -27,7 +30,7 @@ demo: install
 	$(BIN)/python manage.py runserver $(HOST)
 
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check --no-cache .

@@ -219,8 +219,9 @@ def test_debug_typo_stops_start_up(tmp_path):
     [
         ("build-only-not-a-secret-collectstatic", "shorter than 50"),  # the old Dockerfile's
         ("ab" * 40, "fewer than 5 distinct characters"),
-        ("django-insecure-" + secrets.token_urlsafe(45), "Django's insecure prefix"),
+        ("django-insecure-" + "x7Kq2mPz9R" * 6, "Django's insecure prefix"),
     ],
+    ids=["short", "few-characters", "insecure-prefix"],  # the same on every xdist worker
 )
 def test_production_refuses_a_weak_secret_key(tmp_path, secret_key, why):
     env = {**_production_env(tmp_path), "SECRET_KEY": secret_key}
