@@ -1,5 +1,6 @@
 from annotation.models.content import Asset, Generator, Prompt, Response
 from annotation.models.flag import Flag
+from annotation.models.import_job import ImportJob
 from annotation.models.pair import Adjudication, AnnotatorRequest, Pair, Side
 from annotation.models.project import Membership, Project, Task
 from annotation.models.rating import AspectScore, Assignment, Rating
@@ -12,6 +13,7 @@ __all__ = [
     "Assignment",
     "Flag",
     "Generator",
+    "ImportJob",
     "Membership",
     "Pair",
     "Project",

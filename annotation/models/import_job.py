@@ -1,0 +1,61 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from annotation.importing.formats import FORMATS
+
+
+class ImportJobStatus(models.TextChoices):
+    QUEUED = "queued", "Waiting for a worker"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Refused"
+
+
+class ImportJob(models.Model):
+    """A file a lead uploaded into a task, imported in the background (a big zip of images
+    outlives any web request). The upload waits under MEDIA_ROOT/imports/<id>/ (never served)
+    until the job ends; the counters let the page draw progress while a worker checks it."""
+
+    Status = ImportJobStatus
+
+    project = models.ForeignKey(
+        "annotation.Project", on_delete=models.CASCADE, related_name="import_jobs"
+    )
+    task_slug = models.SlugField(max_length=64)  # the import may create the task
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="import_jobs"
+    )
+    file_name = models.CharField(max_length=255)  # as uploaded, shown to the lead only
+    file = models.CharField(max_length=255, blank=True)  # relative to MEDIA_ROOT; "" once gone
+    file_format = models.CharField(max_length=16, blank=True)  # "" = from the file's kind
+    as_candidates = models.BooleanField(default=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    records_checked = models.PositiveIntegerField(default=0)
+    images_checked = models.PositiveIntegerField(default=0)
+    pairs_written = models.PositiveIntegerField(default=0)
+    summary = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    error_record = models.PositiveIntegerField(null=True, blank=True)  # 1-based, when known
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=ImportJobStatus.values), name="import_job_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(file_format__in=["", *FORMATS]),
+                name="import_job_format_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"import {self.pk} of {self.file_name} into {self.project_id}/{self.task_slug}"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (ImportJobStatus.DONE, ImportJobStatus.FAILED)
