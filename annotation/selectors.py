@@ -91,6 +91,11 @@ def project_for_lead(user, slug: str) -> Project:
     return project
 
 
+def may_create_projects(user) -> bool:
+    """Operators, and leads given the right by `manage.py user_add --lead`."""
+    return user.is_authenticated and user.has_perm("annotation.add_project")
+
+
 def is_lead_anywhere(user) -> bool:
     return user.is_superuser or Membership.objects.filter(user=user, role="lead").exists()
 

@@ -32,7 +32,7 @@ from django.conf import settings
 from annotation.importing.errors import ImportFailed
 from annotation.importing.formats import FORMATS
 from annotation.importing.images import private_temp_folder
-from annotation.services.pair_import import ImportSummary, pairs_import
+from annotation.services.pair_import import ImportSummary, Progress, pairs_import
 
 DEFAULT_MAX_BYTES = 1024**3  # 1 GiB
 DEFAULT_MAX_UNPACKED_BYTES = 4 * 1024**3
@@ -90,18 +90,54 @@ def pairs_import_upload(
     a bad record."""
     if file_format is not None and file_format not in FORMATS:
         raise ImportFailed(f"unknown format {file_format!r}; expected one of {', '.join(FORMATS)}")
-    limits = UploadLimits.from_settings()
-    suffix = _upload_suffix(getattr(uploaded, "name", "") or "")
     with private_temp_folder("arbiter-upload-") as folder:
-        received = _receive(uploaded, folder / f"upload{suffix}", limits)
-        if suffix == ".zip":
-            data_path = unpack_archive(received, folder / "files", limits)
-            received.unlink()  # the unpacked copy is what is read from now on
+        received = upload_store(uploaded, folder)
+        return pairs_import_stored(
+            received,
+            project_slug=project_slug,
+            task_slug=task_slug,
+            file_format=file_format,
+            as_candidates=as_candidates,
+        )
+
+
+def upload_store(uploaded, folder: Path) -> Path:
+    """Stream the upload to `folder`/upload.<kind> (refused past the size limit, declared or
+    counted, or when its name is not a kind Arbiter reads) and return that path."""
+    suffix = _upload_suffix(getattr(uploaded, "name", "") or "")
+    stored = _receive(uploaded, Path(folder) / f"upload{suffix}", UploadLimits.from_settings())
+    if suffix == ".zip":
+        if not _head(stored, 4).startswith(_ZIP_MAGIC):
+            raise ImportFailed("the upload is named .zip but is not a zip archive")
+    else:
+        _check_data_magic(stored, "the uploaded file")
+    return stored
+
+
+def pairs_import_stored(
+    stored: Path,
+    *,
+    project_slug: str,
+    task_slug: str,
+    file_format: str | None,
+    as_candidates: bool = False,
+    queue: bool = False,
+    progress: Progress | None = None,
+) -> ImportSummary:
+    """Import a file upload_store wrote (a data file or a zip), unpacking it in a private
+    temporary folder; the stored file itself is left as it is."""
+    if file_format is not None and file_format not in FORMATS:
+        raise ImportFailed(f"unknown format {file_format!r}; expected one of {', '.join(FORMATS)}")
+    limits = UploadLimits.from_settings()
+    with private_temp_folder("arbiter-upload-") as folder:
+        if stored.suffix.lower() == ".zip":
+            data_path = unpack_archive(stored, folder / "files", limits)
         else:
-            _check_data_magic(received, "the uploaded file")
-            data_path = received
+            _check_data_magic(stored, "the uploaded file")
+            data_path = stored
         file_format = _format_for(data_path, file_format)
-        images_dir = data_path.parent if suffix == ".zip" and file_format != "parquet" else None
+        zipped = stored.suffix.lower() == ".zip"
+        images_dir = data_path.parent if zipped and file_format != "parquet" else None
         return pairs_import(
             data_path,
             project_slug=project_slug,
@@ -109,6 +145,8 @@ def pairs_import_upload(
             file_format=file_format,
             images_dir=images_dir,
             as_candidates=as_candidates,
+            queue=queue,
+            progress=progress,
         )
 
 

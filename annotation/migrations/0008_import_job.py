@@ -26,6 +26,7 @@ class Migration(migrations.Migration):
                 ("file", models.CharField(blank=True, max_length=255)),
                 ("file_format", models.CharField(blank=True, max_length=16)),
                 ("as_candidates", models.BooleanField(default=True)),
+                ("queue", models.BooleanField(default=True)),
                 (
                     "status",
                     models.CharField(

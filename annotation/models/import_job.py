@@ -29,7 +29,8 @@ class ImportJob(models.Model):
     file_name = models.CharField(max_length=255)  # as uploaded, shown to the lead only
     file = models.CharField(max_length=255, blank=True)  # relative to MEDIA_ROOT; "" once gone
     file_format = models.CharField(max_length=16, blank=True)  # "" = from the file's kind
-    as_candidates = models.BooleanField(default=True)
+    as_candidates = models.BooleanField(default=True)  # labelled records are annotated anew
+    queue = models.BooleanField(default=True)  # new pairs go straight to annotation
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     records_checked = models.PositiveIntegerField(default=0)
     images_checked = models.PositiveIntegerField(default=0)

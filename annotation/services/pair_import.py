@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +46,10 @@ from annotation.services.pair_import_ratings import (
 from annotation.services.projects import project_get_or_create, task_get_or_create
 
 _BATCH = 500
+
+
+# Called with (records checked, images checked) while a file is read.
+Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -106,19 +110,24 @@ def pairs_import(
     file_format: str = "native",
     images_dir: Path | str | None = None,
     as_candidates: bool = False,
+    queue: bool = False,
+    progress: Progress | None = None,
 ) -> ImportSummary:
     """Import the file (formats: see annotation.importing.formats.FORMATS); raises
-    ImportFailed, naming the record when one is at fault, and then nothing is written."""
+    ImportFailed, naming the record when one is at fault, and then nothing is written.
+    `queue` sends new unlabelled pairs straight to annotation instead of leaving them
+    candidates for the judge ensemble. `progress`, when given, is called with (records
+    checked, images checked) as they are."""
     started = time.perf_counter()
     path = Path(path)
     summary = ImportSummary(project=project_slug, task=task_slug, format=file_format)
     images: dict[str, CheckedImage] = {}
     with _records_and_images(path, file_format, images_dir) as (records, source):
-        prepared = _prepare_all(path, records, task_slug, source, images)
+        prepared = _prepare_all(path, records, task_slug, source, images, progress)
         summary.records = len(prepared)
         file_scale = _file_scale(prepared, file_format)
         try:
-            _write_all(prepared, images, summary, file_scale, as_candidates)
+            _write_all(prepared, images, summary, file_scale, as_candidates, queue)
         except ValidationError as exc:  # a project or task slug that is not a slug
             raise ImportFailed("; ".join(exc.messages)) from None
     summary.seconds = time.perf_counter() - started
@@ -142,7 +151,7 @@ def _records_and_images(path: Path, file_format: str, images_dir) -> Iterator[tu
         yield read_parquet_records(path, staged), staged
 
 
-def _write_all(prepared, images, summary, file_scale, as_candidates) -> None:
+def _write_all(prepared, images, summary, file_scale, as_candidates, queue) -> None:
     written_files: list[Path] = []
     try:
         with transaction.atomic():
@@ -157,13 +166,15 @@ def _write_all(prepared, images, summary, file_scale, as_candidates) -> None:
             task = task_get_or_create(project, summary.task)
             new_records = _skip_unchanged(project, task, prepared, summary)
             _write_assets(images, new_records, summary, written_files, project)
-            _write_pairs(project, task, new_records, summary, as_candidates)
+            _write_pairs(project, task, new_records, summary, as_candidates, queue)
     except BaseException:
         _remove_orphans(written_files)
         raise
 
 
-def _prepare_all(path, records, task_slug, source: ImageSource, images) -> list[_Prepared]:
+def _prepare_all(
+    path, records, task_slug, source: ImageSource, images, progress=None
+) -> list[_Prepared]:
     prepared: list[_Prepared] = []
     seen_ids: dict[str, int] = {}
     for record in records:
@@ -178,6 +189,8 @@ def _prepare_all(path, records, task_slug, source: ImageSource, images) -> list[
             prepared.append(_prepare(record, task_slug, source, images))
         except ImageRejected as exc:
             raise ImportFailed(str(exc), record.number) from None
+        if progress is not None:
+            progress(len(prepared), len(images))
     if not prepared:
         raise ImportFailed(f"{path.name} holds no records")
     return prepared
@@ -381,7 +394,7 @@ def _prompts(project, new_records, summary) -> dict[str, Prompt]:
     return prompts
 
 
-def _write_pairs(project, task, new_records, summary, as_candidates) -> None:
+def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> None:
     if not new_records:
         return
     generators = _generators(new_records)
@@ -416,7 +429,7 @@ def _write_pairs(project, task, new_records, summary, as_candidates) -> None:
             same_model=record.response_a.model_name == record.response_b.model_name,
             reference_label=record.reference,
             fingerprint=item.fingerprint,
-            status=_initial_status(record, project, as_candidates),
+            status=_initial_status(record, project, as_candidates, queue),
         )
         adjudication = imported_adjudication(record)
         decision_set(pair, record.scores, adjudication, project)
@@ -431,14 +444,14 @@ def _write_pairs(project, task, new_records, summary, as_candidates) -> None:
     summary.adjudications = imported_adjudications_write(project, adjudications)
 
 
-def _initial_status(record: PairRecord, project: Project, as_candidates: bool) -> str:
+def _initial_status(record: PairRecord, project: Project, as_candidates: bool, queue: bool) -> str:
     """Status before the consensus rule runs (which decides pairs with N ratings or more).
     A labelled record is a finished benchmark pair unless the lead asks to annotate it anew."""
     if record.scores and len(record.scores) < project.annotators_per_pair:
         return Pair.Status.IN_PROGRESS
     if record.reference and not as_candidates:
         return Pair.Status.KEPT
-    return Pair.Status.CANDIDATE
+    return Pair.Status.QUEUED if queue else Pair.Status.CANDIDATE
 
 
 def _write_ratings(project: Project, new_records, pairs) -> int:

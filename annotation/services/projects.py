@@ -1,10 +1,18 @@
 """Creating projects and tasks the way the command line names them (docs/architecture.md §7)."""
 
-from django.db import IntegrityError, transaction
+import re
 
-from annotation.models import Project, Task
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation.errors import Invalid
+from annotation.models import AspectScore, Membership, Pair, Project, Rating, Task
+from annotation.services.adjudication import project_filter_apply
 
 TASK_KINDS = {choice.value for choice in Task.Kind}
+RESERVED_SLUGS = {"new"}  # /projects/new/ is the page that creates one
+_ASPECT_KEY = re.compile(r"[A-Za-z0-9_-]{1,40}")
 
 # Aspects rated per task kind, after MMRB2's judging criteria.
 DEFAULT_ASPECTS = {
@@ -66,3 +74,138 @@ def task_get_or_create(project: Project, slug: str) -> Task:
     except IntegrityError:  # created meanwhile by a concurrent command
         return Task.objects.get(project=project, slug=slug)
     return task
+
+
+# --------------------------------------------------------------------------- the lead's pages
+
+PROJECT_FIELDS = (
+    "name",
+    "scale_points",
+    "annotators_per_pair",
+    "max_span",
+    "ambiguous_half_width",
+    "ensemble_threshold",
+    "lease_minutes",
+    "guidelines",
+)
+
+
+def _checked(instance, exclude=()) -> None:
+    """Model validation as a domain error, so pages and the API answer 400 with the fields."""
+    try:
+        instance.full_clean(exclude=list(exclude))
+    except ValidationError as invalid:
+        raise Invalid("; ".join(invalid.messages), fields=invalid.message_dict) from None
+
+
+@transaction.atomic
+def project_create(*, creator, slug: str, **values) -> Project:
+    """A new project, with `creator` as its lead. `values` are PROJECT_FIELDS."""
+    if slug in RESERVED_SLUGS:
+        raise Invalid("reserved slug", fields={"slug": [f"{slug!r} names a page; choose another."]})
+    project = Project(slug=slug, **{k: v for k, v in values.items() if k in PROJECT_FIELDS})
+    _checked(project)
+    try:
+        with transaction.atomic():
+            project.save()
+    except IntegrityError:
+        raise Invalid(
+            "a project with this slug exists", fields={"slug": ["This slug is taken."]}
+        ) from None
+    Membership.objects.create(user=creator, project=project, role=Membership.Role.LEAD)
+    return project
+
+
+def project_update(project: Project, **values) -> int:
+    """Change the project's settings (PROJECT_FIELDS). K cannot change once ratings exist
+    (Project.clean); a new N or filter re-decides the pairs it concerns. Returns how many
+    pairs changed status."""
+    with transaction.atomic():
+        project = Project.objects.select_for_update().get(pk=project.pk)
+        before = (project.annotators_per_pair, project.max_span, project.ambiguous_half_width)
+        for name, value in values.items():
+            if name in PROJECT_FIELDS:
+                setattr(project, name, value)
+        _checked(project)
+        project.save()
+    after = (project.annotators_per_pair, project.max_span, project.ambiguous_half_width)
+    return project_filter_apply(project) if after != before else 0
+
+
+def aspects_parse(text: str) -> list[dict]:
+    """The task form's aspects, one per line: `key | Label | help` (label and help optional)."""
+    aspects, errors, seen = [], [], set()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        key, label, help_text = ([p.strip() for p in line.split("|", 2)] + ["", ""])[:3]
+        if not _ASPECT_KEY.fullmatch(key):
+            errors.append(f"line {number}: the key must be letters, digits, - or _ (≤ 40)")
+        elif key in seen:
+            errors.append(f"line {number}: {key!r} is listed twice")
+        seen.add(key)
+        aspects.append({"key": key, "label": label or key, "help": help_text})
+    if errors:
+        raise Invalid("; ".join(errors), fields={"aspects": errors})
+    return aspects
+
+
+def aspects_text(aspects: list[dict]) -> str:
+    return "\n".join(
+        " | ".join(p for p in (a["key"], a.get("label", ""), a.get("help", "")) if p).rstrip()
+        for a in aspects
+    )
+
+
+@transaction.atomic
+def task_save(
+    project: Project,
+    *,
+    slug: str,
+    name: str,
+    kind: str,
+    aspects: list[dict],
+    guidelines: str = "",
+    task: Task | None = None,
+) -> Task:
+    """Create a task, or change one. Once a task has ratings its slug stays (files and exports
+    name it) and no rated aspect may go; names, help, guidelines and new aspects may change."""
+    if task is not None:
+        task = Task.objects.select_for_update().get(pk=task.pk, project=project)
+        rated = Rating.objects.filter(pair__task=task).exists()
+        if rated and slug != task.slug:
+            raise Invalid("rated task", fields={"slug": ["Ratings exist: the slug stays."]})
+        if rated:
+            kept = {a["key"] for a in aspects}
+            scored = set(
+                AspectScore.objects.filter(rating__pair__task=task)
+                .values_list("aspect", flat=True)
+                .distinct()
+            )
+            if missing := sorted(scored - kept):
+                raise Invalid(
+                    "rated aspects removed",
+                    fields={"aspects": [f"Ratings score {', '.join(missing)}: keep them."]},
+                )
+    else:
+        task = Task(project=project)
+    task.slug, task.name, task.kind, task.aspects = slug, name, kind, aspects
+    task.guidelines = guidelines
+    _checked(task, exclude=["project"])
+    try:
+        with transaction.atomic():
+            task.save()
+    except IntegrityError:
+        taken = ["This project has a task with this slug."]
+        raise Invalid("slug taken", fields={"slug": taken}) from None
+    return task
+
+
+@transaction.atomic
+def pairs_queue(project: Project, *, task: Task | None = None) -> int:
+    """Send the project's (or task's) candidate pairs straight to annotation, without the
+    judge ensemble. Returns how many were queued."""
+    candidates = Pair.objects.filter(project=project, status=Pair.Status.CANDIDATE)
+    if task is not None:
+        candidates = candidates.filter(task=task)
+    return candidates.update(status=Pair.Status.QUEUED, updated_at=timezone.now())

@@ -10,6 +10,7 @@ from annotation.image_cleaning import clean_asset_name
 from annotation.selectors import (
     annotator_progress,
     asset_for_user,
+    may_create_projects,
     memberships_for_user,
     tasks_for_membership,
 )
@@ -27,7 +28,8 @@ def home(request):
         for task in tasks:
             task.project = membership.project  # no query per task in the template
         projects.append((membership, annotator_progress(request.user, tasks, now)))
-    return render(request, "home.html", {"projects": projects})
+    context = {"projects": projects, "can_create_projects": may_create_projects(request.user)}
+    return render(request, "home.html", context)
 
 
 @login_required

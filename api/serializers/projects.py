@@ -107,3 +107,19 @@ class ReportSerializer(serializers.Serializer):
     annotators_per_pair = serializers.IntegerField()
     tasks = serializers.DictField(child=ReportTaskSerializer())
     judges = serializers.DictField(child=ReportJudgeSerializer())
+
+
+class QueueSerializer(serializers.Serializer):
+    task = serializers.SlugField(
+        required=False, help_text="Only this task's candidates (default: every task)."
+    )
+
+    def validate_task(self, slug: str) -> Task:
+        task = Task.objects.filter(project=self.context["project"], slug=slug).first()
+        if task is None:
+            raise serializers.ValidationError("The project has no task with this slug.")
+        return task
+
+
+class QueuedSerializer(serializers.Serializer):
+    queued = serializers.IntegerField(help_text="How many candidate pairs were queued.")

@@ -6,9 +6,12 @@ from rest_framework import mixins
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from annotation.services.projects import pairs_queue
 from api.selectors import lead_projects, member_projects, project_roles, visible_tasks
 from api.serializers.projects import (
     ProjectSerializer,
+    QueuedSerializer,
+    QueueSerializer,
     ReportSerializer,
     TaskFilterSerializer,
     TaskSerializer,
@@ -47,6 +50,20 @@ class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedVie
     def report(self, request, project=None):
         found = project_or_404(lead_projects(request.user), project)
         return Response(project_report(found))
+
+    @extend_schema(
+        summary="Send candidate pairs straight to annotation (the whole project, or `task`); "
+        "leads only",
+        parameters=[PROJECT_REF],
+        request=QueueSerializer,
+        responses={200: QueuedSerializer},
+    )
+    @action(detail=True, methods=["post"])
+    def queue(self, request, project=None):
+        found = project_or_404(lead_projects(request.user), project)
+        body = QueueSerializer(data=request.data, context={"project": found})
+        body.is_valid(raise_exception=True)
+        return Response({"queued": pairs_queue(found, task=body.validated_data.get("task"))})
 
 
 @extend_schema_view(

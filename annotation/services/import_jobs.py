@@ -1,0 +1,126 @@
+"""Imports as background jobs: the page streams the upload to disk and records the job; a
+Celery task checks and writes it (all or nothing, as `import_pairs`) while the job's counters
+tell the page how far it got. The database row is the truth; the queue only a notification."""
+
+import logging
+import shutil
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.errors import Invalid
+from annotation.importing.errors import ImportFailed
+from annotation.importing.formats import FORMATS
+from annotation.importing.upload import pairs_import_stored, upload_store
+from annotation.models import ImportJob, Project
+
+log = logging.getLogger(__name__)
+
+IMPORTS_DIR = "imports"
+PROGRESS_EVERY_SECONDS = 0.5  # how often the counters are written while a file is read
+
+
+def import_job_start(
+    project: Project,
+    user,
+    uploaded,
+    *,
+    task_slug: str,
+    file_format: str = "",
+    as_candidates: bool = True,
+    queue: bool = True,
+) -> ImportJob:
+    """Store the upload under MEDIA_ROOT/imports/<job>/ and enqueue its import once the
+    transaction commits. A refused upload (size, kind) raises ImportFailed and leaves nothing."""
+    if file_format and file_format not in FORMATS:
+        raise Invalid(
+            f"unknown format {file_format!r}", fields={"file_format": ["Choose a format."]}
+        )
+    from annotation.tasks import import_job  # the tasks module imports this one
+
+    name = (getattr(uploaded, "name", "") or "upload")[-255:]
+    with transaction.atomic():
+        job = ImportJob.objects.create(
+            project=project,
+            task_slug=task_slug,
+            requested_by=user,
+            file_name=name,
+            file_format=file_format,
+            as_candidates=as_candidates,
+            queue=queue,
+        )
+        folder = Path(settings.MEDIA_ROOT) / IMPORTS_DIR / str(job.pk)
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            stored = upload_store(uploaded, folder)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        job.file = str(stored.relative_to(settings.MEDIA_ROOT))
+        job.save(update_fields=["file"])
+        import_job.delay_on_commit(job.pk)
+    return job
+
+
+def import_job_run(job_id: int) -> None:
+    """Import the job's file. Idempotent: a finished job is left alone; a running one is run
+    again (its worker died: a redelivery), and the import itself skips what was written."""
+    claimed = ImportJob.objects.filter(
+        pk=job_id, status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING]
+    ).update(status=ImportJob.Status.RUNNING, started_at=timezone.now(), error="")
+    job = ImportJob.objects.select_related("project").filter(pk=job_id).first()
+    if not claimed or job is None:
+        return
+    stored = Path(settings.MEDIA_ROOT) / job.file if job.file else None
+    try:
+        if stored is None or not stored.is_file():
+            raise ImportFailed("the uploaded file is gone; upload it again")
+        summary = pairs_import_stored(
+            stored,
+            project_slug=job.project.slug,
+            task_slug=job.task_slug,
+            file_format=job.file_format or None,
+            as_candidates=job.as_candidates,
+            queue=job.queue,
+            progress=_progress_writer(job.pk),
+        )
+    except ImportFailed as exc:
+        _finish(job, status=ImportJob.Status.FAILED, error=exc.detail, error_record=exc.record)
+    except Exception:
+        log.exception("import job %s failed", job.pk)
+        _finish(job, status=ImportJob.Status.FAILED, error="the import failed on the server")
+    else:
+        _finish(
+            job,
+            status=ImportJob.Status.DONE,
+            summary=summary.as_dict(),
+            records_checked=summary.records,
+            images_checked=summary.images_new + summary.images_reused,
+            pairs_written=summary.pairs,
+        )
+
+
+def _progress_writer(job_id: int):
+    """A pairs_import progress callback writing the counters at most every half second."""
+    last = [0.0]
+
+    def write(records: int, images: int) -> None:
+        now = time.monotonic()
+        if now - last[0] < PROGRESS_EVERY_SECONDS:
+            return
+        last[0] = now
+        ImportJob.objects.filter(pk=job_id).update(records_checked=records, images_checked=images)
+
+    return write
+
+
+def _finish(job: ImportJob, **fields) -> None:
+    """Record the outcome and remove the stored upload (a refused file is uploaded again)."""
+    if job.file:
+        shutil.rmtree(Path(settings.MEDIA_ROOT) / Path(job.file).parent, ignore_errors=True)
+    ImportJob.objects.filter(pk=job.pk).update(
+        file="", finished_at=timezone.now(), **{"error": "", "error_record": None, **fields}
+    )

@@ -1,0 +1,10 @@
+"""Celery tasks of the annotation app: thin, take ids, idempotent."""
+
+from celery import shared_task
+
+from annotation.services.import_jobs import import_job_run
+
+
+@shared_task(name="annotation.tasks.import_job", acks_late=True, reject_on_worker_lost=True)
+def import_job(job_id: int) -> None:
+    import_job_run(job_id)

@@ -1,0 +1,82 @@
+"""The lead's data pages: upload a file into a task (imported in the background, with live
+progress), and send candidate pairs straight to annotation."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Q
+from django.shortcuts import get_object_or_404, redirect
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation.errors import Invalid
+from annotation.forms import ImportForm
+from annotation.models import ImportJob, Pair, Task
+from annotation.selectors import project_for_lead
+from annotation.services.import_jobs import import_job_start
+from annotation.services.projects import pairs_queue
+from config.errors import refusal_as_message
+from config.htmx import render_fragment_or_page
+
+RECENT_JOBS = 20
+
+
+def _task_counts(project) -> list[dict]:
+    rows = project.tasks.annotate(
+        pair_count=Count("pairs"),
+        candidates=Count("pairs", filter=Q(pairs__status=Pair.Status.CANDIDATE)),
+        queued=Count(
+            "pairs", filter=Q(pairs__status__in=[Pair.Status.QUEUED, Pair.Status.IN_PROGRESS])
+        ),
+    ).order_by("slug")
+    return list(rows)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def data_page(request, slug: str):
+    project = project_for_lead(request.user, slug)
+    form = ImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            job = import_job_start(
+                project,
+                request.user,
+                data["file"],
+                task_slug=data["task"],
+                file_format=data["file_format"],
+                queue=data["destination"] == "queue",
+            )
+        except Invalid as invalid:
+            form.add_error("file", invalid.message)
+        else:
+            job.refresh_from_db()
+            if job.status == ImportJob.Status.DONE:
+                messages.success(request, f"{job.file_name}: {job.pairs_written} pairs imported.")
+            return redirect("project-data", slug=slug)
+    jobs = ImportJob.objects.filter(project=project).select_related("requested_by")
+    context = {
+        "project": project,
+        "form": form,
+        "jobs": jobs[:RECENT_JOBS],
+        "tasks": _task_counts(project),
+        "running": any(not job.finished for job in jobs[:RECENT_JOBS]),
+        "tab": "data",
+    }
+    status = 400 if request.method == "POST" else 200
+    return render_fragment_or_page(
+        request, "annotation/_import_jobs.html", "annotation/data.html", context, status
+    )
+
+
+@login_required
+@require_POST
+def queue_view(request, slug: str):
+    """Queue the candidates of one task (`task` posted) or of the whole project."""
+    project = project_for_lead(request.user, slug)
+    task_slug = request.POST.get("task", "")
+    task = get_object_or_404(Task, project=project, slug=task_slug) if task_slug else None
+    with refusal_as_message(request, "Not queued: "):
+        queued = pairs_queue(project, task=task)
+        where = f"task {task.name}" if task else "the project"
+        messages.success(request, f"{queued} candidate pairs of {where} sent to annotation.")
+    return redirect("project-data", slug=slug)

@@ -1,0 +1,116 @@
+"""The lead's setup pages: create a project, change its settings, add and edit its tasks."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation.errors import Invalid
+from annotation.forms import ProjectForm, TaskForm
+from annotation.models import Rating, Task
+from annotation.rendering import guidelines_html
+from annotation.selectors import may_create_projects, project_for_lead
+from annotation.services.projects import (
+    aspects_parse,
+    default_aspects,
+    project_create,
+    project_update,
+    task_save,
+)
+
+
+def _add_errors(form, invalid: Invalid) -> None:
+    fields = invalid.fields or {}
+    for name, errors in fields.items():
+        form.add_error(name if name in form.fields else None, errors)
+    if not fields:
+        form.add_error(None, invalid.message)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def project_new(request):
+    if not may_create_projects(request.user):
+        raise PermissionDenied("ask an operator for a lead account that may create projects")
+    form = ProjectForm(request.POST or None, initial={"scale_points": 7})
+    if request.method == "POST" and form.is_valid():
+        try:
+            project = project_create(
+                creator=request.user, slug=form.cleaned_data["slug"], **form.values()
+            )
+        except Invalid as invalid:
+            _add_errors(form, invalid)
+        else:
+            messages.success(request, f"Project {project.name} created. Add its first task.")
+            return redirect("task-new", slug=project.slug)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "annotation/project_form.html", {"form": form}, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def project_settings(request, slug: str):
+    project = project_for_lead(request.user, slug)
+    form = ProjectForm(request.POST or None, instance=project, editing=True)
+    if request.method == "POST" and form.is_valid():
+        try:
+            changed = project_update(project, **form.values())
+        except Invalid as invalid:
+            _add_errors(form, invalid)
+        else:
+            note = f" {changed} pairs changed status under the new rules." if changed else ""
+            messages.success(request, f"Settings saved.{note}")
+            return redirect("project-settings", slug=slug)
+    project.refresh_from_db()
+    rated = Rating.objects.filter(pair__project=project).exists()
+    context = {"project": project, "form": form, "rated": rated, "tasks": project.tasks.all()}
+    status = 400 if request.method == "POST" else 200
+    return render(request, "annotation/project_settings.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def task_edit(request, slug: str, task_slug: str | None = None):
+    project = project_for_lead(request.user, slug)
+    task = get_object_or_404(Task, project=project, slug=task_slug) if task_slug else None
+    if task is not None:
+        form = TaskForm.for_task(task, request.POST or None)
+    else:
+        form = TaskForm(request.POST or None, initial={"kind": Task.Kind.T2I})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            aspects = (
+                aspects_parse(data["aspects"])
+                if data["aspects"].strip() or task is not None
+                else default_aspects(data["kind"])
+            )
+            saved = task_save(
+                project,
+                task=task,
+                slug=data["slug"],
+                name=data["name"],
+                kind=data["kind"],
+                aspects=aspects,
+                guidelines=data["guidelines"],
+            )
+        except Invalid as invalid:
+            _add_errors(form, invalid)
+        else:
+            messages.success(request, f"Task {saved.name} saved.")
+            return redirect("project-settings", slug=slug)
+    context = {"project": project, "task": task, "form": form}
+    status = 400 if request.method == "POST" else 200
+    return render(request, "annotation/task_form.html", context, status=status)
+
+
+@login_required
+@require_POST
+def guidelines_preview(request, slug: str):
+    """The Markdown of a guidelines field as annotators will see it (htmx, from the forms)."""
+    project_for_lead(request.user, slug)
+    text = request.POST.get("guidelines", "")[:100_000]
+    html = guidelines_html(text) if text.strip() else ""
+    return HttpResponse(html or '<p class="muted">Nothing to preview.</p>')
