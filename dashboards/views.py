@@ -1,6 +1,8 @@
 """The lead's dashboards: thin views over the selectors (cached until the data changes),
 the adjudication services and the dataset exports."""
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404
@@ -17,7 +19,7 @@ from config.errors import refusal_as_message
 from config.htmx import render_fragment_or_page
 from dashboards.cache import cached
 from dashboards.selectors.agreement import agreement
-from dashboards.selectors.disagreements import disagreements, pair_review
+from dashboards.selectors.disagreements import disagreements, pair_review, queue_neighbours
 from dashboards.selectors.judges import judge_figures
 from dashboards.selectors.models import model_figures
 from dashboards.selectors.overview import overview
@@ -80,7 +82,11 @@ def pair_page(request, slug: str, pair_id: int):
     review = pair_review(project, pair_id)
     if review is None:
         raise Http404("no such pair in this project")
-    return render(request, "dashboards/pair.html", {"project": project, **review})
+    filters = {key: request.GET.get(key, "")[:64] for key in ("task", "reason")}
+    queue = queue_neighbours(project, pair_id, filters["task"], filters["reason"])
+    query = urlencode({key: value for key, value in filters.items() if value})
+    context = {"project": project, **review, "queue": queue, "query": query}
+    return render(request, "dashboards/pair.html", context)
 
 
 @login_required

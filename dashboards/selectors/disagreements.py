@@ -5,6 +5,7 @@ from django.db.models.functions import Abs
 
 from annotation.models import Adjudication, Flag, Pair, Project, Rating
 from annotation.rendering import content_parts, image_shas
+from annotation.scale import scale_labels, side_of, to_form
 from annotation.selectors import assets_by_sha
 from judging.models import Verdict
 
@@ -17,7 +18,7 @@ REASONS = {
 PAGE_SIZE = 50
 
 
-def disagreements(project: Project, *, task_slug: str = "", reason: str = "", page: int = 1):
+def _queue(project: Project, task_slug: str = "", reason: str = ""):
     """Complete pairs the rules drop or nearly drop, and flagged pairs, most contested first
     (widest span, then mean closest to the centre)."""
     open_flags = Flag.objects.filter(pair=OuterRef("pk"), resolved_at__isnull=True)
@@ -33,9 +34,14 @@ def disagreements(project: Project, *, task_slug: str = "", reason: str = "", pa
     pairs = pairs.filter(condition)
     if task_slug:
         pairs = pairs.filter(task__slug=task_slug)
-    pairs = pairs.select_related("task").order_by(
+    return pairs.order_by(
         F("consensus_span").desc(nulls_last=True), F("distance").asc(nulls_last=True), "id"
     )
+
+
+def disagreements(project: Project, *, task_slug: str = "", reason: str = "", page: int = 1):
+    """One page of the disagreement queue (_queue), each pair with its reasons."""
+    pairs = _queue(project, task_slug, reason).select_related("task")
     total = pairs.count()
     page = max(1, page)
     rows = list(pairs[(page - 1) * PAGE_SIZE : page * PAGE_SIZE])
@@ -69,6 +75,38 @@ def disagreements(project: Project, *, task_slug: str = "", reason: str = "", pa
     }
 
 
+def queue_neighbours(project: Project, pair_id: int, task_slug="", reason="") -> dict:
+    """The pairs before and after this one in the disagreement queue (same filters), and its
+    place there (None when the pair is not in the queue)."""
+    ids = list(_queue(project, task_slug, reason).values_list("id", flat=True))
+    if pair_id not in ids:
+        return {"previous": None, "next": ids[0] if ids else None, "position": None, "of": len(ids)}
+    at = ids.index(pair_id)
+    return {
+        "previous": ids[at - 1] if at > 0 else None,
+        "next": ids[at + 1] if at + 1 < len(ids) else None,
+        "position": at + 1,
+        "of": len(ids),
+    }
+
+
+def _as_seen(rating, labels: dict, aspect_labels: dict) -> None:
+    """What the annotator pressed, on the form they saw (Left/Right), beside the canonical."""
+    swapped = rating.assignment.swapped if rating.assignment_id else False
+    pressed = to_form(rating.overall, rating.scale, swapped)
+    rating.pressed = pressed
+    rating.pressed_label = labels.get(pressed, "")
+    rating.left, rating.right = ("B", "A") if swapped else ("A", "B")
+    rating.aspects_seen = [
+        {
+            "label": aspect_labels.get(score.aspect, score.aspect),
+            "canonical": score.score,
+            "pressed": to_form(score.score, rating.scale, swapped),
+        }
+        for score in rating.aspect_scores.all()
+    ]
+
+
 def pair_review(project: Project, pair_id: int) -> dict | None:
     """Everything about one pair, un-blinded, for its leads."""
     pair = (
@@ -86,12 +124,12 @@ def pair_review(project: Project, pair_id: int) -> dict | None:
         .prefetch_related("aspect_scores")
         .order_by("created_at", "id")
     )
+    labels = dict(scale_labels(project.scale_points))
+    aspect_labels = {a["key"]: a.get("label", a["key"]) for a in pair.task.aspects}
     for rating in ratings:
-        rating.side = (
-            "A"
-            if rating.overall > project.center
-            else ("B" if rating.overall < project.center else "=")
-        )
+        side = side_of(rating.overall, project.center)
+        rating.side = side if side in ("A", "B") else "="
+        _as_seen(rating, labels, aspect_labels)
     return {
         "pair": pair,
         "prompt_parts": content_parts(pair.prompt.content, assets),
