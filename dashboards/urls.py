@@ -23,6 +23,7 @@ urlpatterns = [
     ),
     path("projects/<slug:slug>/judges/", views.judges_page, name="dash-judges"),
     path("projects/<slug:slug>/models/", views.models_page, name="dash-models"),
+    path("projects/<slug:slug>/hours/", views.hours_page, name="dash-hours"),
     path("projects/<slug:slug>/exports/", views.exports_page, name="dash-exports"),
     path(
         "projects/<slug:slug>/exports/start/",

@@ -18,8 +18,10 @@ from annotation.services.adjudication import (
 from config.errors import refusal_as_message
 from config.htmx import render_fragment_or_page
 from dashboards.cache import cached
+from dashboards.csv import csv_response, wants_csv
 from dashboards.selectors.agreement import agreement
 from dashboards.selectors.disagreements import disagreements, pair_review, queue_neighbours
+from dashboards.selectors.hours import annotator_hours, hours_csv_rows
 from dashboards.selectors.judges import judge_figures
 from dashboards.selectors.models import model_figures
 from dashboards.selectors.overview import overview
@@ -168,3 +170,14 @@ def export_download_view(request, slug: str, job_id: int):
     if path is None:
         raise Http404("no such export, or it is not ready")
     return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
+
+
+@login_required
+def hours_page(request, slug: str):
+    """Annotators' active hours per day and in total (CSV with ?format=csv)."""
+    project = project_for_lead(request.user, slug)
+    figures = annotator_hours(project)
+    if wants_csv(request):
+        header, rows = hours_csv_rows(figures)
+        return csv_response(f"{project.slug}-hours.csv", header, rows)
+    return render(request, "dashboards/hours.html", {"project": project, **figures})
