@@ -1,0 +1,56 @@
+"""Open pairs the current pool of members can never finish: fewer people may still take them
+than the ratings they lack. Nobody gets a pair twice (a skip, a flag or an expired lease used
+a member's turn), and a member limited to some tasks only takes those."""
+
+from collections import defaultdict
+
+from django.db.models import BooleanField, ExpressionWrapper
+from django.utils import timezone
+
+from annotation.models import Assignment, Membership, Pair, Project
+from annotation.models.pair import OPEN_STATUSES
+from annotation.selectors import live_assignments
+
+SHOWN = 20
+
+
+def stuck_pairs(project: Project) -> dict:
+    """{"count", "by_task": [(task, count)], "pairs": first SHOWN [(pair, short by)]}."""
+    tasks = list(project.tasks.order_by("slug"))
+    everyone: set[int] = set()
+    limited: dict[int, set[int]] = defaultdict(set)  # task -> members limited to it
+    memberships = Membership.objects.filter(project=project).prefetch_related("tasks")
+    for membership in memberships:
+        allowed = [task.pk for task in membership.tasks.all()]
+        if not allowed:
+            everyone.add(membership.user_id)
+        for task_id in allowed:
+            limited[task_id].add(membership.user_id)
+
+    open_pairs = Pair.objects.filter(project=project, status__in=OPEN_STATUSES)
+    had: dict[int, set[int]] = defaultdict(set)  # pair -> members who had it
+    live: dict[int, int] = defaultdict(int)
+    holds_slot = ExpressionWrapper(live_assignments(timezone.now()), BooleanField())
+    rows = (
+        Assignment.objects.filter(pair__in=open_pairs)
+        .annotate(live=holds_slot)
+        .values_list("pair_id", "annotator_id", "live")
+    )
+    for pair_id, user_id, is_live in rows:
+        had[pair_id].add(user_id)
+        live[pair_id] += bool(is_live)
+
+    stuck, by_task = [], defaultdict(int)
+    needed_rows = open_pairs.select_related("task").order_by("task__slug", "id")
+    for pair in needed_rows.only("id", "external_id", "task", "extra_annotators"):
+        pool = everyone | limited[pair.task_id]
+        can_still = len(pool - had[pair.pk])
+        short = pair.ratings_needed(project) - live[pair.pk] - can_still
+        if short > 0:
+            by_task[pair.task_id] += 1
+            stuck.append((pair, short))
+    return {
+        "count": len(stuck),
+        "by_task": [(task, by_task[task.pk]) for task in tasks if by_task[task.pk]],
+        "pairs": stuck[:SHOWN],
+    }
