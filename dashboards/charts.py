@@ -1,5 +1,6 @@
 """Server-side SVG charts: no JavaScript, no CDN, readable without colour. Every text that
-goes into a chart is escaped."""
+goes into a chart is escaped. Bars are `chart-bar`, never `bar`: `.bar` is the HTML progress
+bar (8 px high), and its rule would flatten every SVG rectangle into a dash."""
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -27,9 +28,11 @@ def bar_chart(rows, *, maximum: float = 1.0, title: str = "", percent: bool = Tr
             parts.append(f'<text x="{_LABEL_WIDTH + 4}" y="{y + 13}" class="muted">no data</text>')
             continue
         length = max(0.0, min(value / maximum, 1.0)) * _BAR_WIDTH
-        parts.append(
-            f'<rect x="{_LABEL_WIDTH}" y="{y + 2}" width="{length:.1f}" height="14" class="bar"/>'
-        )
+        if length > 0:  # a zero draws no bar, only its value
+            parts.append(
+                f'<rect x="{_LABEL_WIDTH}" y="{y + 2}" width="{length:.1f}" height="14" '
+                'class="chart-bar"/>'
+            )
         if interval is not None:
             low, high = (max(0.0, min(v / maximum, 1.0)) * _BAR_WIDTH for v in interval)
             x1, x2, mid = _LABEL_WIDTH + low, _LABEL_WIDTH + high, y + 9
@@ -58,9 +61,13 @@ def histogram(counts: list[int], labels: list[str], *, title: str = "") -> SafeS
     for index, (count, label) in enumerate(zip(counts, labels, strict=True)):
         bar = chart_height * count / top
         x = 8 + index * step
+        if count:  # a zero count draws no bar, only its label and its 0
+            parts.append(
+                f'<rect x="{x}" y="{chart_height - bar + 14:.1f}" width="{step - 8}" '
+                f'height="{bar:.1f}" class="chart-bar"><title>{escape(label)}: {count}</title>'
+                "</rect>"
+            )
         parts.append(
-            f'<rect x="{x}" y="{chart_height - bar + 14:.1f}" width="{step - 8}" '
-            f'height="{bar:.1f}" class="bar"><title>{escape(label)}: {count}</title></rect>'
             f'<text x="{x + (step - 8) / 2}" y="{chart_height + 28}" text-anchor="middle">'
             f"{escape(label)}</text>"
             f'<text x="{x + (step - 8) / 2}" y="{chart_height - bar + 11:.1f}" '
