@@ -10,7 +10,10 @@ from django.utils import timezone
 from annotation.models import Flag, Pair, Project, Rating
 from judging.selectors import runs_with_tallies
 
-STATUSES = [value for value, _label in Pair.Status.choices]
+# "Complete" is left out: nothing assigns it (consensus decides a pair, kept or dropped, with its
+# last rating), so its column would always say 0. A pair that has it anyway (old data) brings
+# the column back, so the totals always add up.
+STATUSES = [value for value, _label in Pair.Status.choices if value != Pair.Status.COMPLETE]
 
 
 def overview(project: Project) -> dict:
@@ -22,10 +25,14 @@ def overview(project: Project) -> dict:
     rows = Pair.objects.filter(project=project).values_list("task_id", "status")
     for task_id, status, n in rows.annotate(n=Count("id")).order_by():
         counts[task_id][status] = n
+    present = {status for by_status in counts.values() for status in by_status}
+    shown = [
+        value for value, _label in Pair.Status.choices if value in STATUSES or value in present
+    ]
     by_task = [
         {
             "task": task,
-            "statuses": [counts[task.pk].get(status, 0) for status in STATUSES],
+            "statuses": [counts[task.pk].get(status, 0) for status in shown],
             "total": sum(counts[task.pk].values()),
         }
         for task in tasks
@@ -43,11 +50,12 @@ def overview(project: Project) -> dict:
     )
     flags = Flag.objects.filter(pair__project=project, resolved_at__isnull=True)
     return {
-        "statuses": [label for _value, label in Pair.Status.choices],
+        "statuses": [Pair.Status(value).label for value in shown],
         "by_task": by_task,
-        "totals": [sum(row["statuses"][i] for row in by_task) for i in range(len(STATUSES))],
+        "totals": [sum(row["statuses"][i] for row in by_task) for i in range(len(shown))],
+        "total": sum(row["total"] for row in by_task),
         "throughput": [
-            {"annotator": names.get(row["annotator"], "?"), **row} for row in throughput
+            {**row, "annotator": names.get(row["annotator"], "?")} for row in throughput
         ],
         "open_flags": flags.count(),
         "recent_flags": list(flags.select_related("pair", "reported_by")[:10]),
