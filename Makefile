@@ -46,20 +46,20 @@ format: install
 bench: bench-import bench-annotate bench-judges bench-dashboards bench-export
 
 bench-import: install
-	$(BIN)/python bench/run.py
+	$(BIN)/python -m bench.importing
 
 bench-judges: install
-	$(BIN)/python bench/judges.py
+	$(BIN)/python -m bench.judges
 
 bench-dashboards: install
-	$(BIN)/python bench/dashboards.py
+	$(BIN)/python -m bench.dashboards
 
 bench-export: install
-	$(BIN)/python bench/export.py
+	$(BIN)/python -m bench.export
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache
 
 bench-annotate: install
-	$(BIN)/python bench/annotate.py --explain
-	$(BIN)/python bench/load.py
+	$(BIN)/python -m bench.annotate --explain
+	$(BIN)/python -m bench.load

@@ -1,17 +1,16 @@
-#!/usr/bin/env python
 """Server time of the annotate loop at MMRB2 scale: claim + render, and submit (htmx).
 
-usage: python bench/annotate.py [--postgres URL] [--iterations 300] [--prefill 0.5] [--json]
-                                [--explain]
+usage: python -m bench.annotate [--postgres URL] [--iterations 300] [--warmup 30]
+                                [--pairs-per-task 1000] [--prefill 0.5] [--json] [--explain]
 
 Seeds a fresh PostgreSQL database `arbiter_bench_annotate` with 4,000 queued pairs over four
-tasks and 30 annotators (bench/annotate_seed.py), optionally rates part of the pairs in advance
+tasks and 30 annotators (bench.annotate_seed), optionally rates part of the pairs in advance
 (--prefill, a campaign half done by default), then times the annotator's requests in-process
 with django.test.Client: the client's time is the server's time (middleware, session, views,
 queries, templates), without network or WSGI server. Query counts come from
 CaptureQueriesContext and are shown per pair size: they must not grow with the parts.
 --explain adds EXPLAIN ANALYZE (planning and execution time) of every SELECT of the requests
-(bench/annotate_explain.py).
+(bench.annotate_explain).
 Exit status 1 when a median misses the 50 ms target or a query count varies with the pair.
 """
 
@@ -25,17 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from annotate_explain import explain_requests, print_explain
-from annotate_seed import (
-    DB_NAME,
-    PAIRS_PER_TASK,
-    PROJECT,
-    TASKS,
-    django_start,
-    fresh_postgres,
-    rating_form,
-    seed,
-)
+from bench.annotate_explain import explain_requests, print_explain
+from bench.annotate_seed import DB_NAME, PAIRS_PER_TASK, PROJECT, TASKS, rating_form, seed
+from bench.common import add_postgres_argument, django_start, fresh_postgres, percentile
 
 TARGET_MS = 50.0
 
@@ -55,12 +46,6 @@ def pair_sizes() -> dict[int, tuple[int, int]]:
         parts = [part for content in contents for part in (content or [])]
         sizes[pair_id] = (len(parts), sum(1 for kind, _ in parts if kind == "image"))
     return sizes
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    index = max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))
-    return ordered[index]
 
 
 def summary(samples: list[dict]) -> dict:
@@ -322,11 +307,10 @@ def print_report(meta: dict, results: dict) -> bool:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--postgres",
-        default=os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0]
     )
+    add_postgres_argument(parser)
     parser.add_argument("--iterations", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--pairs-per-task", type=int, default=PAIRS_PER_TASK)

@@ -1,4 +1,4 @@
-"""EXPLAIN ANALYZE of the annotate requests (bench/annotate.py --explain).
+"""EXPLAIN ANALYZE of the annotate requests (`python -m bench.annotate --explain`).
 
 Takes every SELECT that one claim, one render and one submit send, with their literals, from
 the real requests and shows where the database time goes: planning or execution.
@@ -8,7 +8,7 @@ import random
 import re
 import statistics
 
-from annotate_seed import PROJECT, rating_form
+from bench.annotate_seed import PROJECT, rating_form
 
 
 def explain_requests(repeat: int = 5) -> dict:

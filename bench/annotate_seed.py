@@ -1,22 +1,14 @@
-"""The annotate benchmarks' database and data, shared by bench/annotate.py and bench/load.py.
-
-A fresh PostgreSQL database `arbiter_bench_annotate`, Django set up and migrated on it, and
-synthetic MMRB2-like data: 4,000 queued pairs over four tasks (t2i, edit, interleaved,
-reasoning; text and Pillow-drawn images, 1 to 24 parts per response), 30 annotators, and
-optionally part of a campaign already rated (prefill).
+"""The data of the annotate benchmarks (bench.annotate and bench.load; the judge and
+dashboards benchmarks seed it too): the name of their PostgreSQL database,
+`arbiter_bench_annotate`, and synthetic MMRB2-like data: 4,000 queued pairs over four tasks
+(t2i, edit, interleaved, reasoning; text and Pillow-drawn images, 1 to 24 parts per
+response), 30 annotators, and optionally part of a campaign already rated (prefill).
 """
 
 import json
-import os
 import random
-import sys
 import time
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.database import fresh_postgres  # noqa: E402, F401 (the scripts import it from here)
 
 DB_NAME = "arbiter_bench_annotate"
 PROJECT = "mmrb2-bench"
@@ -32,38 +24,6 @@ _VOCABULARY = (
     "bar line axis total mean result correct region marked circle arrow person dog cat"
 )
 WORDS = _VOCABULARY.split()
-
-
-# ---------------------------------------------------------------- database and Django
-
-
-def django_env(database_url: str, var_dir: Path) -> dict[str, str]:
-    """The environment of a process serving the bench database (this one or gunicorn)."""
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "ARBITER_VAR_DIR": str(var_dir),
-        "MEDIA_ROOT": str(var_dir / "media"),
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "SECRET_KEY": "bench-only-secret-key-not-for-production-0123456789abcdefghij",
-        "DEBUG": "false",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
-    }
-    env.pop("REDIS_URL", None)
-    return env
-
-
-def django_start(database_url: str, var_dir: Path) -> None:
-    """Configure this process for the bench database, set Django up and migrate."""
-    os.environ.clear()
-    os.environ.update(django_env(database_url, var_dir))
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", "--noinput", verbosity=0)
 
 
 # ---------------------------------------------------------------- synthetic MMRB2-like pairs
@@ -171,8 +131,10 @@ def seed(
     pairs_per_task: int = PAIRS_PER_TASK,
     annotators: int = ANNOTATORS,
     prefill: float = 0.0,
+    tasks=TASKS,
 ) -> dict:
-    """Project, 4 tasks of queued pairs, `annotators` users; Django must be set up."""
+    """Project, `tasks` (all four by default) of queued pairs, `annotators` users; Django must
+    be set up."""
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
     from django.db import connection
@@ -184,7 +146,7 @@ def seed(
     images = work / "images"
     images.mkdir(parents=True, exist_ok=True)
     draw = _Drawer(images)
-    for task in TASKS:
+    for task in tasks:
         source = work / f"{task}.jsonl"
         records = build_records(task, pairs_per_task, draw)
         source.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")

@@ -1,7 +1,7 @@
-#!/usr/bin/env python
 """The lead's dashboards at MMRB2 scale on PostgreSQL: first (uncached) and cached views.
 
-usage: python bench/dashboards.py [--postgres URL] [--repeat 3] [--profile] [--json]
+usage: python -m bench.dashboards [--postgres URL] [--repeat 3] [--tasks TASK ...] [--judges 23]
+                                  [--profile] [--json]
 
 Seeds a fresh database `arbiter_bench_dashboards` in this process (Django set up on it, REDIS_URL
 unset, so the cache is local memory):
@@ -9,7 +9,7 @@ unset, so the cache is local memory):
   pairs, 9,000 imported ratings (t2i, edit, interleaved: 3 pairwise scores each; reasoning
   pairs carry per-response grades, no pairwise scores), then 3 ratings with aspect scores on
   each reasoning pair by 6 real annotator accounts: 12,000 ratings, 3 per pair;
-  without ../shared, 4,000 synthetic pairs rated 3 times each (bench/annotate_seed.py);
+  without ../shared, 4,000 synthetic pairs rated 3 times each (bench.annotate_seed);
 - 23 judges × 2 orders × 1 sample over every pair: 184,000 verdicts (bulk-created; per-judge
   accuracy, position bias, ties, invalid answers and failed calls from a seeded RNG; raw
   outputs of MMRB2-like length), one finished run per judge;
@@ -21,7 +21,9 @@ they must not grow with the data.
 Exit status 1 when a first view takes 1 s or more, a page's query count grew or a page fails
 (its error is shown in the table, the other pages are still measured).
 --profile: cProfile of each page's selector and EXPLAIN ANALYZE of its slowest SELECTs (done
-anyway for a page that misses the target).
+anyway for a page that misses the target). A quick run: --tasks reasoning --judges 1 (the
+reasoning set has the annotator ratings and dropped pairs of a full run; t2i alone has no
+dropped pair before the growth step, whose first ones add a query).
 """
 
 import argparse
@@ -39,17 +41,14 @@ import time
 import traceback
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.annotate_seed import django_start  # noqa: E402
-from bench.dashboards_seed import (  # noqa: E402
-    DB_NAME,
-    EXTRA_JUDGES,
-    grow,
-    seed_all,
+from bench.common import (
+    ROOT,
+    add_postgres_argument,
+    add_tasks_argument,
+    django_start,
+    fresh_postgres,
 )
-from bench.database import fresh_postgres  # noqa: E402
+from bench.dashboards_seed import DB_NAME, EXTRA_JUDGES, JUDGES, grow, seed_all
 
 TARGET_MS = 1000.0
 PAGES = ("overview", "agreement", "disagreements", "judges", "models", "pair")
@@ -264,9 +263,13 @@ def _q(counts: list[int]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0]
+    )
+    add_postgres_argument(parser)
     parser.add_argument("--repeat", type=int, default=3, help="first + cached views per page")
+    add_tasks_argument(parser)
+    parser.add_argument("--judges", type=int, default=JUDGES, help=f"seeded judges ({JUDGES})")
     parser.add_argument("--profile", action="store_true", help="profile every page")
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args()
@@ -282,7 +285,7 @@ def main() -> int:
     assert settings.DATABASES["default"]["NAME"] == DB_NAME
     assert settings.CACHES["default"]["BACKEND"].endswith("LocMemCache")
     rng = random.Random("bench/dashboards")
-    seeded = seed_all(work, rng)
+    seeded = seed_all(work, rng, tasks=options.tasks, judges=options.judges)
     print(f"seeded in {seeded['seed_s']} s: {json.dumps(seeded)}", flush=True)
 
     project = Project.objects.get(slug=seeded["project"])

@@ -1,23 +1,19 @@
-"""Seeding of the dashboards benchmark (bench/dashboards.py): a fresh PostgreSQL database and
+"""Seeding of the dashboards benchmark (bench.dashboards): a fresh PostgreSQL database and
 MMRB2-scale data (the real MMRB2 files where present): 4,000 pairs, 12,000 ratings, 23 judges ×
 2 orders = 184,000 verdicts, a lead, flags and adjudications; and the growth step that checks
 query counts do not grow with the data."""
 
 import json
 import random
-import sys
 import time
 from datetime import timedelta
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.annotate_seed import WORDS  # noqa: E402
-from bench.run import MMRB2, placeholder_images  # noqa: E402
+from bench.annotate_seed import PROJECT, WORDS, seed
+from bench.common import MMRB2, MMRB2_TASKS, placeholder_images
 
 DB_NAME = "arbiter_bench_dashboards"
-TASKS = ("t2i", "edit", "interleaved", "reasoning")
+TASKS = tuple(MMRB2_TASKS)
 JUDGES = 23
 ANNOTATORS = 6
 EXTRA_JUDGES = 3
@@ -37,12 +33,13 @@ def analyze() -> None:
 # ---------------------------------------------------------------- seeding: pairs and ratings
 
 
-def seed_mmrb2(work: Path) -> str:
-    """The four release files with placeholder images, as bench/run.py imports them."""
+def seed_mmrb2(work: Path, tasks=TASKS) -> str:
+    """The release files of `tasks` with placeholder images, as bench.importing imports
+    them."""
     from annotation.services.pair_import import pairs_import
 
-    images = placeholder_images(work / "images")
-    for task in TASKS:
+    images = placeholder_images(work / "images", tasks)
+    for task in tasks:
         summary = pairs_import(
             MMRB2 / f"{task}_response_only.json",
             project_slug="mmrb2",
@@ -54,11 +51,10 @@ def seed_mmrb2(work: Path) -> str:
     return "mmrb2"
 
 
-def seed_synthetic(work: Path) -> str:
-    """Without ../shared: 4,000 synthetic pairs, every one rated by 3 of 30 annotators."""
-    from bench.annotate_seed import PROJECT, seed
-
-    seed(work, annotators=30, prefill=1.0)
+def seed_synthetic(work: Path, tasks=TASKS) -> str:
+    """Without ../shared: 1,000 synthetic pairs per task, every one rated by 3 of 30
+    annotators."""
+    seed(work, annotators=30, prefill=1.0, tasks=tasks)
     return PROJECT
 
 
@@ -311,18 +307,18 @@ def add_judges(project, names: list[str], lead, rng: random.Random) -> int:
     return total
 
 
-def seed_all(work: Path, rng: random.Random) -> dict:
+def seed_all(work: Path, rng: random.Random, tasks=TASKS, judges: int = JUDGES) -> dict:
     from annotation.models import Membership, Pair, Project, Rating, Task
     from judging.models import Verdict
 
     started = time.perf_counter()
     if MMRB2.is_dir():
         print(f"importing the MMRB2 files from {MMRB2} ...", flush=True)
-        slug = seed_mmrb2(work)
+        slug = seed_mmrb2(work, tasks)
         source = "mmrb2"
     else:
         print(f"{MMRB2} is absent: synthetic pairs ...", flush=True)
-        slug = seed_synthetic(work)
+        slug = seed_synthetic(work, tasks)
         source = "synthetic"
     project = Project.objects.get(slug=slug)
     lead = make_users(project, ["lead"], Membership.Role.LEAD)[0]
@@ -335,8 +331,8 @@ def seed_all(work: Path, rng: random.Random) -> dict:
         print(f"  {len(unrated)} pairs without pairwise scores: 3 ratings each", flush=True)
         topped_up = add_ratings(project, unrated, annotators, 3, rng)
     other = add_flags_and_adjudications(project, lead, annotators, rng)
-    print(f"{JUDGES} judges × {Pair.objects.filter(project=project).count()} pairs × 2 ...")
-    add_judges(project, [f"bench-judge-{i:02d}" for i in range(1, JUDGES + 1)], lead, rng)
+    print(f"{judges} judges × {Pair.objects.filter(project=project).count()} pairs × 2 ...")
+    add_judges(project, [f"bench-judge-{i:02d}" for i in range(1, judges + 1)], lead, rng)
     analyze()
     return {
         "source": source,
@@ -347,7 +343,7 @@ def seed_all(work: Path, rng: random.Random) -> dict:
         "imported_ratings": Rating.objects.filter(pair__project=project, imported=True).count(),
         "ratings_by_annotators": topped_up,
         "verdicts": Verdict.objects.filter(pair__project=project).count(),
-        "judges": JUDGES,
+        "judges": judges,
         "kept": Pair.objects.filter(project=project, status=Pair.Status.KEPT).count(),
         **other,
         "seed_s": round(time.perf_counter() - started, 1),
@@ -355,16 +351,19 @@ def seed_all(work: Path, rng: random.Random) -> dict:
 
 
 def grow(project, rng: random.Random) -> dict:
-    """3 more judges over every pair and 500 more ratings (2 new annotators among the raters)."""
+    """3 more judges over every pair and 500 more ratings (2 new annotators among the raters);
+    the new judges are numbered after the seeded ones."""
     from django.contrib.auth.models import User
 
     from annotation.models import Membership, Pair
+    from judging.models import Judge
 
     started = time.perf_counter()
     lead = User.objects.get(username="lead")
+    seeded = Judge.objects.filter(project=project, name__startswith="bench-judge-").count()
     verdicts = add_judges(
         project,
-        [f"bench-judge-{i:02d}" for i in range(JUDGES + 1, JUDGES + EXTRA_JUDGES + 1)],
+        [f"bench-judge-{i:02d}" for i in range(seeded + 1, seeded + EXTRA_JUDGES + 1)],
         lead,
         rng,
     )

@@ -1,15 +1,14 @@
-#!/usr/bin/env python
 """Dataset export at MMRB2 scale on PostgreSQL: time and peak memory of `export_dataset`.
 
-usage: python bench/export.py [--postgres URL] [--json]
+usage: python -m bench.export [--postgres URL] [--tasks TASK ...] [--json]
 
 A fresh database `arbiter_bench_export`; the MMRB2 release files (../shared/datasets/mmrb2,
-placeholder images) imported with `import_pairs` as in bench/run.py, plus the always-A
+placeholder images) imported with `import_pairs` as in bench.importing, plus the always-A
 predictions (8,000 verdicts). Each export runs as its own `manage.py export_dataset` process, so
 its peak memory is that process's own high-water mark (ru_maxrss from wait4), Python and Django
 start-up included. Memory must be flat: the same peak for 1 set (interleaved, 1,000 pairs) as
 for all 4 (4,000 pairs, 14,017 images). Targets for the 4 sets: JSONL < 30 s, Parquet < 60 s.
-Exit status 1 when a target is missed.
+Exit status 1 when a target is missed. --tasks t2i exports one set for a quick run.
 """
 
 import argparse
@@ -21,11 +20,17 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.database import fresh_postgres  # noqa: E402
-from bench.run import MMRB2, TASKS, manage, placeholder_images  # noqa: E402
+from bench.common import (
+    MMRB2,
+    MMRB2_TASKS,
+    ROOT,
+    add_postgres_argument,
+    add_tasks_argument,
+    django_env,
+    fresh_postgres,
+    manage,
+    placeholder_images,
+)
 
 DB_NAME = "arbiter_bench_export"
 TARGETS = {"jsonl": 30.0, "parquet": 60.0}  # seconds, for the four sets
@@ -89,17 +94,17 @@ def import_set(env: dict, task: str, images: Path) -> None:
     pairs = str(MMRB2 / f"{task}_response_only.json")
     manage(env, "import_pairs", pairs, "--project", "mmrb2", "--task", task, "--format", "mmrb2",
            "--images", str(images), "--json")  # fmt: skip
-    predictions = str(MMRB2 / "outputs" / f"{TASKS[task]}.json")
+    predictions = str(MMRB2 / "outputs" / f"{MMRB2_TASKS[task]}.json")
     manage(env, "import_verdicts", predictions, "--project", "mmrb2", "--task", task,
            "--judge", "always-a", "--json")  # fmt: skip
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--postgres",
-        default=os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0]
     )
+    add_postgres_argument(parser)
+    add_tasks_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args()
     if not MMRB2.is_dir():
@@ -107,24 +112,21 @@ def main() -> int:
         return 1
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-export-") as tmp:
         work = Path(tmp)
-        images = placeholder_images(work / "images")
-        env = {
-            **os.environ,
-            "DATABASE_URL": fresh_postgres(args.postgres, DB_NAME),
-            "ARBITER_VAR_DIR": str(work / "var"),
-            "MEDIA_ROOT": str(work / "media"),
-        }
-        env.pop("REDIS_URL", None)
+        images = placeholder_images(work / "images", args.tasks)
+        env = django_env(fresh_postgres(args.postgres, DB_NAME), work / "var")
         manage(env, "migrate", "--noinput", "-v0")
         baseline = measured(env, "check")["peak_mb"]  # Python + Django + the apps, no export
         # The set with the largest rows first: "1 set" and "4 sets" then differ in the number
         # of pairs and images only, not in the size of a batch.
-        import_set(env, FIRST, images)
+        first = FIRST if FIRST in args.tasks else args.tasks[0]
+        import_set(env, first, images)
         rows = [export(env, work, "1 set", fmt) for fmt in ("jsonl", "parquet")]
-        for task in TASKS:
-            if task != FIRST:
-                import_set(env, task, images)
-        rows += [export(env, work, "4 sets", fmt) for fmt in ("jsonl", "parquet")]
+        others = [task for task in dict.fromkeys(args.tasks) if task != first]
+        for task in others:
+            import_set(env, task, images)
+        if others:
+            label = f"{len(others) + 1} sets"
+            rows += [export(env, work, label, fmt) for fmt in ("jsonl", "parquet")]
 
     if args.json:
         print(json.dumps({"baseline_peak_mb": round(baseline, 1), "rows": rows}))

@@ -1,9 +1,8 @@
-#!/usr/bin/env python
 """Judge run throughput on the full stack: one `celery worker` process (solo pool) on Redis
 and PostgreSQL, against the fake OpenAI-compatible server (devtools/fake_llm.py) in its own
 process.
 
-usage: python bench/judges.py [--postgres URL] [--redis URL] [--pairs 4000] [--latency 0.2]
+usage: python -m bench.judges [--postgres URL] [--redis URL] [--pairs 4000] [--latency 0.2]
                               [--concurrency 64] [--budget-rpm 9600] [--json]
 
 1. Throughput: --pairs pairs × 2 orders with the given latency and concurrency cap; the ideal
@@ -25,27 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.database import fresh_postgres  # noqa: E402
+from bench.annotate_seed import PROJECT, seed
+from bench.common import ROOT, add_postgres_argument, django_start, free_port, fresh_postgres
 
 DB_NAME = "arbiter_bench_judges"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _django(env: dict) -> None:
-    os.environ.update(env)
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", "--noinput", verbosity=0)
 
 
 def _start(command: list[str], env: dict, log: Path) -> subprocess.Popen:
@@ -102,8 +84,10 @@ def _timed_run(judge, project, pair_ids) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0]
+    )
+    add_postgres_argument(parser)
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
     parser.add_argument("--pairs", type=int, default=4000)
     parser.add_argument("--latency", type=float, default=0.2)
@@ -113,30 +97,21 @@ def main() -> None:
     options = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="arbiter-bench-judges-"))
-    env = {
-        **os.environ,
-        "DATABASE_URL": fresh_postgres(options.postgres, DB_NAME),
-        "REDIS_URL": options.redis,
-        "ARBITER_VAR_DIR": str(work),
-        "MEDIA_ROOT": str(work / "media"),
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-    }
-    _django(env)
+    env = django_start(fresh_postgres(options.postgres, DB_NAME), work, redis_url=options.redis)
     import redis
 
     from annotation.models import Pair, Project
-    from bench.annotate_seed import seed
     from judging.services.judges import connection_save, judge_save
 
     redis.from_url(options.redis).flushdb()  # stale queue entries and limiter keys
     print(f"seeding {options.pairs} pairs ...", flush=True)
     seeded = seed(work, pairs_per_task=options.pairs // 4, annotators=0)
-    project = Project.objects.get(slug="mmrb2-bench")
+    project = Project.objects.get(slug=PROJECT)
     pair_ids = list(
         Pair.objects.filter(project=project).order_by("id").values_list("id", flat=True)
     )
 
-    port = _free_port()
+    port = free_port()
     server = _start(
         [sys.executable, "-m", "devtools.fake_llm", "--port", str(port),
          "--latency", str(options.latency)],

@@ -1,11 +1,10 @@
-#!/usr/bin/env python
 """Load test of the annotate loop: 30 annotators rating at once against gunicorn + PostgreSQL.
 
-usage: python bench/load.py [--postgres URL] [--seconds 60] [--annotators 30] [--workers 4]
-                            [--prefill 0] [--switch-every 25] [--json]
+usage: python -m bench.load [--postgres URL] [--seconds 60] [--annotators 30] [--workers 4]
+                            [--pairs-per-task 1000] [--prefill 0] [--switch-every 25] [--json]
 
-Seeds the fresh database `arbiter_bench_annotate` with bench/annotate_seed.py, as
-bench/annotate.py does (4,000 queued pairs in four tasks, 30 annotators), starts gunicorn
+Seeds the fresh database `arbiter_bench_annotate` with bench.annotate_seed, as
+bench.annotate does (4,000 queued pairs in four tasks, 30 annotators), starts gunicorn
 (config.wsgi, sync workers, DEBUG off, no Redis) on a free local port, and lets one thread per
 annotator, each with its own cookie session, log in through /accounts/login/ and then, for
 --seconds, do what the browser does: start a task (POST .../next/, follow the redirect to
@@ -24,7 +23,6 @@ import json
 import os
 import random
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,20 +32,15 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from annotate import percentile  # noqa: E402
-from annotate_seed import (  # noqa: E402
-    ANNOTATORS,
-    DB_NAME,
-    PAIRS_PER_TASK,
-    PASSWORD,
-    PROJECT,
+from bench.annotate_seed import ANNOTATORS, DB_NAME, PAIRS_PER_TASK, PASSWORD, PROJECT, TASKS, seed
+from bench.common import (
     ROOT,
-    TASKS,
+    add_postgres_argument,
     django_env,
     django_start,
+    free_port,
     fresh_postgres,
-    seed,
+    percentile,
 )
 
 KINDS = ("login", "start (POST next/)", "page (GET annotate/)", "submit (htmx POST)")
@@ -178,12 +171,6 @@ class Annotator(threading.Thread):
         return location
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_gunicorn(env: dict, port: int, workers: int, log: Path) -> subprocess.Popen:
     command = [
         sys.executable,
@@ -310,11 +297,10 @@ def latency_table(samples: list[tuple[str, float, int]]) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--postgres",
-        default=os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0]
     )
+    add_postgres_argument(parser)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--annotators", type=int, default=ANNOTATORS)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
