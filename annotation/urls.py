@@ -28,3 +28,26 @@ urlpatterns = [
     path("projects/<slug:slug>/data/", imports.data_page, name="project-data"),
     path("projects/<slug:slug>/data/queue/", imports.queue_view, name="project-queue"),
 ]
+
+# The lead's members page and the invitee's link (annotation/views/members.py).
+from annotation.views import members  # noqa: E402
+
+urlpatterns += [
+    path("projects/<slug:slug>/members/", members.members_page, name="project-members"),
+    path(
+        "projects/<slug:slug>/members/<int:membership_id>/",
+        members.member_update,
+        name="member-update",
+    ),
+    path(
+        "projects/<slug:slug>/members/<int:membership_id>/remove/",
+        members.member_deactivate,
+        name="member-deactivate",
+    ),
+    path(
+        "projects/<slug:slug>/invitations/<int:invitation_id>/revoke/",
+        members.invitation_revoke_view,
+        name="invitation-revoke",
+    ),
+    path("invite/<str:token>/", members.invite, name="invite"),
+]

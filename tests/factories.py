@@ -1,14 +1,18 @@
-"""Small builders for test data: images on disk, pair records, queued pairs, members."""
+"""Small builders for test data: images on disk, pair records, queued pairs, members,
+invitations."""
 
 import io
 import itertools
 import json
+from datetime import timedelta
 from pathlib import Path
 
 from django.contrib.auth.models import User
+from django.utils import timezone
 from PIL import Image
 
-from annotation.models import Membership, Pair, Project, Task
+from annotation.models import Invitation, Membership, Pair, Project, Task
+from annotation.services.invitations import invitation_create
 from annotation.services.pair_import import pairs_import
 
 
@@ -98,3 +102,16 @@ def member(username, project, role="annotator", password="pw-annotate-1"):
     user = User.objects.create_user(username, password=password)
     Membership.objects.create(user=user, project=project, role=role)
     return user
+
+
+def invitation(project, created_by, **options):
+    """An open invitation to `project` and its raw token (`.invitation`, `.token`)."""
+    return invitation_create(project=project, created_by=created_by, **options)
+
+
+def invitation_expired(created, days_ago=1):
+    """Move an invitation into the past: it expired `days_ago` days ago."""
+    past = timezone.now() - timedelta(days=days_ago)
+    Invitation.objects.filter(pk=created.invitation.pk).update(
+        created_at=past - timedelta(days=7), expires_at=past
+    )

@@ -1,6 +1,7 @@
 from annotation.models.content import Asset, Generator, Prompt, Response
 from annotation.models.flag import Flag
 from annotation.models.import_job import ImportJob
+from annotation.models.invitation import Invitation
 from annotation.models.pair import Adjudication, AnnotatorRequest, Pair, Side
 from annotation.models.project import Membership, Project, Task
 from annotation.models.rating import AspectScore, Assignment, Rating
@@ -14,6 +15,7 @@ __all__ = [
     "Flag",
     "Generator",
     "ImportJob",
+    "Invitation",
     "Membership",
     "Pair",
     "Project",

@@ -1,0 +1,77 @@
+"""The forms of the members and invitation pages. They check the shape of the input; the
+services (annotation/services/members.py, invitations.py) hold the rules and write."""
+
+from django import forms
+
+from annotation.models import Membership, Project, Task
+from annotation.services.invitations import DEFAULT_DAYS, MAX_DAYS
+
+
+class _ProjectTasksField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Task) -> str:
+        return obj.name
+
+
+def _tasks_field(project: Project) -> _ProjectTasksField:
+    return _ProjectTasksField(
+        queryset=Task.objects.filter(project=project).order_by("slug"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None ticked: every task of the project, including tasks added later.",
+    )
+
+
+class InvitationForm(forms.Form):
+    role = forms.ChoiceField(choices=Membership.Role.choices, initial=Membership.Role.ANNOTATOR)
+    days = forms.IntegerField(
+        label="Valid for (days)",
+        min_value=1,
+        max_value=MAX_DAYS,
+        initial=DEFAULT_DAYS,
+        help_text=f"1 to {MAX_DAYS} days; the link works once.",
+    )
+    email = forms.EmailField(
+        required=False,
+        help_text="Optional: the link is mailed there when this server sends mail.",
+    )
+    note = forms.CharField(
+        required=False, max_length=200, help_text="Optional, for the leads: who it is for."
+    )
+
+    def __init__(self, project: Project, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["tasks"] = _tasks_field(project)
+
+
+class MembershipForm(forms.Form):
+    role = forms.ChoiceField(choices=Membership.Role.choices)
+
+    def __init__(self, project: Project, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["tasks"] = _tasks_field(project)
+
+
+class AcceptForm(forms.Form):
+    """A new account on an invitation link (the password validators run in the service)."""
+
+    username = forms.CharField(
+        max_length=150,
+        help_text="Letters, digits and @ . + - _ only; how you sign in.",
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
+    )
+    password1 = forms.CharField(
+        label="Password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    password2 = forms.CharField(
+        label="Password (again)",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("password1") and data.get("password1") != data.get("password2"):
+            self.add_error("password2", "The two passwords differ.")
+        return data

@@ -1,0 +1,186 @@
+"""Invitations: one-time links that bring a person into a project.
+
+Rules:
+- The link carries a random token (`secrets.token_urlsafe(32)`, 256 bits); the database
+  keeps only its SHA-256, so a copy of the database opens no project. The raw token is
+  returned once, by `invitation_create`, for the lead to copy (or to mail).
+- An invitation is open while it is not used, not revoked and not expired (1–30 days, 7 by
+  default). Every other state answers the same `InvitationNotValid`, so a link's holder
+  cannot tell a used link from a revoked or a made-up one.
+- Accepting makes exactly one membership with the invitation's role and tasks: for a new
+  account (name and password pass annotation.services.members.account_check) or for the
+  signed-in user. A member of the project already keeps their membership and the link stays
+  open (their lead changes roles on the members page).
+
+Concurrency: `invitation_accept` locks the invitation row (`SELECT … FOR UPDATE`; on SQLite
+writers are serialised by IMMEDIATE transactions) and checks that it is open under the lock,
+then marks it used with a conditional update in the same transaction: two posts of one
+link make one account, the second sees the link used.
+"""
+
+import logging
+import secrets
+import smtplib
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import global_settings, settings
+from django.core.exceptions import ValidationError
+from django.core.mail import BadHeaderError, send_mail
+from django.core.validators import validate_email
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from annotation.errors import Invalid, Refused
+from annotation.models import Invitation, Membership, Project
+from annotation.models.invitation import open_at, token_hash
+from annotation.services.members import account_create, tasks_of_project
+
+DEFAULT_DAYS = 7
+MAX_DAYS = 30
+NOT_VALID = "This invitation link is not valid any more."
+
+logger = logging.getLogger(__name__)
+
+
+class InvitationNotValid(Refused):
+    """Unknown, used, revoked or expired: one answer for all (the page is a 404)."""
+
+    def __init__(self):
+        super().__init__(NOT_VALID)
+
+
+@dataclass(frozen=True)
+class CreatedInvitation:
+    invitation: Invitation
+    token: str  # the raw token: show it once, never store it
+
+
+def invitation_create(
+    *,
+    project: Project,
+    created_by,
+    role: str = Membership.Role.ANNOTATOR,
+    tasks=(),
+    days: int = DEFAULT_DAYS,
+    email: str = "",
+    note: str = "",
+) -> CreatedInvitation:
+    """A new open invitation to `project` and its raw token (the caller checked that
+    `created_by` leads the project)."""
+    errors: dict[str, list[str]] = {}
+    if role not in Membership.Role.values:
+        errors["role"] = ["Choose annotator or lead."]
+    if not isinstance(days, int) or not 1 <= days <= MAX_DAYS:
+        errors["days"] = [f"Choose between 1 and {MAX_DAYS} days."]
+    email = (email or "").strip()
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            errors["email"] = ["Enter a valid email address, or leave it empty."]
+    note = (note or "").strip()
+    if len(note) > 200:
+        errors["note"] = ["Use 200 characters or fewer."]
+    if errors:
+        raise Invalid(next(iter(errors.values()))[0], fields=errors)
+    tasks = tasks_of_project(project, tasks)
+    token = secrets.token_urlsafe(32)
+    with transaction.atomic():
+        invitation = Invitation.objects.create(
+            project=project,
+            role=role,
+            token_hash=token_hash(token),
+            email=email,
+            note=note,
+            created_by=created_by,
+            expires_at=timezone.now() + timedelta(days=days),
+        )
+        invitation.tasks.set(tasks)
+    return CreatedInvitation(invitation, token)
+
+
+def invitation_revoke(*, invitation: Invitation) -> None:
+    """Close an open invitation; a used one stays as it is (its member is removed on the
+    members page)."""
+    changed = Invitation.objects.filter(
+        pk=invitation.pk, used_at__isnull=True, revoked_at__isnull=True
+    ).update(revoked_at=timezone.now())
+    if not changed:
+        raise Refused("This invitation was already used or revoked.")
+
+
+def _locked_open(token: str) -> Invitation:
+    invitation = (
+        Invitation.objects.filter(open_at(timezone.now()))
+        .select_for_update(of=("self",))
+        .select_related("project")
+        .filter(token_hash=token_hash(token))
+        .first()
+    )
+    if invitation is None:
+        raise InvitationNotValid()
+    return invitation
+
+
+def _use(invitation: Invitation, user) -> Membership:
+    now = timezone.now()
+    used = Invitation.objects.filter(
+        Q(pk=invitation.pk, used_at__isnull=True, revoked_at__isnull=True)
+    ).update(used_at=now, used_by=user)
+    if not used:  # belt and braces: the row lock already serialised us
+        raise InvitationNotValid()
+    membership = Membership.objects.create(
+        user=user, project=invitation.project, role=invitation.role
+    )
+    membership.tasks.set(invitation.tasks.all())
+    return membership
+
+
+def invitation_accept(
+    *, token: str, user=None, username: str = "", password: str = "", email: str = ""
+) -> Membership:
+    """Use the invitation: join the signed-in `user` to its project, or create the account
+    `username`/`password` and join it. Raises `InvitationNotValid` when the link is not open,
+    `Invalid` (fields `username`, `password`) for a refused account, `Refused` when `user`
+    is a member already."""
+    with transaction.atomic():
+        invitation = _locked_open(token)
+        if user is not None:
+            if Membership.objects.filter(user=user, project=invitation.project).exists():
+                raise Refused(f"You are already a member of {invitation.project.name}.")
+        else:
+            user = account_create(
+                username=username, password=password, email=email or invitation.email
+            )
+        return _use(invitation, user)
+
+
+def mail_configured() -> bool:
+    """Whether this server sends mail: an EMAIL_HOST other than Django's default, or another
+    EMAIL_BACKEND (a console or file backend, the tests' memory backend)."""
+    return (
+        settings.EMAIL_BACKEND != global_settings.EMAIL_BACKEND
+        or settings.EMAIL_HOST != global_settings.EMAIL_HOST
+    )
+
+
+def invitation_mail(*, invitation: Invitation, link: str) -> bool:
+    """Mail the link to the invitation's address; False when it could not be sent (the lead
+    still has the link to copy). Call only when `mail_configured()` and there is an address."""
+    project = " ".join(invitation.project.name.split())  # no line break in a header
+    inviter = invitation.created_by.username if invitation.created_by else "A lead"
+    body = (
+        f"{inviter} invites you to the project {project} on Arbiter as "
+        f"{invitation.get_role_display().lower()}.\n\n"
+        f"Open this link to choose a username and password, or to join with your account:\n"
+        f"{link}\n\n"
+        f"The link works once and until {invitation.expires_at:%Y-%m-%d %H:%M} UTC.\n"
+    )
+    try:
+        sent = send_mail(f"Invitation to {project}", body, None, [invitation.email])
+    except (OSError, smtplib.SMTPException, BadHeaderError):
+        logger.warning("invitation %s: the mail could not be sent", invitation.pk, exc_info=True)
+        return False
+    return sent == 1

@@ -1,0 +1,212 @@
+"""The lead's members page (members, their roles and tasks; invitations) and the invitee's
+page behind an invitation link.
+
+Leads reach only their projects' memberships (`project_for_lead`, then ids looked up inside
+the project: another project's id is a 404). The invitation page needs no sign-in; its posts
+are counted like sign-ins (config/login_limits.py), keyed by the link, and every link that
+cannot be used answers the same 404 page."""
+
+import math
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation.errors import Invalid, Refused
+from annotation.member_forms import AcceptForm, InvitationForm, MembershipForm
+from annotation.models import Membership
+from annotation.selectors import (
+    former_members,
+    invitation_for_token,
+    invitation_in_project,
+    membership_in_project,
+    project_for_lead,
+    project_members,
+    project_open_invitations,
+)
+from annotation.services.invitations import (
+    InvitationNotValid,
+    invitation_accept,
+    invitation_create,
+    invitation_mail,
+    invitation_revoke,
+    mail_configured,
+)
+from annotation.services.members import membership_deactivate, membership_update
+from config.errors import refusal_as_message
+from config.login_limits import login_failed, login_refusal
+
+
+def _add_errors(form, invalid: Invalid) -> None:
+    for name, errors in (invalid.fields or {}).items():
+        form.add_error(name if name in form.fields else None, errors)
+    if not invalid.fields:
+        form.add_error(None, invalid.message)
+
+
+def _members_page(request, project, form, *, link="", mailed=None, status=200):
+    now = timezone.now()
+    context = {
+        "project": project,
+        "members": project_members(project),
+        "former": former_members(project),
+        "invitations": project_open_invitations(project, now),
+        "tasks": list(project.tasks.order_by("slug")),
+        "roles": Membership.Role.choices,
+        "form": form,
+        "link": link,
+        "mailed": mailed,
+        "sends_mail": mail_configured(),
+    }
+    return render(request, "annotation/members.html", context, status=status)
+
+
+@login_required
+@never_cache  # the page that shows a new link must not be kept by a browser or proxy
+@require_http_methods(["GET", "POST"])
+def members_page(request, slug: str):
+    """Members and open invitations; a post creates an invitation and shows its link once
+    (rendered, never redirected: the raw token must not travel through the session)."""
+    project = project_for_lead(request.user, slug)
+    form = InvitationForm(project, request.POST or None)
+    if request.method != "POST":
+        return _members_page(request, project, form)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            created = invitation_create(
+                project=project,
+                created_by=request.user,
+                role=data["role"],
+                tasks=data["tasks"],
+                days=data["days"],
+                email=data["email"],
+                note=data["note"],
+            )
+        except Invalid as invalid:
+            _add_errors(form, invalid)
+        else:
+            link = request.build_absolute_uri(reverse("invite", args=[created.token]))
+            invitation = created.invitation
+            mailed = None
+            if invitation.email and mail_configured():
+                mailed = invitation_mail(invitation=invitation, link=link)
+            return _members_page(
+                request, project, InvitationForm(project), link=link, mailed=mailed
+            )
+    return _members_page(request, project, form, status=400)
+
+
+@login_required
+@require_POST
+def member_update(request, slug: str, membership_id: int):
+    project = project_for_lead(request.user, slug)
+    membership = membership_in_project(project, membership_id)
+    form = MembershipForm(project, request.POST)
+    if not form.is_valid():
+        messages.error(
+            request, f"{membership.user.username} not changed: check the role and tasks."
+        )
+        return redirect("project-members", slug=slug)
+    with refusal_as_message(request, prefix=f"{membership.user.username} not changed: "):
+        membership_update(
+            membership=membership, role=form.cleaned_data["role"], tasks=form.cleaned_data["tasks"]
+        )
+        messages.success(request, f"{membership.user.username} saved.")
+    if membership.user_id == request.user.pk and membership.role != Membership.Role.LEAD:
+        return redirect("home")  # they no longer lead the project
+    return redirect("project-members", slug=slug)
+
+
+@login_required
+@require_POST
+def member_deactivate(request, slug: str, membership_id: int):
+    project = project_for_lead(request.user, slug)
+    membership = membership_in_project(project, membership_id)
+    name = membership.user.username
+    with refusal_as_message(request, prefix=f"{name} not removed: "):
+        membership_deactivate(membership=membership)
+        messages.success(
+            request, f"{name} no longer has access to {project.name}; their ratings stay."
+        )
+        if membership.user_id == request.user.pk:
+            return redirect("home")
+    return redirect("project-members", slug=slug)
+
+
+@login_required
+@require_POST
+def invitation_revoke_view(request, slug: str, invitation_id: int):
+    project = project_for_lead(request.user, slug)
+    invitation = invitation_in_project(project, invitation_id)
+    with refusal_as_message(request):
+        invitation_revoke(invitation=invitation)
+        messages.success(request, "Invitation revoked: its link no longer works.")
+    return redirect("project-members", slug=slug)
+
+
+def _not_valid(request):
+    return render(request, "annotation/invite_invalid.html", status=404)
+
+
+def _limit_key(token: str) -> str:
+    # login_limits hashes it: the cache never holds the token itself.
+    return f"invitation:{token}"
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def invite(request, token: str):
+    """The invitee's page: a new account (username, password twice) or, signed in, a button
+    that joins their account. Failed posts count against the link and the client address."""
+    posting = request.method == "POST"
+    if posting:
+        wait = login_refusal(request, _limit_key(token))
+        if wait is not None:
+            minutes = max(1, math.ceil(wait / 60))
+            context = {"minutes": minutes}
+            return render(request, "annotation/invite_limited.html", context, status=429)
+    invitation = invitation_for_token(token, timezone.now())
+    if invitation is None:
+        if posting:
+            login_failed(request, _limit_key(token))
+        return _not_valid(request)
+    project = invitation.project
+    signed_in = request.user.is_authenticated
+    form = None if signed_in else AcceptForm(request.POST or None)
+    if posting:
+        try:
+            if signed_in:
+                membership = invitation_accept(token=token, user=request.user)
+            elif form.is_valid():
+                membership = invitation_accept(
+                    token=token,
+                    username=form.cleaned_data["username"],
+                    password=form.cleaned_data["password1"],
+                )
+                login(request, membership.user)
+            else:
+                membership = None
+        except InvitationNotValid:
+            login_failed(request, _limit_key(token))
+            return _not_valid(request)
+        except Invalid as invalid:
+            _add_errors(form, invalid)
+            membership = None
+        except Refused as refused:  # a member already: nothing to do, nothing counted
+            messages.info(request, refused.message)
+            return redirect("home")
+        if membership is not None:
+            messages.success(
+                request, f"Welcome to {project.name} ({membership.get_role_display().lower()})."
+            )
+            return redirect("home")
+        login_failed(request, _limit_key(token))
+    member = signed_in and Membership.objects.filter(user=request.user, project=project).exists()
+    context = {"invitation": invitation, "project": project, "form": form, "member": member}
+    return render(request, "annotation/invite.html", context, status=400 if posting else 200)

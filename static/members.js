@@ -1,0 +1,25 @@
+// The members page: a Copy button beside the new invitation link (without JavaScript the
+// button stays hidden and the link is selected by hand).
+(function () {
+  "use strict";
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    var field = document.getElementById(button.getAttribute("data-copy"));
+    if (!field) return;
+    button.hidden = false;
+    field.addEventListener("focus", function () { field.select(); });
+    button.addEventListener("click", function () {
+      var done = function () {
+        button.textContent = "Copied";
+        window.setTimeout(function () { button.textContent = "Copy"; }, 2000);
+      };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(field.value).then(done, function () {
+          field.select();
+        });
+      } else {
+        field.select();
+        try { if (document.execCommand("copy")) done(); } catch (e) { /* selected: copy by hand */ }
+      }
+    });
+  });
+})();
