@@ -70,6 +70,15 @@ def judge_task_stats(
 
 
 def average_accuracy(task_accuracies: Iterable[float | None]) -> float | None:
-    """The multi-task figure: the mean of the task accuracies that are defined."""
-    values = [a for a in task_accuracies if a is not None]
-    return sum(values) / len(values) if values else None
+    """The multi-task figure: the mean of the task accuracies, one per task with labelled
+    pairs. Undefined when any of them is (a task without a figure): a mean over the tasks a
+    judge happens to have figures for cannot be compared with a mean over all of them."""
+    values = list(task_accuracies)
+    if not values or any(a is None for a in values):
+        return None
+    return sum(values) / len(values)
+
+
+def tasks_covered(task_accuracies: Iterable[float | None]) -> int:
+    """How many of the tasks have a figure (the average's coverage)."""
+    return sum(a is not None for a in task_accuracies)

@@ -8,7 +8,7 @@ from django.db.models import Count
 from annotation.models import Pair, Project
 from metrics.agreement import krippendorff_alpha, rater_label_agreement, unanimous_direction
 from metrics.inputs import aspect_scores, judge_inputs, kept_labels, overall_scores
-from metrics.judges import average_accuracy, judge_task_stats
+from metrics.judges import average_accuracy, judge_task_stats, tasks_covered
 
 _PENDING = {"candidate", "queued", "in_progress", "complete"}
 
@@ -81,7 +81,7 @@ def project_report(project: Project) -> dict:
     aspects = _aspect_agreement(project)
 
     report_tasks = {}
-    judge_accuracies: dict = defaultdict(list)
+    judge_accuracies: dict = defaultdict(dict)  # judge -> {task id: accuracy}
     for task in tasks:
         counts = status_counts.get(task.id, {})
         judges = {}
@@ -92,7 +92,7 @@ def project_report(project: Project) -> dict:
             stats = judge_task_stats(rows, labels[task.id], judged.samples[judge_id])
             judge = judged.names[judge_id]
             judges[judge] = {key: _rounded(value) for key, value in stats.as_dict().items()}
-            judge_accuracies[judge].append(stats.accuracy)
+            judge_accuracies[judge][task.id] = stats.accuracy
         report_tasks[task.slug] = {
             "kind": task.kind,
             "pairs": sum(counts.values()),
@@ -110,7 +110,17 @@ def project_report(project: Project) -> dict:
         "annotators_per_pair": project.annotators_per_pair,
         "tasks": report_tasks,
         "judges": {
-            judge: {"average": _rounded(average_accuracy(accuracies)), "tasks": len(accuracies)}
+            judge: _judge_average([accuracies.get(t.id) for t in tasks if labels[t.id]])
             for judge, accuracies in sorted(judge_accuracies.items())
         },
+    }
+
+
+def _judge_average(accuracies: list) -> dict:
+    """The multi-task figure over the tasks with labelled pairs: `average` only when the judge
+    has a figure on each of them, `tasks` of `labelled_tasks` saying how many it has."""
+    return {
+        "average": _rounded(average_accuracy(accuracies)),
+        "tasks": tasks_covered(accuracies),
+        "labelled_tasks": len(accuracies),
     }

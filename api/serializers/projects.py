@@ -97,6 +97,7 @@ class ReportTaskSerializer(serializers.Serializer):
 class ReportJudgeSerializer(serializers.Serializer):
     average = serializers.FloatField(allow_null=True)
     tasks = serializers.IntegerField()
+    labelled_tasks = serializers.IntegerField()
 
 
 class ReportSerializer(serializers.Serializer):

@@ -17,7 +17,7 @@ from metrics.judge_breakdowns import (
     pair_counts_interval,
     split_accuracy,
 )
-from metrics.judges import average_accuracy, judge_task_stats
+from metrics.judges import average_accuracy, judge_task_stats, tasks_covered
 
 MAJORITY_KS = (1, 3, 5, 7, 9)
 SPLITS = ("same model", "cross model", PREFERRED_HAS_IMAGE, PREFERRED_LACKS_IMAGE)
@@ -65,6 +65,9 @@ def judge_figures(project: Project) -> dict:
     groups = _pair_groups(project, all_labels)
     judged = judge_inputs(project)  # a judge with verdicts only on other pairs still gets a row
     human = overall_scores(project)
+    # The average is over the tasks with labelled pairs, and only when a judge has a figure on
+    # each: a mean over the tasks it happens to cover would rank it against others unfairly.
+    labelled = [index for index, task in enumerate(tasks) if labels[task.pk]]
 
     table = []
     for judge_id in judged.by_name():
@@ -87,12 +90,13 @@ def judge_figures(project: Project) -> dict:
                     ),
                 }
             )
-        average = average_accuracy(cell["accuracy"] for cell in cells if cell)
+        accuracies = [cells[i]["accuracy"] if cells[i] else None for i in labelled]
         table.append(
             {
                 "judge": judged.names[judge_id],
                 "cells": cells,
-                "average": average,
+                "average": average_accuracy(accuracies),
+                "covered": tasks_covered(accuracies),
                 "samples": samples,
                 "splits": split_accuracy(counts, groups, SPLITS),
                 "majority": _majority(everything, all_labels) if samples > 1 else [],
@@ -101,12 +105,19 @@ def judge_figures(project: Project) -> dict:
     humans = [
         rater_label_agreement(human[task.pk], labels[task.pk], project.center) for task in tasks
     ]
+    human_accuracies = [humans[i] for i in labelled]
     chart_rows = [
-        (row["judge"], row["average"], None, sum(c["evaluated"] for c in row["cells"] if c))
+        (
+            row["judge"] if row["average"] is not None
+            else f"{row['judge']} ({row['covered']} of {len(labelled)} tasks)",
+            row["average"], None, sum(c["evaluated"] for c in row["cells"] if c),
+        )
         for row in sorted(table, key=lambda r: -(r["average"] or 0))
-    ]
+    ]  # fmt: skip
     if any(value is not None for value in humans):
-        chart_rows.insert(0, ("experts (rater/label)", average_accuracy(humans), None, "—"))
+        chart_rows.insert(
+            0, ("experts (rater/label)", average_accuracy(human_accuracies), None, "—")
+        )
     per_task_charts = [
         {
             "task": task,
@@ -125,7 +136,9 @@ def judge_figures(project: Project) -> dict:
         "tasks": tasks,
         "table": table,
         "humans": humans,
-        "human_average": average_accuracy(humans),
+        "human_average": average_accuracy(human_accuracies),
+        "human_covered": tasks_covered(human_accuracies),
+        "labelled_tasks": len(labelled),
         "evaluated_pairs": [len(labels[task.pk]) for task in tasks],
         "average_chart": bar_chart(chart_rows, title="Average accuracy over tasks"),
         "task_charts": per_task_charts,

@@ -245,7 +245,8 @@ def test_judge_task_stats_all_ties():
 
 
 def test_average_accuracy():
-    assert average_accuracy([0.5, None, 1.0]) == pytest.approx(0.75)
+    assert average_accuracy([0.5, 1.0]) == pytest.approx(0.75)
+    assert average_accuracy([0.5, None, 1.0]) is None  # a task without a figure: no average
     assert average_accuracy([None, None]) is None
     assert average_accuracy([]) is None
     assert average_accuracy([0.0]) == 0.0

@@ -177,7 +177,8 @@ def test_report_json_shape(project):
             assert _is_fraction(stats["position_consistency"])
     assert set(report["judges"]) == {"judge-x", "judge-y"}
     for judge in report["judges"].values():
-        assert isinstance(judge["average"], float) and _is_fraction(judge["average"])
+        assert _is_fraction(judge["average"])
+        assert _is_count(judge["tasks"]) and judge["tasks"] <= judge["labelled_tasks"]
 
 
 def test_report_counts(project):
@@ -238,9 +239,22 @@ def test_report_judges(project):
     }  # fmt: skip
     assert y_t2i["accuracy"] == 0.25
     assert y_t2i["position_consistency"] == 0.5  # p1 B/B consistent, p2 invalid/B not
-    # multi-task figure: mean of the task accuracies
+    # multi-task figure: mean of the task accuracies, over both tasks with labelled pairs
     assert report["judges"]["judge-x"]["average"] == pytest.approx(0.75)
-    assert report["judges"]["judge-y"]["average"] == pytest.approx(0.25)
+    assert report["judges"]["judge-x"]["tasks"] == report["judges"]["judge-x"]["labelled_tasks"]
+
+
+def test_report_average_is_undefined_for_a_judge_missing_a_task(project):
+    """judge-y answered on t2i only: 0.25 there is not an average over the two tasks."""
+    report = run_report("bench")
+    assert report["tasks"]["t2i"]["judges"]["judge-y"]["accuracy"] == 0.25
+    assert "judge-y" not in report["tasks"]["edit"]["judges"]
+    assert report["judges"]["judge-y"] == {"average": None, "tasks": 1, "labelled_tasks": 2}
+    # A task without labelled pairs is not held against anyone.
+    other = Task.objects.create(project=project, slug="reasoning", name="R", kind="reasoning")
+    add_pair(other, [], status=Pair.Status.CANDIDATE)
+    judges = run_report("bench")["judges"]
+    assert judges["judge-x"] == {"average": pytest.approx(0.75), "tasks": 2, "labelled_tasks": 2}
 
 
 def test_report_text_output(project):
@@ -248,7 +262,8 @@ def test_report_text_output(project):
     call_command("report", project="bench", stdout=out)
     text = out.getvalue()
     assert "t2i: 5 pairs, 2 kept, 1 dropped, 2 pending" in text
-    assert "judge-x: average 75.0 %" in text
+    assert "judge-x: average 75.0 % (2 of 2 tasks with labelled pairs)" in text
+    assert "judge-y: average — (1 of 2 tasks with labelled pairs)" in text
 
 
 def test_report_without_ratings():

@@ -38,4 +38,8 @@ class Command(BaseCommand):
                     f"({stats['missing']} missing)"
                 )
         for judge, stats in report["judges"].items():
-            self.stdout.write(f"{judge}: average {_percent(stats['average'])} %")
+            self.stdout.write(
+                f"{judge}: average {_percent(stats['average'])}"
+                f"{'' if stats['average'] is None else ' %'} "
+                f"({stats['tasks']} of {stats['labelled_tasks']} tasks with labelled pairs)"
+            )
