@@ -20,6 +20,7 @@ from annotation.models import Membership, Pair, Project, Rating, Task
 from annotation.services.members import membership_set
 from annotation.services.pair_import import pairs_import
 from annotation.services.projects import default_aspects
+from demo.history import finished_work
 from demo.scenes import (
     edit_scene,
     interleaved_scene,
@@ -92,9 +93,15 @@ The model names are hidden on purpose. Skip an item if you cannot judge it, and 
 
 def build_records(task_slug: str, folder: Path, count: int = PAIRS_PER_TASK) -> list[dict]:
     """Draw `count` pairs of a demo task into `folder`; native-format records naming them."""
+    return [record for record, _good in build_pairs(task_slug, folder, range(1, count + 1))]
+
+
+def build_pairs(task_slug: str, folder: Path, numbers) -> list[tuple[dict, str]]:
+    """The records of pairs `numbers` of a demo task, each with the side ("A" or "B") of its
+    better response, which the records never say (the demo's finished work rates by it)."""
     _, builder, models, _ = TASKS[task_slug]
-    records = []
-    for number in range(1, count + 1):
+    pairs = []
+    for number in numbers:
         rng = random.Random(f"{SOURCE}/{task_slug}/{number}")
         external_id = f"demo-{task_slug}-{number:02d}"
 
@@ -106,18 +113,43 @@ def build_records(task_slug: str, folder: Path, count: int = PAIRS_PER_TASK) -> 
         variant, prompt, good, bad = builder(rng, save, number)
         model_a = rng.choice(models)
         model_b = model_a if rng.random() < 0.3 else pick_other(rng, models, model_a)
-        first, second = (good, bad) if rng.random() < 0.5 else (bad, good)
-        records.append(
-            {
-                "id": external_id,
-                "prompt_source": SOURCE,
-                "prompt_metadata": {"task": task_slug, "scene": variant},
-                "prompt_content": prompt,
-                "response_a": {"model_name": model_a, "response_content": first},
-                "response_b": {"model_name": model_b, "response_content": second},
-            }
+        good_first = rng.random() < 0.5
+        first, second = (good, bad) if good_first else (bad, good)
+        record = {
+            "id": external_id,
+            "prompt_source": SOURCE,
+            "prompt_metadata": {"task": task_slug, "scene": variant},
+            "prompt_content": prompt,
+            "response_a": {"model_name": model_a, "response_content": first},
+            "response_b": {"model_name": model_b, "response_content": second},
+        }
+        pairs.append((record, "A" if good_first else "B"))
+    return pairs
+
+
+def import_missing(project: Project, task_slug: str, folder: Path, records, *, queue: bool):
+    """Import the records whose pairs do not exist yet; returns how many pairs were made."""
+    ids = [record["id"] for record in records]
+    existing = set(
+        Pair.objects.filter(project=project, external_id__in=ids).values_list(
+            "external_id", flat=True
         )
-    return records
+    )
+    missing = [record for record in records if record["id"] not in existing]
+    if not missing:
+        return 0
+    path = folder / f"{task_slug}-{missing[0]['id']}.jsonl"
+    lines = (json.dumps(record, ensure_ascii=False) for record in missing)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    summary = pairs_import(
+        path,
+        project_slug=project.slug,
+        task_slug=task_slug,
+        file_format="native",
+        images_dir=folder,
+        queue=queue,
+    )
+    return summary.pairs
 
 
 @transaction.atomic
@@ -161,38 +193,17 @@ def _users(project: Project, password: str) -> None:
 def demo_seed(password: str = DEFAULT_PASSWORD, *, pairs_per_task: int = PAIRS_PER_TASK) -> dict:
     """Create or refresh the demo project, its pairs and its users; safe to run again."""
     project = _project_and_tasks()
-    new: dict[str, int] = {}
-    demo_ids: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="arbiter-demo-") as tmp:
-        folder = Path(tmp)
-        for slug in TASKS:
-            records = build_records(slug, folder, pairs_per_task)
-            ids = [record["id"] for record in records]
-            demo_ids += ids
-            existing = set(
-                Pair.objects.filter(project=project, external_id__in=ids).values_list(
-                    "external_id", flat=True
-                )
-            )
-            missing = [record for record in records if record["id"] not in existing]
-            new[slug] = 0
-            if missing:
-                path = folder / f"{slug}.jsonl"
-                lines = (json.dumps(record, ensure_ascii=False) for record in missing)
-                path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-                summary = pairs_import(
-                    path,
-                    project_slug=PROJECT_SLUG,
-                    task_slug=slug,
-                    file_format="native",
-                    images_dir=folder,
-                )
-                new[slug] = summary.pairs
-    queued = Pair.objects.filter(
-        project=project, external_id__in=demo_ids, status=Pair.Status.CANDIDATE
-    ).update(status=Pair.Status.QUEUED)
     _users(project, password)
     judges = _baseline_judges()
+    new: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="arbiter-demo-") as tmp:
+        folder = Path(tmp)
+        # Finished work first, while the experts' claims can only reach these pairs.
+        finished = finished_work(project, folder, password, judges)
+        for slug in TASKS:
+            records = build_records(slug, folder, pairs_per_task)
+            new[slug] = import_missing(project, slug, folder, records, queue=True)
+    queued = sum(new.values())
     counts = {slug: project.pairs.filter(task__slug=slug).count() for slug in TASKS}
     return {
         "project": project.slug,
@@ -204,6 +215,7 @@ def demo_seed(password: str = DEFAULT_PASSWORD, *, pairs_per_task: int = PAIRS_P
         "lead": LEAD,
         "usernames": [*ANNOTATORS, LEAD],
         "judges": judges,
+        "finished": finished,
     }
 
 

@@ -5,6 +5,7 @@ import io
 import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
+from django.utils import timezone
 from PIL import Image
 
 from annotation.models import (
@@ -14,10 +15,15 @@ from annotation.models import (
     Pair,
     Project,
     Prompt,
+    Rating,
     Response,
     Task,
 )
+from annotation.selectors import annotator_progress
+from demo.history import EXPERTS
 from demo.seed import DEFAULT_PASSWORD, TASKS, build_records, demo_seed
+from exports.models import ExportJob
+from judging.models import TaskEnsemble, Verdict
 
 USERNAMES = ["annotator1", "annotator2", "annotator3", "lead"]
 
@@ -54,10 +60,10 @@ def test_running_twice_creates_nothing_new(demo_settings):
     assert counts() == first
     assert first["Project"] == 1
     assert first["Task"] == 4
-    assert first["Pair"] == 40
-    assert first["User"] == 4
-    assert first["Membership"] == 4
-    assert first["Asset"] > 40
+    assert first["Pair"] == 4 * (10 + 6 + 3)  # the queue, the finished work, candidates
+    assert first["User"] == 7  # the four logins and three experts who did the finished work
+    assert first["Membership"] == 7
+    assert first["Asset"] > 76
     assert "(10 new)" in first_output
     assert "(0 new)" in second_output and "(10 new)" not in second_output
     for output in (first_output, second_output):
@@ -81,7 +87,8 @@ def test_project_has_four_tasks_of_queued_unlabelled_pairs(demo_settings):
     for slug, task in tasks.items():
         assert task.kind == slug
         assert task.aspects and task.guidelines
-        pairs = list(task.pairs.all())
+        queue_ids = [f"demo-{slug}-{n:02d}" for n in range(1, 11)]
+        pairs = list(task.pairs.filter(external_id__in=queue_ids))
         assert len(pairs) == 10
         assert {pair.status for pair in pairs} == {Pair.Status.QUEUED}
         assert {(pair.label, pair.reference_label, pair.rating_count) for pair in pairs} == {
@@ -133,7 +140,7 @@ def test_users_log_in_with_the_default_then_the_given_password(demo_settings):
     for username in USERNAMES:
         assert authenticate(username=username, password=DEFAULT_PASSWORD) is None
         assert authenticate(username=username, password="another-secret") is not None
-    assert get_user_model().objects.count() == 4
+    assert get_user_model().objects.count() == 7
 
 
 @pytest.mark.django_db
@@ -144,7 +151,7 @@ def test_roles_of_the_demo_users(demo_settings):
         m.user.username: m
         for m in Membership.objects.filter(project=project).select_related("user")
     }
-    assert set(memberships) == set(USERNAMES)
+    assert set(memberships) == {*USERNAMES, *EXPERTS}
     lead = memberships["lead"]
     assert lead.role == Membership.Role.LEAD
     assert not lead.user.is_staff and not lead.user.is_superuser  # the admin is operators'
@@ -158,7 +165,7 @@ def test_roles_of_the_demo_users(demo_settings):
 @pytest.mark.django_db
 def test_rerun_keeps_annotation_progress_and_restores_missing_pairs(demo_settings):
     run_demo()
-    started = Pair.objects.filter(task__slug="t2i").first()
+    started = Pair.objects.get(external_id="demo-t2i-01")
     started.status = Pair.Status.IN_PROGRESS
     started.save(update_fields=["status"])
     Pair.objects.filter(external_id="demo-edit-03").delete()
@@ -167,7 +174,7 @@ def test_rerun_keeps_annotation_progress_and_restores_missing_pairs(demo_setting
 
     started.refresh_from_db()
     assert started.status == Pair.Status.IN_PROGRESS
-    assert result["pairs"] == {"t2i": 10, "edit": 10, "interleaved": 10, "reasoning": 10}
+    assert result["pairs"] == {"t2i": 19, "edit": 19, "interleaved": 19, "reasoning": 19}
     assert result["new_pairs"] == {"t2i": 0, "edit": 1, "interleaved": 0, "reasoning": 0}
     assert result["usernames"] == USERNAMES
     assert Pair.objects.get(external_id="demo-edit-03").status == Pair.Status.QUEUED
@@ -196,3 +203,31 @@ def test_records_are_native_pairs_without_labels(tmp_path):
             assert record[side]["model_name"]
             for kind, value in record[side]["response_content"]:
                 assert kind == "image" and (tmp_path / value).is_file()
+
+
+@pytest.mark.django_db(transaction=True)  # judge runs and the export start on commit
+def test_every_lead_page_has_something_to_show_on_first_visit(demo_settings, tasks_in_process):
+    run_demo()
+    project = Project.objects.get(slug="demo")
+    for slug in TASKS:
+        statuses = list(
+            Pair.objects.filter(task__slug=slug, external_id__regex=r"-10[1-6]$").values_list(
+                "status", flat=True
+            )
+        )
+        assert sorted(statuses) == ["dropped"] * 2 + ["kept"] * 4  # a disagreement, a tie
+        assert Pair.objects.filter(task__slug=slug, status="candidate").count() == 3
+    ratings = Rating.objects.filter(pair__project=project)
+    assert set(ratings.values_list("annotator__username", flat=True)) == set(EXPERTS)
+    assert ratings.count() == 4 * 6 * 3 and not ratings.filter(imported=True).exists()
+    assert Verdict.objects.filter(pair__project=project).count() == 2 * 4 * 6 * 2
+    assert ExportJob.objects.get().status == "done"
+    assert TaskEnsemble.objects.filter(task__project=project).count() == 4
+    annotator = get_user_model().objects.get(username="annotator1")
+    tasks = list(project.tasks.order_by("slug"))
+    for progress in annotator_progress(annotator, tasks, timezone.now()):
+        assert (progress.done, progress.remaining) == (0, 10)  # the queue is full
+
+    run_demo()  # a rerun adds no rating, verdict or export
+    assert Rating.objects.count() == 72 and ExportJob.objects.count() == 1
+    assert Verdict.objects.count() == 96

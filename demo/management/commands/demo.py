@@ -8,7 +8,8 @@ from demo.seed import DEFAULT_PASSWORD, demo_seed
 class Command(BaseCommand):
     help = (
         "Create or refresh the demo project: four tasks of generated image pairs queued for "
-        "annotation, three annotators and a lead. Safe to run again; prints the logins."
+        "annotation, three annotators and a lead, and finished work on other pairs (ratings, "
+        "verdicts, candidates, an export). Safe to run again; prints the logins."
     )
 
     def add_arguments(self, parser):
@@ -32,6 +33,13 @@ class Command(BaseCommand):
         write(f"Demo project {result['project']!r} is ready at {result['url']}")
         for task, count in result["pairs"].items():
             write(f"  {task:<12} {count:>3} pairs ({result['new_pairs'][task]} new)")
+        finished = result["finished"]
+        write(
+            "Finished work on other pairs (expert1..3, so your queues stay full): "
+            f"{finished['ratings']} new ratings, {finished['verdicts']} new verdicts, "
+            f"{finished['candidates']} new candidates for the ensemble filter"
+            + (", an export" if finished["export"] else "")
+        )
         write(f"Log in with password {password!r} as:")
         write(f"  {', '.join(result['annotators'])}  (annotators)")
         write(
