@@ -28,8 +28,7 @@ from django.conf import global_settings, settings
 from django.core.exceptions import ValidationError
 from django.core.mail import BadHeaderError, send_mail
 from django.core.validators import validate_email
-from django.db import transaction
-from django.db.models import Q
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.errors import Invalid, Refused
@@ -127,22 +126,28 @@ def _locked_open(token: str) -> Invitation:
 def _use(invitation: Invitation, user) -> Membership:
     now = timezone.now()
     used = Invitation.objects.filter(
-        Q(pk=invitation.pk, used_at__isnull=True, revoked_at__isnull=True)
+        pk=invitation.pk, used_at__isnull=True, revoked_at__isnull=True
     ).update(used_at=now, used_by=user)
     if not used:  # belt and braces: the row lock already serialised us
         raise InvitationNotValid()
-    membership = Membership.objects.create(
-        user=user, project=invitation.project, role=invitation.role
-    )
+    try:
+        with transaction.atomic():
+            membership = Membership.objects.create(
+                user=user, project=invitation.project, role=invitation.role
+            )
+    except IntegrityError:  # joined meanwhile through another link: the whole accept undoes
+        raise Refused(f"You are already a member of {invitation.project.name}.") from None
     membership.tasks.set(invitation.tasks.all())
     return membership
 
 
 def invitation_accept(
-    *, token: str, user=None, username: str = "", password: str = "", email: str = ""
+    *, token: str, user=None, username: str = "", password: str = ""
 ) -> Membership:
     """Use the invitation: join the signed-in `user` to its project, or create the account
-    `username`/`password` and join it. Raises `InvitationNotValid` when the link is not open,
+    `username`/`password` and join it. The new account gets no email address: the one the
+    lead typed is unconfirmed, and a password reset sent there would hand the account to
+    whoever reads it. Raises `InvitationNotValid` when the link is not open,
     `Invalid` (fields `username`, `password`) for a refused account, `Refused` when `user`
     is a member already."""
     with transaction.atomic():
@@ -151,9 +156,7 @@ def invitation_accept(
             if Membership.objects.filter(user=user, project=invitation.project).exists():
                 raise Refused(f"You are already a member of {invitation.project.name}.")
         else:
-            user = account_create(
-                username=username, password=password, email=email or invitation.email
-            )
+            user = account_create(username=username, password=password)
         return _use(invitation, user)
 
 
