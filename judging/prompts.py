@@ -141,10 +141,16 @@ def built_in_template_stored(name: str) -> PromptTemplate:
     raise TemplateInvalid(f"could not store built-in template {name!r}")
 
 
+def template_name(judge: Judge, kind: str) -> str:
+    """The name of the template a judge uses for a task kind: its choice, else the built-in
+    default of the kind."""
+    return judge.templates.get(kind) or f"mmrb2-{kind if kind in _CRITERIA else 'other'}"
+
+
 def run_template_stored(judge: Judge, kind: str, project) -> PromptTemplate:
     """The template a judge uses for a task kind in a project's run: the project's latest
     version of that name, else the built-in of that name (stored on first use)."""
-    name = judge.templates.get(kind) or f"mmrb2-{kind if kind in _CRITERIA else 'other'}"
+    name = template_name(judge, kind)
     latest = PromptTemplate.objects.filter(project=project, name=name).order_by("-version").first()
     if latest is not None:
         return latest

@@ -9,6 +9,11 @@ urlpatterns = [
         "projects/<slug:slug>/settings/judges/<int:judge_id>/", views.judge_edit, name="judge-edit"
     ),
     path(
+        "projects/<slug:slug>/settings/judges/<int:judge_id>/test-call/",
+        views.judge_test_call,
+        name="judge-test-call",
+    ),
+    path(
         "projects/<slug:slug>/settings/judges/<int:judge_id>/delete/",
         views.judge_remove,
         name="judge-delete",

@@ -12,7 +12,8 @@ from annotation.selectors import project_for_lead
 from config.errors import refusal_as_message
 from config.htmx import render_fragment_or_page
 from judging.forms import EnsembleForm, JudgeForm, RunStartForm, TemplateForm
-from judging.models import Judge, JudgeRun
+from judging.models import API_BACKENDS, Judge, JudgeRun
+from judging.parsing import INVALID
 from judging.prompts import TemplateInvalid, template_save
 from judging.selectors import (
     callable_judges,
@@ -22,6 +23,7 @@ from judging.selectors import (
     template_versions,
     templates_of_project,
 )
+from judging.services.call_check import SAMPLE_RIGHT, judge_call_check
 from judging.services.ensemble import (
     ensemble_of,
     ensemble_set,
@@ -56,15 +58,56 @@ def judge_edit(request, slug: str, judge_id: int | None = None):
     if request.method == "POST" and form.is_valid():
         name = judge.name if judge else form.cleaned_data["name"]
         try:
-            saved, _created = judge_save(name, project=project, **form.changes())
+            saved, _created = judge_save(name, project=project, check_ready=True, **form.changes())
         except ValidationError as invalid:
             _add_errors(form, invalid)
         else:
             messages.success(request, f"Judge {saved.name} saved.")
             return redirect("judge-list", slug=project.slug)
     status = 400 if request.method == "POST" else 200
-    context = {"project": project, "form": form, "judge": judge}
+    context = {
+        "project": project,
+        "form": form,
+        "judge": judge,
+        "templates": templates_of_project(project),
+        "kinds": sorted(set(project.tasks.values_list("kind", flat=True))),
+        "api_backends": API_BACKENDS,
+    }
     return render(request, "judging/judge_form.html", context, status=status)
+
+
+@login_required
+@require_POST
+def judge_test_call(request, slug: str, judge_id: int):
+    """One call of the project's judge on a tiny built-in pair; the answer (or the error's
+    status) is shown on the judge's page."""
+    project = project_for_lead(request.user, slug)
+    judge = get_object_or_404(
+        Judge.objects.select_related("connection"), pk=judge_id, project=project
+    )
+    with refusal_as_message(request):
+        check = judge_call_check(judge=judge, project=project)
+        if check.error:
+            messages.error(request, f"Test call failed: {check.error}")
+        elif check.answer == INVALID:
+            messages.error(
+                request,
+                f"Test call: the reply names no side with template {check.template} (invalid); "
+                "check the model and the template's answer format.",
+            )
+        else:
+            right = "right" if check.right else f"the right answer is {SAMPLE_RIGHT}"
+            tokens = (
+                f", {check.input_tokens} tokens in, {check.output_tokens} out"
+                if check.input_tokens is not None
+                else ""
+            )
+            messages.success(
+                request,
+                f"Test call answered {check.answer} ({right}) in {check.seconds:.1f} s with "
+                f"template {check.template}{tokens}.",
+            )
+    return redirect("judge-edit", slug=project.slug, judge_id=judge.pk)
 
 
 def _add_errors(form, invalid: ValidationError) -> None:

@@ -12,7 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.errors import Refused
-from annotation.models import Project
+from annotation.models import Project, Task
+from judging.backends import ConfigurationError, api_key
 from judging.models import (
     API_BACKENDS,
     SAMPLING_RANGES,
@@ -72,6 +73,10 @@ def templates_check(templates, project: Project | None) -> dict:
         isinstance(k, str) and isinstance(v, str) for k, v in templates.items()
     ):
         raise ValidationError({"templates": "a JSON object {task kind: template name}"})
+    kinds = sorted(set(templates) - set(Task.Kind.values))
+    if kinds:  # a misspelt kind would be ignored by every run
+        known = ", ".join(Task.Kind.values)
+        raise ValidationError({"templates": f"no task kind {', '.join(kinds)} (kinds: {known})"})
     own = set()
     if project is not None:
         own = set(
@@ -105,9 +110,30 @@ def _name_clash(name: str, project: Project | None) -> bool:
     return Judge.objects.filter(name=name, project__isnull=True).exists()
 
 
-def judge_save(name: str, *, project: Project | None, **changes) -> tuple[Judge, bool]:
+def judge_ready_check(judge: Judge) -> None:
+    """What can be known about a judge's calls without making one: an OpenAI or Anthropic
+    judge names a model, and the key variable its connection names is set on this server
+    (the message never names the variable: it is the operator's). The connection's scope and
+    the template names are checked by judge_save itself. Raises ValidationError."""
+    if judge.backend not in API_BACKENDS:
+        return
+    errors = {}
+    if not judge.model:
+        errors["model"] = "an OpenAI or Anthropic judge needs a model name"
+    try:
+        api_key(judge)
+    except ConfigurationError as missing:
+        errors["connection"] = str(missing)
+    if errors:
+        raise ValidationError(errors)
+
+
+def judge_save(
+    name: str, *, project: Project | None, check_ready: bool = False, **changes
+) -> tuple[Judge, bool]:
     """Create the project's judge (no project: the operator's) or update the given fields.
-    Raises ValidationError with field messages."""
+    `check_ready`: also refuse a judge that could not make a call now (judge_ready_check;
+    the lead's form). Raises ValidationError with field messages."""
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:
         raise ValidationError({field: "not a judge setting" for field in unknown})
@@ -125,6 +151,8 @@ def judge_save(name: str, *, project: Project | None, **changes) -> tuple[Judge,
         for field, value in changes.items():
             setattr(judge, field, value)
         _connection_check(judge)
+        if check_ready:
+            judge_ready_check(judge)
         judge.full_clean()
         judge.save()
     return judge, created

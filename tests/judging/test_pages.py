@@ -70,7 +70,8 @@ def queued_pairs_project(user):
     return project
 
 
-def test_a_lead_adds_a_judge_and_bad_values_are_refused(client, project, lead):
+def test_a_lead_adds_a_judge_and_bad_values_are_refused(client, project, lead, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # a judge whose key is unset is refused
     allowed, _ = connection_save(
         "allowed", backend="openai", base_url="http://127.0.0.1:9/v1",
         api_key_env="OPENAI_API_KEY", projects=[project],
