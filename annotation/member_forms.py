@@ -2,6 +2,7 @@
 services (annotation/services/members.py, invitations.py) hold the rules and write."""
 
 from django import forms
+from django.contrib.auth.password_validation import password_validators_help_texts
 
 from annotation.models import Membership, Project, Task
 from annotation.services.invitations import DEFAULT_DAYS, MAX_DAYS
@@ -69,6 +70,10 @@ class AcceptForm(forms.Form):
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["password1"].help_text = " ".join(password_validators_help_texts())
 
     def clean(self):
         data = super().clean()
