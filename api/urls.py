@@ -1,11 +1,11 @@
-"""The REST API (README "REST API"); OpenAPI schema at /api/schema/, Swagger UI at /api/docs/,
-ReDoc at /api/redoc/."""
+"""The REST API (README "REST API"); an index of links at /api/, the OpenAPI schema at
+/api/schema/, Swagger UI at /api/docs/, ReDoc at /api/redoc/."""
 
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
-from api.views import annotate, auth, export, judging, pairs, projects
+from api.views import annotate, auth, export, index, judging, pairs, projects
 from api.views.common import not_found
 
 router = SimpleRouter()
@@ -21,9 +21,11 @@ router.register("verdicts", judging.VerdictViewSet, basename="api-verdict")
 router.register("templates", judging.TemplateViewSet, basename="api-template")
 
 urlpatterns = [
+    path("", index.index, name="api-index"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("redoc/redoc.standalone.js", index.redoc_bundle, name="api-redoc-bundle"),
     path("auth/token/", auth.TokenView.as_view(), name="api-token"),
     re_path(
         r"^projects/(?P<project>[^/]+)/exports/$",

@@ -171,8 +171,13 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING").upper()},
-    # One line per judge call at INFO would drown everything else.
-    "loggers": {"aiohttp.access": {"level": "WARNING"}},
+    "filters": {"denials_on_one_line": {"()": "config.request_logging.DenialsOnOneLine"}},
+    "loggers": {
+        # One line per judge call at INFO would drown everything else.
+        "aiohttp.access": {"level": "WARNING"},
+        # A 403 is an expected answer: one line, no traceback.
+        "django.request": {"filters": ["denials_on_one_line"]},
+    },
 }
 
 # Proxies in front of the app: the client address is taken from X-Forwarded-For only

@@ -1,5 +1,7 @@
 """Tokens, the session with its CSRF check, and the schema and its documentation pages."""
 
+import re
+
 import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -78,14 +80,51 @@ def test_the_schema_is_openapi_3_and_public(db):
     assert "tokenAuth" in schema["components"]["securitySchemes"]
 
 
-@pytest.mark.parametrize("page", ["/api/docs/", "/api/redoc/"])
-def test_documentation_pages_use_vendored_files(db, page):
+@pytest.mark.parametrize(
+    ("page", "script"),
+    [
+        ("/api/docs/", "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js"),
+        ("/api/redoc/", "/api/redoc/redoc.standalone.js"),
+    ],
+)
+def test_documentation_pages_use_vendored_files(db, page, script):
     answer = APIClient().get(page)
     assert answer.status_code == 200
     html = answer.content.decode()
-    assert "/static/drf_spectacular_sidecar/" in html
-    assert "cdn." not in html and "unpkg" not in html
+    assert f'<script src="{script}">' in html
+    assert "cdn." not in html and "unpkg" not in html and "fonts.g" not in html
     assert "/api/schema/" in html
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing from elsewhere
+
+
+def test_the_redoc_bundle_names_no_other_host_to_load_from(db):
+    answer = APIClient().get("/api/redoc/redoc.standalone.js")
+    assert answer.status_code == 200 and answer["Content-Type"].startswith("text/javascript")
+    code = answer.content.decode()
+    assert "Redoc" in code and len(code) > 500_000  # the whole bundle
+    assert "cdn.redoc.ly" not in code and "fonts.googleapis" not in code
+    assert not code.rstrip().endswith(".js.map")  # its source map is not served here
+    assert APIClient().post("/api/redoc/redoc.standalone.js").status_code == 405
+
+
+def test_the_api_root_is_an_index_of_links(world):
+    client = APIClient()
+    answer = client.get("/api/")
+    assert answer.status_code == 200
+    index = answer.json()
+    base = "http://testserver/api/"
+    assert {k: index[k] for k in ("schema", "docs", "redoc", "token")} == {
+        "schema": base + "schema/", "docs": base + "docs/", "redoc": base + "redoc/",
+        "token": base + "auth/token/",
+    }  # fmt: skip
+    assert set(index["collections"]) >= {"projects", "tasks", "pairs", "judges", "runs"}
+    for url in index["collections"].values():
+        assert url.startswith(base)
+        assert client.get(url).status_code == 401, url  # each one exists and asks for a login
+    assert client.get(index["schema"]).status_code == 200
+    assert client.post("/api/").status_code == 405
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    assert "/api/" not in schema["paths"]
 
 
 def test_unknown_api_paths_answer_json_404(db):

@@ -16,6 +16,7 @@ from annotation.models import Asset, Assignment, Pair, Project, Rating, Task
 from exports.models import ExportJob
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
 from tests.api.conftest import rate, token_client
+from tests.responses import unmasked
 
 # (method, URL with {id}, model the id belongs to, body)
 OBJECT_ENDPOINTS = [
@@ -217,7 +218,7 @@ def _image_answers(user, sha256: str) -> list[tuple[int, bytes]]:
     page.force_login(user)
     answers = [page.get(f"/assets/{sha256}"), token_client(user).get(f"/api/assets/{sha256}/")]
     return [
-        (a.status_code, b"".join(a.streaming_content) if a.streaming else a.content)
+        (a.status_code, unmasked(b"".join(a.streaming_content) if a.streaming else a.content))
         for a in answers
     ]
 

@@ -13,6 +13,7 @@ from annotation.services.assignments import assignment_claim
 from annotation.services.pair_import import pairs_import
 from tests.api.conftest import token_client
 from tests.factories import member, write_image, write_jsonl
+from tests.responses import unmasked
 
 pytestmark = pytest.mark.django_db
 MISSING = "0" * 64
@@ -63,7 +64,7 @@ def _fetch(user, sha256: str) -> list[tuple[int, bytes]]:
     return [
         (
             answer.status_code,
-            b"".join(answer.streaming_content) if answer.streaming else answer.content,
+            unmasked(b"".join(answer.streaming_content) if answer.streaming else answer.content),
         )
         for answer in answers
     ]
