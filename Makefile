@@ -1,5 +1,6 @@
 # Arbiter: `make demo` serves the demo project, `make test` runs the test suite.
-# Both create ./.venv and install the project first when needed (Python 3.11+).
+# Both create ./.venv and install the project first when needed (Python 3.11+): the demo only
+# its runtime dependencies, the test, lint and bench targets the development tools as well.
 
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
@@ -14,19 +15,25 @@ HOST ?= 127.0.0.1:8000
 
 .PHONY: install demo serve test lint format bench bench-import bench-annotate bench-judges bench-dashboards bench-export clean
 
-$(BIN)/.installed: pyproject.toml
+# One stamp per install: the runtime dependencies (what the demo and the image need), then the
+# `dev` extras on top (pytest, Playwright, ruff, datasets, ...: half of a ~800 MB virtualenv).
+$(BIN)/.installed-runtime: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11, python3.12, ...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(BIN)/.installed-dev: $(BIN)/.installed-runtime
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-install: $(BIN)/.installed
+install: $(BIN)/.installed-dev
 
-demo: install
+demo: $(BIN)/.installed-runtime
 	$(BIN)/python manage.py init_embedded
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py demo
+	$(BIN)/python manage.py demo --host $(HOST)
 	$(BIN)/python manage.py runserver $(HOST)
 
 test: install

@@ -33,7 +33,6 @@ from judging.models import Judge
 PROJECT_SLUG = "demo"
 DEFAULT_PASSWORD = "arbiter-demo"
 PAIRS_PER_TASK = 10
-URL = "http://127.0.0.1:8000/"
 ANNOTATORS = ("annotator1", "annotator2", "annotator3")
 LEAD = "lead"
 SOURCE = "arbiter-demo"
@@ -207,7 +206,6 @@ def demo_seed(password: str = DEFAULT_PASSWORD, *, pairs_per_task: int = PAIRS_P
     counts = {slug: project.pairs.filter(task__slug=slug).count() for slug in TASKS}
     return {
         "project": project.slug,
-        "url": URL,
         "pairs": counts,
         "new_pairs": new,
         "newly_queued": queued,

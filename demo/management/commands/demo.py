@@ -4,6 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.importing.errors import ImportFailed
 from demo.seed import DEFAULT_PASSWORD, demo_seed
 
+DEFAULT_HOST = "127.0.0.1:8000"  # runserver's, and the Makefile's HOST
+
 
 class Command(BaseCommand):
     help = (
@@ -14,6 +16,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
+            "--host",
+            default=DEFAULT_HOST,
+            help=f"host:port the server answers on, for the links printed (default {DEFAULT_HOST}; "
+            "make demo passes its HOST)",
+        )
+        parser.add_argument(
             "--password",
             default=DEFAULT_PASSWORD,
             help=f"password of every demo user, set again on each run (default {DEFAULT_PASSWORD})",
@@ -23,6 +31,10 @@ class Command(BaseCommand):
         password = options["password"]
         if not password:
             raise CommandError("--password must not be empty")
+        host = options["host"]
+        if not host or any(c.isspace() or c in "/?#@" for c in host):
+            raise CommandError(f"--host is host:port, e.g. {DEFAULT_HOST}; got {host!r}")
+        url = f"http://{host}/"
         try:
             result = demo_seed(password)
         except ImportFailed as exc:
@@ -30,7 +42,7 @@ class Command(BaseCommand):
         except ValidationError as exc:
             raise CommandError(f"demo setup failed: {'; '.join(exc.messages)}") from None
         write = self.stdout.write
-        write(f"Demo project {result['project']!r} is ready at {result['url']}")
+        write(f"Demo project {result['project']!r} is ready at {url}")
         for task, count in result["pairs"].items():
             write(f"  {task:<12} {count:>3} pairs ({result['new_pairs'][task]} new)")
         finished = result["finished"]
@@ -44,10 +56,10 @@ class Command(BaseCommand):
         write(f"  {', '.join(result['annotators'])}  (annotators)")
         write(
             f"  {result['lead']}  (lead: judges, templates, runs and dashboards at "
-            f"{result['url']}projects/{result['project']}/...)"
+            f"{url}projects/{result['project']}/...)"
         )
         write("The Django admin is for operators: python manage.py createsuperuser")
         write(
             f"Offline judges {', '.join(result['judges'])}: the lead starts runs at "
-            f"{result['url']}projects/{result['project']}/runs/"
+            f"{url}projects/{result['project']}/runs/"
         )
