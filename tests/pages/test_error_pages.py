@@ -70,3 +70,9 @@ def test_a_403_is_logged_on_one_line_and_a_bug_keeps_its_traceback(client, proje
     assert client.get("/_broken/").status_code == 500
     [error] = [r for r in caplog.records if r.name == "django.request"]
     assert error.exc_info and "Traceback" in caplog.text
+
+
+def test_no_template_comment_leaks_into_a_page(client):
+    """Django's {# #} comments end at the line: a longer one is sent as text."""
+    page = client.get("/accounts/login/").content.decode()
+    assert "{#" not in page and "#}" not in page and "never evaluates code" not in page
