@@ -8,6 +8,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.models import Flag, Pair, Project, Rating
+from dashboards.selectors.pool import stuck_pairs
 from judging.selectors import runs_with_tallies
 
 # "Complete" is left out: nothing assigns it (consensus decides a pair, kept or dropped, with its
@@ -60,4 +61,5 @@ def overview(project: Project) -> dict:
         "open_flags": flags.count(),
         "recent_flags": list(flags.select_related("pair", "reported_by")[:10]),
         "runs": runs_with_tallies(project, limit=10),
+        "stuck": stuck_pairs(project),
     }

@@ -50,3 +50,21 @@ def test_extra_annotators_raise_the_need(task):
     pair = Pair.objects.filter(task=task).first()
     Pair.objects.filter(pk=pair.pk).update(extra_annotators=1)
     assert [p.pk for p, _short in stuck_pairs(project)["pairs"]] == [pair.pk]
+
+
+def test_the_overview_names_them_with_the_way_out(client, task):
+    from django.urls import reverse
+
+    project = task.project
+    lead = member("boss", project, role="lead")
+    people = [member(f"a{i}", project) for i in range(2)]
+    client.force_login(lead)
+    url = reverse("dash-overview", args=[project.slug])
+    page = client.get(url).content.decode()
+    assert "can never finish" not in page  # boss and two annotators: three people, N = 3
+    first = assignment_claim(people[0], task)
+    assignment_skip(first.pk, people[0], "unsure")
+    page = client.get(url).content.decode()
+    assert "1 open pair can never finish" in page
+    assert reverse("project-members", args=[project.slug]) in page
+    assert reverse("dash-pair", args=[project.slug, first.pair_id]) in page
