@@ -25,6 +25,7 @@ from dashboards.selectors.hours import annotator_hours, hours_csv_rows
 from dashboards.selectors.judges import judge_figures
 from dashboards.selectors.models import model_figures
 from dashboards.selectors.overview import overview
+from dashboards.tables import TABLES
 from exports.errors import ExportRefused
 from exports.jobs import export_job_path, export_job_start
 from exports.selectors import export_jobs_for_project
@@ -33,8 +34,23 @@ EXPORTS_SHOWN = 50  # the latest; older exports stay downloadable through the AP
 
 
 def _page(request, slug, template, context):
+    """A dashboard page, or with ?format=csv&table=NAME one of its tables (dashboards/tables.py)."""
     project = project_for_lead(request.user, slug)
-    return render(request, template, {"project": project, **context(project)})
+    page = template.removeprefix("dashboards/").removesuffix(".html")
+    tables = TABLES.get(page, {})
+    if wants_csv(request):
+        name = request.GET.get("table", "")
+        if name not in tables:
+            raise Http404("no such table")
+        header, rows = tables[name][1](context(project))
+        return csv_response(f"{project.slug}-{page}-{name}.csv", header, rows)
+    links = []
+    for name, (label, _rows) in tables.items():
+        query = request.GET.copy()
+        query["format"], query["table"] = "csv", name
+        links.append((f"?{query.urlencode()}", label))
+    figures = context(project)
+    return render(request, template, {"project": project, "csv_tables": links, **figures})
 
 
 @login_required
