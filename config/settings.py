@@ -132,6 +132,16 @@ ARBITER_MAX_IMAGE_BYTES = env_int("ARBITER_MAX_IMAGE_BYTES", 50 * 1024 * 1024, m
 # Longest text (a prompt, a response's text part, a rationale) an import or form accepts.
 ARBITER_MAX_TEXT_CHARS = env_int("ARBITER_MAX_TEXT_CHARS", 200_000, minimum=1)
 
+# Mail, for invitation links: without EMAIL_HOST nothing is sent and the lead copies the link.
+if env_str("EMAIL_HOST"):
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_HOST = env_str("EMAIL_HOST")
+    EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+    EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+    EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+    DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL") or f"arbiter@{EMAIL_HOST}"
+
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {

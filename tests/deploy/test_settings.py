@@ -266,3 +266,21 @@ def test_reading_the_settings_writes_nothing_and_init_embedded_makes_the_key(tmp
     assert again.returncode == 0 and key_file.read_text() == key  # kept, not replaced
     checked = _run(["manage.py", "check"], env)
     assert "arbiter.W001" not in checked.stderr + checked.stdout
+
+
+_PRINT_MAIL = (
+    "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings');"
+    "django.setup(); from django.conf import settings as s;"
+    "print(s.EMAIL_BACKEND, s.EMAIL_HOST, s.EMAIL_PORT, s.EMAIL_USE_TLS, s.DEFAULT_FROM_EMAIL)"
+)
+
+
+def test_mail_is_configured_from_the_environment_only_when_a_host_is_given(tmp_path):
+    plain = _run(["-c", _PRINT_MAIL], _env(tmp_path))
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.split()[:2] == ["django.core.mail.backends.smtp.EmailBackend", "localhost"]
+    mail = _run(["-c", _PRINT_MAIL], _env(tmp_path, EMAIL_HOST="smtp.example.org", EMAIL_PORT="25"))
+    assert mail.stdout.split() == [
+        "django.core.mail.backends.smtp.EmailBackend", "smtp.example.org", "25", "True",
+        "arbiter@smtp.example.org",
+    ]  # fmt: skip
