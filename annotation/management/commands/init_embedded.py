@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
+    requires_system_checks = []  # it makes what a check would miss (the key)
     help = "Create ./var's folders and the embedded secret key (nothing that exists changes)."
 
     def handle(self, *args, **options):
