@@ -12,6 +12,7 @@ import zipfile
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from annotation.models import Pair, Rating
 from annotation.services import assignments as assignment_services
@@ -20,7 +21,7 @@ from tests.factories import image_bytes
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-WAIT_MS = 15_000
+WAIT_MS = 30_000  # generous: the suite runs on every core at once
 LEAD_PASSWORD = "journey-lead-pw-1"
 PASSWORD = "journey-annotator-pw-1"
 PAIRS = 3
@@ -53,6 +54,20 @@ def pairs_zip(path) -> str:
             )
         archive.writestr("pairs.jsonl", "\n".join(lines) + "\n")
     return str(path)
+
+
+def press_until_checked(page, key: str) -> None:
+    """Press a score key until the overall row shows it (a key pressed while the page is still
+    wiring its handlers under heavy load is otherwise lost)."""
+    checked = f"#rating-form input[name=overall][value='{key}']:checked"
+    for _attempt in range(5):
+        page.keyboard.press(key)
+        try:
+            page.wait_for_selector(checked, timeout=2_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError(f"key {key} never set the overall score")
 
 
 def log_in(page, base, username, password):
@@ -116,7 +131,7 @@ def test_a_project_from_nothing_to_a_downloaded_dataset(
             page.wait_for_selector(
                 f"#workspace .progress >> text=Pair {number} of", timeout=WAIT_MS
             )
-            page.keyboard.press(key)
+            press_until_checked(page, key)
             page.keyboard.press("Enter")
         page.wait_for_function("() => !document.getElementById('rating-form')", timeout=WAIT_MS)
         assert Rating.objects.filter(annotator__username=name).count() == PAIRS
