@@ -145,6 +145,8 @@ def test_enter_without_an_overall_score_does_not_submit(live_server, browser_pag
     page = browser_page
     assignment_id = log_in_and_start(page, live_server.url)
     requests = track_requests(page)
+    left, right = (page.locator(f"#{side}").bounding_box() for side in ("left", "right"))
+    assert left["y"] == right["y"]  # the two responses start level, side by side
 
     page.keyboard.press("Enter")
     page.wait_for_timeout(300)

@@ -103,6 +103,11 @@ def test_n_and_p_walk_the_queue_in_the_browser(rated, live_server, browser_page)
     page.wait_for_url(live_server.url + "/")
     queue = [p.pk for p in disagreements(project)["pairs"]]
     page.goto(live_server.url + reverse("dash-pair", args=[project.slug, queue[0]]))
+    tops = page.eval_on_selector_all(
+        ".responses > .card, .grid2 > .card",
+        "cards => cards.map(c => c.getBoundingClientRect().top)",
+    )
+    assert len(tops) == 4 and tops[0] == tops[1] and tops[2] == tops[3]  # side by side, level
     page.keyboard.press("n")
     page.wait_for_url(f"**/pairs/{queue[1]}/")
     page.keyboard.press("p")
