@@ -24,6 +24,13 @@ from judging.services.ensemble import ensemble_set
 from judging.services.runs import judge_run_start
 
 EXPERTS = ("expert1", "expert2", "expert3")
+
+
+def OTHER_END(score: int, project: Project) -> int:  # noqa: N802 (reads like the rule it is)
+    """The same strength for the other side: the scale mirrored around its centre."""
+    return project.scale_points + 1 - score
+
+
 FINISHED = range(101, 107)  # pair numbers of the finished work, per task
 CANDIDATES = range(201, 204)  # left for the ensemble filter
 # The experts' canonical scores when A is the better response (mirrored when B is). The
@@ -79,7 +86,7 @@ def _rate(project: Project, slug: str, good_side: dict[str, str]) -> int:
         while (assignment := assignment_claim(expert, task)) is not None:
             pair = assignment.pair
             score = SCORES[order.index(pair.external_id) % len(SCORES)][index]
-            canonical = score if good_side[pair.external_id] == "A" else 8 - score
+            canonical = score if good_side[pair.external_id] == "A" else OTHER_END(score, project)
             form = to_form(canonical, project.scale_points, assignment.swapped)
             aspects = {aspect["key"]: form for aspect in task.aspects}
             seconds = rng.uniform(25, 140)

@@ -207,11 +207,21 @@ def base_url_check(url: str) -> str:
     return url.rstrip("/")
 
 
+# Arbiter's own secrets: a connection never sends them to a model provider, even if an
+# operator types one of these names by mistake.
+SERVER_SECRETS = {
+    "SECRET_KEY", "DATABASE_URL", "REDIS_URL", "EMAIL_HOST_PASSWORD", "CI_DATABASE_URL",
+    "CI_REDIS_URL",
+}  # fmt: skip
+
+
 def api_key_env_check(name: str) -> str:
     if name and not (name.replace("_", "").isalnum() and name.isascii() and not name[0].isdigit()):
         raise ValidationError(
             {"api_key_env": "the NAME of an environment variable (letters, digits, _), never a key"}
         )
+    if name.upper() in SERVER_SECRETS:
+        raise ValidationError({"api_key_env": f"{name} is Arbiter's own secret, not an API key"})
     return name
 
 

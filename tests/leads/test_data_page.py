@@ -16,7 +16,6 @@ from annotation.services.import_jobs import import_job_run, import_job_start
 from tests.factories import image_bytes, member
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tasks_in_process")]
-_commit = None
 
 
 def _record(i: int, image_b: str | None = None, prefix: str = "p") -> dict:
@@ -57,32 +56,39 @@ def lead(client, project):
     return user
 
 
-@pytest.fixture(autouse=True)
-def _committed(django_capture_on_commit_callbacks):
-    """Jobs are enqueued when their transaction commits; a test's never does, so run the
-    callbacks at the end of each upload, as a commit would."""
-    global _commit
-    _commit = django_capture_on_commit_callbacks
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    """Jobs are enqueued when their transaction commits; a test's never does, so the
+    callbacks run at the end of each upload, as a commit would."""
+    return lambda: django_capture_on_commit_callbacks(execute=True)
 
 
-def _upload(client, data: bytes, **fields):
-    upload = SimpleUploadedFile("pairs.zip", data, content_type="application/zip")
-    values = {"task": "t2i", "destination": "queue", "file_format": "", **fields}
-    with _commit(execute=True):
-        return client.post(reverse("project-data", args=["data"]), {**values, "file": upload})
+@pytest.fixture
+def upload_page(client, committed):
+    def upload(data: bytes, **fields):
+        upload = SimpleUploadedFile("pairs.zip", data, content_type="application/zip")
+        values = {"task": "t2i", "destination": "queue", "file_format": "", **fields}
+        with committed():
+            return client.post(reverse("project-data", args=["data"]), {**values, "file": upload})
+
+    return upload
 
 
-def _start(project, lead, data: bytes, task_slug: str, **options) -> ImportJob:
-    with _commit(execute=True):
-        job = import_job_start(
-            project, lead, SimpleUploadedFile("p.zip", data), task_slug=task_slug, **options
-        )
-    job.refresh_from_db()
-    return job
+@pytest.fixture
+def start(committed):
+    def start(project, lead, data: bytes, task_slug: str, **options) -> ImportJob:
+        with committed():
+            job = import_job_start(
+                project, lead, SimpleUploadedFile("p.zip", data), task_slug=task_slug, **options
+            )
+        job.refresh_from_db()
+        return job
+
+    return start
 
 
-def test_a_zip_with_images_is_imported_and_queued(client, lead, settings):
-    answer = _upload(client, pairs_zip(3))
+def test_a_zip_with_images_is_imported_and_queued(client, lead, settings, upload_page):
+    answer = upload_page(pairs_zip(3))
     assert answer.status_code == 302
     job = ImportJob.objects.get()
     assert job.status == "done" and job.pairs_written == 3 and job.records_checked == 3
@@ -95,8 +101,8 @@ def test_a_zip_with_images_is_imported_and_queued(client, lead, settings):
     assert "3 records: 3 new pairs" in page and "pairs.zip" in page
 
 
-def test_candidates_wait_for_the_filter_until_the_lead_queues_them(client, lead):
-    _upload(client, pairs_zip(2), destination="candidates")
+def test_candidates_wait_for_the_filter_until_the_lead_queues_them(client, lead, upload_page):
+    upload_page(pairs_zip(2), destination="candidates")
     assert set(Pair.objects.values_list("status", flat=True)) == {"candidate"}
     page = client.get(reverse("project-data", args=["data"])).content.decode()
     assert "Send 2 to annotation" in page
@@ -105,8 +111,8 @@ def test_candidates_wait_for_the_filter_until_the_lead_queues_them(client, lead)
     assert set(Pair.objects.values_list("status", flat=True)) == {"queued"}
 
 
-def test_a_bad_record_is_refused_with_its_number_and_nothing_is_written(client, lead):
-    _upload(client, pairs_zip(4, broken_at=3))
+def test_a_bad_record_is_refused_with_its_number_and_nothing_is_written(client, lead, upload_page):
+    upload_page(pairs_zip(4, broken_at=3))
     job = ImportJob.objects.get()
     assert job.status == "failed" and job.error_record == 3
     assert "missing.png" in job.error
@@ -115,8 +121,8 @@ def test_a_bad_record_is_refused_with_its_number_and_nothing_is_written(client, 
     assert "Refused at record 3" in page and "Nothing was written" in page
 
 
-def test_a_file_that_is_no_zip_is_refused_at_upload(client, lead, settings):
-    answer = _upload(client, b"not a zip at all")
+def test_a_file_that_is_no_zip_is_refused_at_upload(client, lead, settings, upload_page):
+    answer = upload_page(b"not a zip at all")
     assert answer.status_code == 400
     assert "file" in answer.context["form"].errors
     assert "not a zip archive" in answer.context["form"].errors["file"][0]
@@ -124,7 +130,7 @@ def test_a_file_that_is_no_zip_is_refused_at_upload(client, lead, settings):
     assert not any((settings.MEDIA_ROOT / "imports").glob("*/*"))  # the upload is gone
 
 
-def test_progress_is_written_while_records_are_checked(lead, project, monkeypatch):
+def test_progress_is_written_while_records_are_checked(lead, project, monkeypatch, start):
     from annotation.services import import_jobs
 
     seen = []
@@ -141,28 +147,28 @@ def test_progress_is_written_while_records_are_checked(lead, project, monkeypatc
 
     monkeypatch.setattr(import_jobs, "_progress_writer", recording)
     monkeypatch.setattr(import_jobs, "PROGRESS_EVERY_SECONDS", 0)
-    _start(project, lead, pairs_zip(3), "t2i")
+    start(project, lead, pairs_zip(3), "t2i")
     assert seen == [1, 2, 3]  # each record counted in the row as it was checked
 
 
-def test_a_finished_job_runs_no_second_time(lead, project):
-    job = _start(project, lead, pairs_zip(1), "t")
+def test_a_finished_job_runs_no_second_time(lead, project, start):
+    job = start(project, lead, pairs_zip(1), "t")
     assert job.status == "done"
     Pair.objects.all().delete()
     import_job_run(job.pk)  # a redelivered message
     assert not Pair.objects.exists()
 
 
-def test_queue_pairs_command_and_api(project, lead):
+def test_queue_pairs_command_and_api(project, lead, start):
     task = Task.objects.create(project=project, slug="t", name="T")
-    _upload_direct(project, lead, "t", queue=False)
+    start(project, lead, pairs_zip(2, prefix="t"), "t", queue=False)
     assert Pair.objects.filter(status="candidate").count() == 2
     out = io.StringIO()
     call_command("queue_pairs", "--project", "data", "--task", "t", stdout=out)
     assert "2 pairs queued" in out.getvalue()
     assert Pair.objects.filter(task=task, status="queued").count() == 2
 
-    _upload_direct(project, lead, "u", queue=False)
+    start(project, lead, pairs_zip(2, prefix="u"), "u", queue=False)
     api = APIClient()
     api.force_authenticate(lead)
     answer = api.post("/api/projects/data/queue/", {"task": "nope"}, format="json")
@@ -179,7 +185,3 @@ def test_the_queue_api_is_for_the_projects_leads_only(project, lead):
         api = APIClient()
         api.force_authenticate(user)
         assert api.post("/api/projects/data/queue/", {}, format="json").status_code == 404
-
-
-def _upload_direct(project, lead, task_slug, *, queue):
-    _start(project, lead, pairs_zip(2, prefix=task_slug), task_slug, queue=queue)

@@ -143,3 +143,15 @@ def test_sampling_can_never_override_the_request(project, fake_llm):
     sent = fake_llm.requests[0]
     assert sent["model"] == "cheap" and sent["temperature"] == 0.5
     assert "n" not in sent and "stream" not in sent and sent["messages"][0]["content"]
+
+
+@pytest.mark.parametrize("name", ["SECRET_KEY", "database_url", "REDIS_URL", "EMAIL_HOST_PASSWORD"])
+def test_a_connection_never_names_arbiters_own_secrets(name):
+    from django.core.exceptions import ValidationError
+
+    from judging.services.judges import connection_save
+
+    with pytest.raises(ValidationError, match="Arbiter's own secret"):
+        connection_save(
+            "leaky", backend="openai", base_url="http://127.0.0.1:9/v1", api_key_env=name
+        )
