@@ -1,4 +1,4 @@
-// The annotate page: keyboard rating, active-time tracking and image zoom.
+// The annotate page: keyboard rating and active-time tracking (the image viewer is viewer.js).
 // Listeners sit on `document` so they keep working after htmx swaps in the next pair.
 (function () {
   "use strict";
@@ -125,15 +125,5 @@
       openDialog(opener.dataset.open);
       return;
     }
-    const link = event.target.closest && event.target.closest("a.zoomable");
-    if (link) {
-      event.preventDefault();
-      const zoom = document.getElementById("zoom");
-      zoom.querySelector("img").src = link.href;
-      zoom.showModal();
-      return;
-    }
-    const zoom = event.target.closest && event.target.closest("dialog.zoom");
-    if (zoom && event.target.tagName === "IMG") zoom.close();
   });
 })();
