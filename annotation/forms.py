@@ -18,6 +18,8 @@ class ProjectForm(forms.ModelForm):
             "ensemble_threshold": "Share of ensemble judges that must agree for a pair to "
             "be removed as easy (0–1).",
             "lease_minutes": "How long a pair stays with an annotator who opened it.",
+            "edit_grace_minutes": "How long after submitting an annotator may still correct "
+            "a rating, even once the pair is complete (0: never after completion).",
         }
 
     def __init__(self, *args, editing: bool = False, **kwargs):

@@ -73,3 +73,13 @@ def content_parts(content, assets: dict[str, Asset]) -> list[Part]:
         else:
             parts.append(Part("missing-image", sha256=str(value)))
     return parts
+
+
+def content_summary(content, limit: int = 80) -> str:
+    """The first line of a part list's text, shortened (plain text: templates escape it), for
+    lists that name a pair by its prompt."""
+    for kind, value in content or []:
+        if kind == "text" and isinstance(value, str) and value.strip():
+            line = " ".join(value.split())
+            return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return "(image prompt)" if content else "(no prompt shipped)"

@@ -63,3 +63,17 @@ def scale_labels(scale: int) -> list[tuple[int, str]]:
         else:
             labels.append((value, "Left better" if value < middle else "Right better"))
     return labels
+
+
+def scale_short_labels(scale: int) -> list[str]:
+    """A compact label per point, for narrow screens: L+++ … = … R+++ (one + per step from
+    the centre), so the scale keeps its left-to-right meaning in one row."""
+    middle = center(scale)
+    short = []
+    for value in range(1, scale + 1):
+        steps = int(abs(value - middle) + 0.5)
+        if value == middle:
+            short.append("=")
+        else:
+            short.append(("L" if value < middle else "R") + "+" * max(steps, 1))
+    return short

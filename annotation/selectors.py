@@ -1,7 +1,7 @@
 """Reads for pages and commands: ready querysets, no writes."""
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.core.exceptions import PermissionDenied
 from django.db import connection
@@ -39,15 +39,28 @@ from annotation.models.invitation import token_hash as invitation_token_hash
 from annotation.models.pair import OPEN_STATUSES, RATINGS_NEEDED
 from annotation.rendering import image_shas
 
-RECENT_EDITABLE = 5  # how many of their latest submissions an annotator can reopen
+DECIDED_STATUSES = (Pair.Status.KEPT, Pair.Status.DROPPED)
+RECENT_SHOWN = 5  # how many of their latest ratings an annotator sees listed to reopen
+FINISHED_STATUSES = (Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED)
 
 
-def rating_can_change(assignment: Assignment) -> bool:
-    """Whether the annotator may still submit on this assignment: it is leased to them, or
-    they rated it and the pair is still open (annotation.services.ratings enforces the same)."""
-    return assignment.status == Assignment.Status.LEASED or (
-        assignment.status == Assignment.Status.SUBMITTED and assignment.pair.status in OPEN_STATUSES
-    )
+def rating_can_change(assignment: Assignment, now: datetime) -> bool:
+    """Whether the annotator may still submit on this assignment: it is leased to them; or
+    they rated it and the pair is still open; or the pair was decided by consensus less than
+    the project's grace period after they submitted (a slip can be corrected, and the edit
+    re-decides the pair). A lead's adjudication locks it. annotation.services.ratings holds
+    every submit to this rule; the page and the API show it."""
+    if assignment.status == Assignment.Status.LEASED:
+        return True
+    if assignment.status != Assignment.Status.SUBMITTED:
+        return False
+    pair = assignment.pair
+    if pair.status in OPEN_STATUSES:
+        return True
+    if pair.status not in DECIDED_STATUSES or pair.decided_by != Pair.DecidedBy.CONSENSUS:
+        return False
+    grace = timedelta(minutes=pair.project.edit_grace_minutes)
+    return assignment.submitted_at is not None and now < assignment.submitted_at + grace
 
 
 def live_assignments(now: datetime) -> Q:
@@ -144,25 +157,35 @@ class TaskProgress:
     task: Task
     done: int  # pairs this annotator rated
     remaining: int  # pairs still open to them
+    skipped: int = 0  # pairs they skipped or flagged: finished too, but not rated
+
+    @property
+    def finished(self) -> int:
+        return self.done + self.skipped
+
+    @property
+    def total(self) -> int:
+        return self.finished + self.remaining
 
     @property
     def percent(self) -> int:
-        total = self.done + self.remaining
-        return round(100 * self.done / total) if total else 100
+        return round(100 * self.finished / self.total) if self.total else 100
 
 
 def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgress]:
-    """Rated / remaining per task, with two queries whatever the number of tasks."""
+    """Rated, skipped and remaining per task, with three queries whatever the number of
+    tasks."""
     if not tasks:
         return []
-    done = dict(
-        Assignment.objects.filter(
-            annotator=user, status=Assignment.Status.SUBMITTED, pair__task__in=tasks
+    finished: dict[tuple[int, str], int] = {
+        (task_id, status): n
+        for task_id, status, n in Assignment.objects.filter(
+            annotator=user, status__in=FINISHED_STATUSES, pair__task__in=tasks
         )
-        .values("pair__task")
+        .values("pair__task", "status")
         .annotate(n=Count("id"))
-        .values_list("pair__task", "n")
-    )
+        .values_list("pair__task", "status", "n")
+    }
     leased = dict(
         Assignment.objects.filter(
             annotator=user,
@@ -182,9 +205,31 @@ def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgr
         .values_list("task", "n")
     )
     return [
-        TaskProgress(task, done.get(task.pk, 0), claimable.get(task.pk, 0) + leased.get(task.pk, 0))
+        TaskProgress(
+            task,
+            done=finished.get((task.pk, Assignment.Status.SUBMITTED), 0),
+            remaining=claimable.get(task.pk, 0) + leased.get(task.pk, 0),
+            skipped=finished.get((task.pk, Assignment.Status.SKIPPED), 0),
+        )
         for task in tasks
     ]
+
+
+def assignment_position(assignment: Assignment) -> int:
+    """This pair's place in the annotator's sequence for its task: pairs they rated, skipped
+    or flagged count in the order they were handed out; a pair still open to them comes after
+    every finished one."""
+    earlier = Assignment.objects.filter(
+        annotator_id=assignment.annotator_id,
+        pair__task_id=assignment.pair.task_id,
+        status__in=FINISHED_STATUSES,
+    )
+    if assignment.status in FINISHED_STATUSES:
+        earlier = earlier.filter(
+            Q(created_at__lt=assignment.created_at)
+            | Q(created_at=assignment.created_at, pk__lt=assignment.pk)
+        )
+    return earlier.count() + 1
 
 
 def _is_member(user):
@@ -227,17 +272,28 @@ def task_of_assignment(user, assignment_id: int) -> Task:
 
 
 def recent_submissions(user, task: Task) -> list[Assignment]:
-    """The annotator's latest submissions in the task whose pairs are still open."""
+    """The annotator's latest ratings in the task, newest first, with what the list of recent
+    ratings shows (prompt, pair status and the rating itself)."""
     return list(
         Assignment.objects.filter(
-            annotator=user,
-            status=Assignment.Status.SUBMITTED,
-            pair__task=task,
-            pair__status__in=OPEN_STATUSES,
+            annotator=user, status=Assignment.Status.SUBMITTED, pair__task=task
         )
-        .select_related("rating")
-        .order_by("-submitted_at", "-id")[:RECENT_EDITABLE]
+        .select_related("rating", "pair__prompt", "pair__project")
+        .order_by("-submitted_at", "-id")[:RECENT_SHOWN]
     )
+
+
+def next_task_for(user, task: Task, now: datetime) -> TaskProgress | None:
+    """Another task of the same project with pairs left for this annotator (the first by
+    name), for the end of a task."""
+    membership = Membership.objects.filter(user=user, project_id=task.project_id).first()
+    if membership is None:
+        return None
+    others = [other for other in tasks_for_membership(membership) if other.pk != task.pk]
+    for other in others:
+        other.project = task.project
+    progress = annotator_progress(user, others, now)
+    return next((row for row in progress if row.remaining), None)
 
 
 def assets_by_sha(shas: set[str]) -> dict[str, Asset]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.utils import timezone
 
 from annotation.models import (
     Adjudication,
@@ -141,7 +142,9 @@ def assignment_view(user, assignment_id: int) -> AssignmentView:
     assignment = assignment_for_annotator(user, assignment_id)
     pair = assignment.pair
     shas = image_shas(pair.prompt.content, pair.response_a.content, pair.response_b.content)
-    return AssignmentView(assignment, assets_by_sha(shas), rating_can_change(assignment))
+    return AssignmentView(
+        assignment, assets_by_sha(shas), rating_can_change(assignment, timezone.now())
+    )
 
 
 # The lead's data

@@ -1,25 +1,68 @@
-// The annotate page: keyboard rating and active-time tracking (the image viewer is viewer.js).
-// Listeners sit on `document` so they keep working after htmx swaps in the next pair.
+// The annotate page: the keyboard model, active-time tracking, response scrolling and the
+// expert's view preferences (the image viewer is viewer.js). Listeners sit on `document` so
+// they keep working after htmx swaps in the next pair.
+//
+// Keyboard: a digit scores the highlighted row and stays there (moving on is an opt-in under
+// "View"), 0/Backspace clears it, j/k move between rows, ↑/↓ scroll the responses.
 (function () {
   "use strict";
   const IDLE_AFTER_MS = 60000; // no input for a minute: the annotator is not rating
+  const SCROLL_STEP = 60;
+  const PREFS = { sync: "arbiter.syncScroll", advance: "arbiter.autoAdvance", aspects: "arbiter.aspectsOpen" };
   let activeRow = 0;
   let activeMs = 0;
   let lastTick = Date.now();
   let lastInput = Date.now();
+  let lastScrolled = null; // the response column the expert scrolled or pointed at last
+  const echoes = new WeakSet(); // columns we scrolled to mirror the other (no echo back)
+
+  function pref(name, fallback) {
+    try {
+      const value = localStorage.getItem(PREFS[name]);
+      return value === null ? fallback : value === "1";
+    } catch (error) {
+      return fallback; // storage disabled: defaults
+    }
+  }
+
+  function setPref(name, on) {
+    try { localStorage.setItem(PREFS[name], on ? "1" : "0"); } catch (error) { /* not kept */ }
+  }
 
   const ratingForm = () => document.getElementById("rating-form");
   const rows = () => {
     const form = ratingForm();
     return form ? Array.from(form.querySelectorAll(".scale-row")) : [];
   };
+  const columns = () => Array.from(document.querySelectorAll("#workspace .response-body"));
+
+  function describe(row) {
+    const legend = row.querySelector("legend");
+    const name = legend ? legend.textContent.replace("*", "").trim() : "Row";
+    const checked = row.querySelector("input[type=radio]:checked");
+    const value = checked ? checked.value + " · " + checked.dataset.label : "not set";
+    const hint = row.disabled ? "" : " (keys 1–" + row.querySelectorAll("input[type=radio]").length + ", 0 clears)";
+    return name + ": " + value + hint;
+  }
+
+  function announce() {
+    const status = document.getElementById("row-status");
+    const row = rows()[activeRow];
+    if (status && row) status.textContent = describe(row);
+  }
 
   function highlight(index) {
     const all = rows();
     if (!all.length) return;
     activeRow = Math.max(0, Math.min(index, all.length - 1));
-    all.forEach((row, n) => row.classList.toggle("active", n === activeRow));
-    all[activeRow].scrollIntoView({ block: "nearest" });
+    all.forEach((row, n) => {
+      row.classList.toggle("active", n === activeRow);
+      if (n === activeRow) row.setAttribute("aria-current", "true");
+      else row.removeAttribute("aria-current");
+    });
+    const strip = all[activeRow].closest("details");
+    if (strip && !strip.open) strip.open = true; // j into the aspects opens their strip
+    announce();
   }
 
   function tick() {
@@ -32,10 +75,25 @@
     }
   }
 
+  function applyPrefs() {
+    const sync = document.getElementById("pref-sync");
+    const advance = document.getElementById("pref-advance");
+    if (sync) sync.checked = pref("sync", false);
+    if (advance) advance.checked = pref("advance", false);
+    const strip = document.getElementById("aspects-strip");
+    if (strip) strip.open = pref("aspects", window.innerWidth >= 900);
+  }
+
   function startPair() {
     activeMs = 0;
     lastTick = lastInput = Date.now();
+    lastScrolled = null;
+    applyPrefs();
     highlight(0);
+    // Say what happened (saved, skipped, flagged) through the page's lasting live region.
+    const toast = document.querySelector("#workspace .toast");
+    const announcer = document.getElementById("announcer");
+    if (announcer && toast) announcer.textContent = toast.textContent.trim();
   }
 
   function openDialog(id) {
@@ -58,8 +116,40 @@
     if (!input) return false;
     input.checked = true;
     input.dispatchEvent(new Event("change", { bubbles: true }));
-    if (activeRow < rows().length - 1) highlight(activeRow + 1);
+    if (pref("advance", false) && activeRow < rows().length - 1) highlight(activeRow + 1);
+    else announce();
     return true;
+  }
+
+  function clearRow() {
+    const row = rows()[activeRow];
+    if (!row || row.disabled) return;
+    row.querySelectorAll("input[type=radio]").forEach((input) => { input.checked = false; });
+    announce();
+  }
+
+  // ↑/↓ with nothing focused scroll the responses (the page itself does not scroll when the
+  // workspace fills the window); with "scroll together" the other column follows.
+  function scrollResponses(step) {
+    const all = columns().filter((column) => column.scrollHeight > column.clientHeight);
+    if (!all.length) return false;
+    // The column the expert last pointed at or scrolled; both when they have not chosen yet
+    // (with "scroll together", scrolling one moves the other: see mirror).
+    const targets = all.includes(lastScrolled) ? [lastScrolled] : all;
+    targets.forEach((column) => column.scrollBy({ top: step, behavior: "instant" }));
+    return true;
+  }
+
+  function mirror(source) {
+    if (!pref("sync", false)) return;
+    const range = source.scrollHeight - source.clientHeight;
+    const ratio = range > 0 ? source.scrollTop / range : 0;
+    columns().filter((column) => column !== source).forEach((column) => {
+      const top = Math.round(ratio * (column.scrollHeight - column.clientHeight));
+      if (Math.abs(column.scrollTop - top) < 1) return;
+      echoes.add(column);
+      column.scrollTop = top;
+    });
   }
 
   setInterval(tick, 1000);
@@ -72,48 +162,92 @@
   // Capture phase: runs before htmx reads the form, so the time sent is current.
   document.addEventListener("submit", tick, true);
 
-  document.addEventListener("change", (event) => {
-    const row = event.target.closest && event.target.closest(".scale-row");
-    const index = rows().indexOf(row);
-    if (index >= 0 && index !== activeRow) {
-      activeRow = index;
-      rows().forEach((r, n) => r.classList.toggle("active", n === activeRow));
-    }
+  document.addEventListener("scroll", (event) => {
+    const column = event.target;
+    if (!(column instanceof Element) || !column.classList.contains("response-body")) return;
+    if (echoes.has(column)) { echoes.delete(column); return; }
+    lastScrolled = column;
+    mirror(column);
+  }, true);
+  document.addEventListener("pointerover", (event) => {
+    const column = event.target.closest && event.target.closest(".response-body");
+    if (column) lastScrolled = column;
   });
+
+  document.addEventListener("change", (event) => {
+    const target = event.target;
+    if (target.id === "pref-sync" || target.id === "pref-advance") {
+      setPref(target.id === "pref-sync" ? "sync" : "advance", target.checked);
+      return;
+    }
+    const row = target.closest && target.closest(".scale-row");
+    const index = rows().indexOf(row);
+    if (index >= 0 && index !== activeRow) highlight(index);
+    else if (index >= 0) announce();
+  });
+  document.addEventListener("focusin", (event) => {
+    const row = event.target.closest && event.target.closest("#rating-form .scale-row");
+    const index = rows().indexOf(row);
+    if (index >= 0 && index !== activeRow) highlight(index);
+  });
+  document.addEventListener("toggle", (event) => {
+    // Only the expert's own clicks on the strip are remembered (not j opening it).
+    if (event.target.id === "aspects-strip" && event.isTrusted && document.activeElement &&
+        document.activeElement.closest && document.activeElement.closest("#aspects-strip > summary")) {
+      setPref("aspects", event.target.open);
+    }
+  }, true);
 
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.metaKey) return;
     if (document.querySelector("dialog[open]")) return; // Esc and the dialog's own keys
     const target = event.target;
-    const typing = target.matches && target.matches("textarea, select, input:not([type=radio])");
+    const typing = target.matches && target.matches("textarea, select, input:not([type=radio]):not([type=checkbox])");
     const form = ratingForm();
     if (event.key === "Enter") {
+      if (target.matches && target.matches("button, summary, a")) return;
+      // Enter in the skip or flag panel submits that panel's form, never the rating.
+      const own = target.form || (target.closest && target.closest("form"));
+      if (own && own !== form) {
+        if (target.tagName === "TEXTAREA") return;
+        event.preventDefault();
+        own.requestSubmit();
+        return;
+      }
       const inRationale = target.tagName === "TEXTAREA" && target.form === form;
       if (!form || (typing && !(inRationale && event.ctrlKey))) return;
-      if (target.matches && target.matches("button, summary, a")) return;
       event.preventDefault();
       form.requestSubmit();
       return;
     }
     if (typing || event.ctrlKey) return;
-    const onRadio = target.matches && target.matches("input[type=radio]");
+    if (target.closest && target.closest(".popover, .menu")) return; // their own radios and keys
     if (/^[1-9]$/.test(event.key)) {
       if (score(event.key)) event.preventDefault();
       return;
     }
+    const onRadio = target.matches && target.matches("input[type=radio]");
+    const onPage = !onRadio && !(target.closest && target.closest(".response-body, textarea"));
     const actions = {
+      0: clearRow,
+      Backspace: clearRow,
+      Delete: clearRow,
       j: () => highlight(activeRow + 1),
       k: () => highlight(activeRow - 1),
       o: () => highlight(0),
-      ArrowDown: () => onRadio || highlight(activeRow + 1),
-      ArrowUp: () => onRadio || highlight(activeRow - 1),
       r: () => form && form.elements.rationale && form.elements.rationale.focus(),
-      s: () => openPanel("skip-panel", "input[name=skip_reason]"),
+      s: () => openPanel("skip-panel", "input[name=skip_reason]:checked"),
       f: () => openPanel("flag-panel", "select"),
       "?": () => openDialog("shortcuts"),
     };
+    if ((event.key === "ArrowDown" || event.key === "ArrowUp") && onPage) {
+      const pageScrolls = document.documentElement.scrollHeight > window.innerHeight + 1;
+      if (!pageScrolls && scrollResponses(event.key === "ArrowDown" ? SCROLL_STEP : -SCROLL_STEP)) {
+        event.preventDefault();
+      }
+      return;
+    }
     if (actions[event.key]) {
-      if ((event.key === "ArrowDown" || event.key === "ArrowUp") && onRadio) return;
       event.preventDefault();
       actions[event.key]();
     }
@@ -121,9 +255,6 @@
 
   document.addEventListener("click", (event) => {
     const opener = event.target.closest && event.target.closest("[data-open]");
-    if (opener) {
-      openDialog(opener.dataset.open);
-      return;
-    }
+    if (opener) openDialog(opener.dataset.open);
   });
 })();

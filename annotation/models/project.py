@@ -33,6 +33,11 @@ class Project(models.Model):
         default=0.9, validators=[MinValueValidator(0), MaxValueValidator(1)]
     )
     lease_minutes = models.PositiveIntegerField(default=30, validators=[MinValueValidator(1)])
+    # An annotator may correct a slip this long after submitting, even once the pair is
+    # complete (the edit re-decides it); 0 locks a rating as soon as its pair is decided.
+    edit_grace_minutes = models.PositiveIntegerField(
+        default=10, validators=[MaxValueValidator(7 * 24 * 60)]
+    )
     guidelines = models.TextField(blank=True, help_text="Markdown, shown to annotators.")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -51,6 +56,9 @@ class Project(models.Model):
                 name="project_threshold_0_1",
             ),
             models.CheckConstraint(condition=Q(lease_minutes__gte=1), name="project_lease_ge_1"),
+            models.CheckConstraint(
+                condition=Q(edit_grace_minutes__lte=7 * 24 * 60), name="project_grace_le_week"
+            ),
         ]
 
     def __str__(self) -> str:

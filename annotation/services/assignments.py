@@ -29,6 +29,15 @@ _BUSY_RETRIES = 200  # × 5–30 ms: a few seconds at most under extreme content
 _BUSY = object()
 
 
+# The reasons the annotate page offers for a skip (an annotator may add a note to any).
+SKIP_PRESETS = (
+    "Outside my expertise",
+    "Cannot judge without more context",
+    "Both responses are equally unusable",
+    "An image does not load",
+)
+
+
 class AssignmentClosed(Refused):
     """The assignment can no longer take this action; the message says why, for the user."""
 

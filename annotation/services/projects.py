@@ -86,6 +86,7 @@ PROJECT_FIELDS = (
     "ambiguous_half_width",
     "ensemble_threshold",
     "lease_minutes",
+    "edit_grace_minutes",
     "guidelines",
 )
 

@@ -15,6 +15,7 @@ from django.utils import timezone
 from annotation.errors import Invalid
 from annotation.models import Adjudication, AspectScore, Assignment, Pair, Rating
 from annotation.scale import to_canonical
+from annotation.selectors import rating_can_change
 from annotation.services.assignments import (
     OPEN_STATUSES,
     AssignmentClosed,
@@ -123,9 +124,10 @@ def _unchanged(rating: Rating, canonical: int, aspects: dict[str, int], rational
 def rating_submit(
     assignment_id: int, user, data: RatingInput, *, now: datetime | None = None
 ) -> Rating:
-    """Store (or, while the pair is not complete, change) the user's rating of an assignment.
-    A repeated submit stores one rating. The last needed rating (N + extra) decides the pair
-    in this transaction.
+    """Store (or, while annotation.selectors.rating_can_change allows it, change) the user's
+    rating of an assignment. A repeated submit stores one rating. The last needed rating
+    (N + extra) decides the pair in this transaction; a correction within the grace period
+    re-decides it.
     Raises Assignment.DoesNotExist for someone else's assignment, RatingInvalid for bad
     input and AssignmentClosed when the assignment cannot take a rating any more."""
     now = now or timezone.now()
@@ -140,10 +142,14 @@ def rating_submit(
         if assignment.status == Assignment.Status.SKIPPED:
             raise AssignmentClosed("You skipped this pair; it cannot be rated now.")
         rating = Rating.objects.filter(assignment=assignment).first()
-        if rating is not None and pair.status not in OPEN_STATUSES:
+        assignment.pair = pair  # the locked row, for the rule below
+        if rating is not None and not rating_can_change(assignment, now):
             if _unchanged(rating, canonical, aspects, checked.rationale):
                 return rating  # a repeated submit after the pair was decided
-            raise AssignmentClosed("This pair is complete; its ratings can no longer change.")
+            raise AssignmentClosed(
+                "This pair is complete and the time to correct your rating is over; "
+                "it can no longer change."
+            )
         if rating is None:
             if pair.status not in OPEN_STATUSES:
                 raise AssignmentClosed("This pair is no longer being annotated.")

@@ -5,16 +5,19 @@ With htmx the form posts in the background and the answer is the next pair's wor
 is answered with a redirect to the next pair.
 """
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from annotation.models import Assignment
 from annotation.selectors import (
     assignment_for_annotator,
+    next_task_for,
     task_for_annotator,
     task_of_assignment,
 )
@@ -28,7 +31,16 @@ from annotation.services.ratings import RatingInput, RatingInvalid, rating_submi
 from annotation.views.workspace import workspace_context
 from config.htmx import render_fragment_or_page, varies_on_htmx, wants_fragment
 
+# Pages that change with every rating are never cached: Back must show the saved state, not
+# a stale form (htmx's own history cache is off for the annotate page: annotate.html).
 
+
+def _done(request, task, template: str = "annotation/done.html"):
+    context = {"task": task, "next_task": next_task_for(request.user, task, timezone.now())}
+    return varies_on_htmx(render(request, template, context))
+
+
+@never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
 def task_next(request, project_slug: str, task_slug: str):
@@ -36,7 +48,7 @@ def task_next(request, project_slug: str, task_slug: str):
     task = task_for_annotator(request.user, project_slug, task_slug)
     assignment = assignment_claim(request.user, task)
     if assignment is None:
-        return render(request, "annotation/done.html", {"task": task})
+        return _done(request, task)
     return redirect("annotate", assignment_id=assignment.pk)
 
 
@@ -54,22 +66,43 @@ def _rating_input(post) -> RatingInput:
     )
 
 
-def _apply(request, assignment_id: int) -> None:
-    """Run the posted action through its service."""
+def _skip_reason(post) -> str:
+    """A preset reason, with the annotator's note when they wrote one ("Other" is the note)."""
+    reason = post.get("skip_reason", "").strip()
+    note = post.get("skip_note", "").strip()
+    if reason == "other" or not reason:
+        return note
+    return f"{reason}: {note}" if note else reason
+
+
+def _apply(request, assignment_id: int) -> str:
+    """Run the posted action through its service; the confirmation to show."""
     action = request.POST.get("action", "submit")
     if action == "submit":
+        rated_before = Assignment.objects.filter(
+            pk=assignment_id, annotator=request.user, status=Assignment.Status.SUBMITTED
+        ).exists()
         rating_submit(assignment_id, request.user, _rating_input(request.POST))
-    elif action == "skip":
-        assignment_skip(assignment_id, request.user, request.POST.get("skip_reason", ""))
-    elif action == "flag":
+        return "Changes saved." if rated_before else "Rating saved."
+    if action == "skip":
+        assignment_skip(assignment_id, request.user, _skip_reason(request.POST))
+        return "Pair skipped."
+    if action == "flag":
         assignment_flag(
             assignment_id,
             request.user,
             request.POST.get("flag_reason", ""),
             request.POST.get("flag_note", ""),
         )
-    else:
-        raise AssignmentClosed("Unknown action.")
+        return "Flagged to the leads; the pair is skipped for you."
+    raise AssignmentClosed("Unknown action.")
+
+
+def _return_to(request) -> int | None:
+    """Where the annotator came from when they reopened an earlier rating (an assignment id;
+    only ever shown through assignment_for_annotator, so no one else's)."""
+    value = request.POST.get("return_to") or request.GET.get("from") or ""
+    return int(value) if value.isdigit() and len(value) < 12 else None
 
 
 def _workspace(request, assignment: Assignment, *, status: int = 200, **extra):
@@ -79,34 +112,55 @@ def _workspace(request, assignment: Assignment, *, status: int = 200, **extra):
     )
 
 
+@never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
 def annotate(request, assignment_id: int):
     if request.method == "GET":
-        return _workspace(request, assignment_for_annotator(request.user, assignment_id))
+        assignment = assignment_for_annotator(request.user, assignment_id)
+        return _workspace(request, assignment, return_to=_return_to(request))
     task = task_of_assignment(request.user, assignment_id)  # 404 unless theirs
+    return_to = _return_to(request)
     try:
-        _apply(request, assignment_id)
+        confirmation = _apply(request, assignment_id)
     except Assignment.DoesNotExist:
         raise Http404("no such assignment") from None
     except RatingInvalid as invalid:
         assignment = assignment_for_annotator(request.user, assignment_id)
         return _workspace(
-            request, assignment, status=422, errors=invalid.errors, posted=request.POST
+            request,
+            assignment,
+            status=422,
+            errors=invalid.errors,
+            posted=request.POST,
+            return_to=return_to,
         )
     except AssignmentClosed as closed:
         assignment = assignment_for_annotator(request.user, assignment_id)
         return _workspace(request, assignment, status=409, message=str(closed))
+    messages.success(request, confirmation)
 
-    following = assignment_claim(request.user, task)
+    following = _back_where_they_were(request, return_to) or assignment_claim(request.user, task)
     if not wants_fragment(request):
         if following is None:
             return redirect("task-next", project_slug=task.project.slug, task_slug=task.slug)
         return redirect("annotate", assignment_id=following.pk)
     if following is None:
-        response = varies_on_htmx(render(request, "annotation/_done.html", {"task": task}))
+        response = _done(request, task, "annotation/_done.html")
         response["HX-Push-Url"] = reverse("task-next", args=[task.project.slug, task.slug])
         return response
-    response = _workspace(request, assignment_for_annotator(request.user, following.pk))
+    response = _workspace(request, following)
     response["HX-Push-Url"] = reverse("annotate", args=[following.pk])
     return response
+
+
+def _back_where_they_were(request, return_to: int | None) -> Assignment | None:
+    """After correcting an earlier rating: the pair the annotator was on, if it still waits
+    for them (otherwise the next pair is claimed as usual)."""
+    if return_to is None:
+        return None
+    try:
+        assignment = assignment_for_annotator(request.user, return_to)
+    except Http404:
+        return None
+    return assignment if assignment.status == Assignment.Status.LEASED else None

@@ -5,14 +5,16 @@ import json
 from datetime import datetime
 
 from annotation.models import Assignment, Flag
-from annotation.rendering import content_parts, guidelines_html, image_shas
-from annotation.scale import scale_labels, to_form
+from annotation.rendering import content_parts, content_summary, guidelines_html, image_shas
+from annotation.scale import scale_labels, scale_short_labels, to_form
 from annotation.selectors import (
     annotator_progress,
     assets_by_sha,
+    assignment_position,
     rating_can_change,
     recent_submissions,
 )
+from annotation.services.assignments import SKIP_PRESETS
 
 
 def _stored_form_values(assignment: Assignment) -> dict[str, str]:
@@ -30,6 +32,29 @@ def _stored_form_values(assignment: Assignment) -> dict[str, str]:
     return values
 
 
+def _recent(user, task, current: Assignment, now: datetime) -> list[dict]:
+    """The annotator's latest ratings as the list shows them: the pair's prompt, the overall
+    score in words (their Left/Right) and whether it can still be corrected."""
+    items = []
+    for assignment in recent_submissions(user, task):
+        if assignment.pk == current.pk:
+            continue
+        rating = getattr(assignment, "rating", None)
+        words = ""
+        if rating is not None:
+            score = to_form(rating.overall, rating.scale, assignment.swapped)
+            words = dict(scale_labels(rating.scale)).get(score, str(score))
+        items.append(
+            {
+                "assignment": assignment,
+                "prompt": content_summary(assignment.pair.prompt.content, limit=60),
+                "score": words,
+                "editable": rating_can_change(assignment, now),
+            }
+        )
+    return items
+
+
 def workspace_context(
     user,
     assignment: Assignment,
@@ -38,6 +63,7 @@ def workspace_context(
     errors: dict[str, str] | None = None,
     posted=None,
     message: str = "",
+    return_to: int | None = None,
 ) -> dict:
     pair, task, project = assignment.pair, assignment.pair.task, assignment.pair.project
     left, right = pair.response_a, pair.response_b
@@ -46,8 +72,15 @@ def workspace_context(
     assets = assets_by_sha(image_shas(pair.prompt.content, left.content, right.content))
     values = dict(posted.items()) if posted is not None else _stored_form_values(assignment)
     rated = assignment.status == Assignment.Status.SUBMITTED
-    editable = rating_can_change(assignment)
-    labels = scale_labels(project.scale_points)
+    editable = rating_can_change(assignment, now)
+    labels = [
+        (value, label, short)
+        for (value, label), short in zip(
+            scale_labels(project.scale_points),
+            scale_short_labels(project.scale_points),
+            strict=True,
+        )
+    ]
     aspects = [
         {
             **aspect,
@@ -78,8 +111,11 @@ def workspace_context(
         "rated": rated,
         "editable": editable,
         "progress": progress,
-        "position": progress.done + (0 if rated else 1),
-        "total": progress.done + progress.remaining,
-        "recent": [a for a in recent_submissions(user, task) if a.pk != assignment.pk],
+        "position": assignment_position(assignment),
+        "total": max(progress.total, 1),
+        "recent": _recent(user, task, assignment, now),
         "flag_reasons": Flag.Reason.choices,
+        "skip_presets": SKIP_PRESETS,
+        "return_to": return_to,
+        "grace_minutes": project.edit_grace_minutes,
     }

@@ -16,6 +16,7 @@ class ProjectSettingsSerializer(serializers.ModelSerializer):
             "ambiguous_half_width",
             "ensemble_threshold",
             "lease_minutes",
+            "edit_grace_minutes",
         ]
 
 

@@ -86,16 +86,16 @@ def test_three_pairs_are_rated_with_the_keyboard_and_swapped_in_without_reload(
     page.evaluate("window.__marker = 1")
     requests = track_requests(page)
 
-    # (keys pressed, the form scores they set)
+    # (keys pressed, the form scores they set): a digit scores the highlighted row, j moves on
     plan = [
-        (["2", "5"], {"overall": 2, "faithfulness": 5}),
+        (["2", "j", "5"], {"overall": 2, "faithfulness": 5}),
         (["6"], {"overall": 6}),
-        (["1", "3", "7"], {"overall": 1, "faithfulness": 3, "quality": 7}),
+        (["1", "j", "3", "j", "7"], {"overall": 1, "faithfulness": 3, "quality": 7}),
     ]
     rated: list[tuple[int, dict[str, int], float]] = []
     for number, (keys, scores) in enumerate(plan, start=1):
         shown_at = time.monotonic()
-        assert page.inner_text("#workspace .progress span").startswith(f"Pair {number} of ")
+        assert page.inner_text("#workspace .position").startswith(f"Pair {number} of ")
         assert page.inner_text("#rating-form .scale-row.active legend").startswith("Overall")
         for key in keys:
             page.keyboard.press(key)
@@ -118,7 +118,7 @@ def test_three_pairs_are_rated_with_the_keyboard_and_swapped_in_without_reload(
 
     assert requests["documents"] == [], "a full page load happened while rating"
     assert len(requests["posts"]) == 3
-    assert page.inner_text("#workspace .progress span").startswith("Pair 4 of ")
+    assert page.inner_text("#workspace .position").startswith("Pair 4 of ")
     assert page.inner_text("#rating-form .scale-row.active legend").startswith("Overall")
 
     assert Rating.objects.filter(annotator=expert).count() == 3
@@ -195,7 +195,7 @@ def test_without_javascript_the_form_posts_and_redirects_to_the_next_pair(
     following = int(ANNOTATE_URL.search(page.url).group(1))
     assert following != assignment_id
     assert shown_assignment(page) == following
-    assert page.inner_text("#workspace .progress span").startswith("Pair 2 of ")
+    assert page.inner_text("#workspace .position").startswith("Pair 2 of ")
 
     assignment = Assignment.objects.get(pk=assignment_id)
     assert assignment.status == Assignment.Status.SUBMITTED
@@ -242,7 +242,7 @@ def test_clicking_an_image_zooms_it_to_full_size_and_escape_or_a_click_closes_it
     assert page.console_errors == []
 
 
-def test_question_mark_shows_the_shortcuts_and_s_skips_with_a_reason(
+def test_question_mark_shows_the_shortcuts_and_s_skips_with_a_preset_reason_and_a_note(
     live_server, browser_page, expert
 ):
     page = browser_page
@@ -257,9 +257,11 @@ def test_question_mark_shows_the_shortcuts_and_s_skips_with_a_reason(
 
     page.keyboard.press("s")
     assert page.eval_on_selector("#skip-panel", "panel => panel.open") is True
+    # The first preset reason has the focus; arrows choose another, a note is optional.
     assert page.evaluate("document.activeElement.name") == "skip_reason"
-    assert page.input_value("input[name=skip_reason]") == ""  # the "s" is not typed in
-    page.keyboard.type("outside my expertise")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.value") == "Cannot judge without more context"
+    page.fill("input[name=skip_note]", "needs the source image")
     page.keyboard.press("Enter")
     following = wait_for_next_pair(page, assignment_id)
 
@@ -267,7 +269,8 @@ def test_question_mark_shows_the_shortcuts_and_s_skips_with_a_reason(
     assert page.evaluate("window.__marker") == 1, "the page was reloaded"
     skipped = Assignment.objects.get(pk=assignment_id)
     assert skipped.status == Assignment.Status.SKIPPED
-    assert skipped.skip_reason == "outside my expertise"
+    assert skipped.skip_reason == "Cannot judge without more context: needs the source image"
+    assert page.inner_text("#workspace .toast") == "Pair skipped."
     assert not Rating.objects.exists()
     assert Assignment.objects.get(pk=following).status == Assignment.Status.LEASED
     assert page.console_errors == []

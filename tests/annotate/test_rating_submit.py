@@ -1,11 +1,16 @@
 """Submitting ratings: orientation, validation, idempotency, edits and the N-th rating."""
 
-import pytest
+from datetime import timedelta
 
-from annotation.models import AspectScore, Assignment, Pair, Rating
+import pytest
+from django.utils import timezone
+
+from annotation.models import Adjudication, AspectScore, Assignment, Pair, Rating
 from annotation.scale import to_canonical
+from annotation.services.adjudication import pair_adjudicate
 from annotation.services.assignments import AssignmentClosed, assignment_claim
 from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
+from tests.factories import member
 
 pytestmark = pytest.mark.django_db
 
@@ -126,12 +131,49 @@ def test_a_disagreeing_or_ambiguous_pair_is_dropped(task, annotators, form_score
     assert pair.status == Pair.Status.DROPPED, reason
 
 
-def test_after_the_pair_is_complete_ratings_are_final_but_a_repeat_is_harmless(task, annotators):
+def test_after_the_grace_period_a_complete_pairs_ratings_are_final_but_a_repeat_is_harmless(
+    task, annotators
+):
     pair = Pair.objects.filter(task=task).first()
     first, *_ = _fill(task, annotators, pair, [1, 2, 2])
     user = annotators[0]
-    rating_submit(first.pk, user, RatingInput(overall=1))  # the same again: accepted, no change
+    later = timezone.now() + timedelta(minutes=task.project.edit_grace_minutes, seconds=1)
+    rating_submit(first.pk, user, RatingInput(overall=1), now=later)  # the same: no change
     with pytest.raises(AssignmentClosed, match="complete"):
-        rating_submit(first.pk, user, RatingInput(overall=5))
+        rating_submit(first.pk, user, RatingInput(overall=5), now=later)
     assert Rating.objects.get(assignment=first).overall == 7
     assert Rating.objects.filter(pair=pair).count() == 3
+
+
+def test_within_the_grace_period_a_slip_on_a_complete_pair_is_corrected_and_re_decides_it(
+    task, annotators
+):
+    pair = Pair.objects.filter(task=task).first()
+    first, *_ = _fill(task, annotators, pair, [1, 2, 2])  # canonical 7, 6, 6: kept, A
+    pair.refresh_from_db()
+    assert (pair.status, pair.label) == ("kept", "A")
+    # The first annotator meant "Right much better" (canonical 1): span 5 > max span 4.
+    rating_submit(first.pk, annotators[0], RatingInput(overall=7))
+    assert Rating.objects.get(assignment=first).overall == 1
+    pair.refresh_from_db()
+    assert (pair.status, pair.decided_by, pair.consensus_span) == ("dropped", "consensus", 5)
+
+
+def test_no_grace_when_the_project_sets_none(task, annotators):
+    task.project.edit_grace_minutes = 0
+    task.project.save(update_fields=["edit_grace_minutes"])
+    pair = Pair.objects.filter(task=task).first()
+    first, *_ = _fill(task, annotators, pair, [1, 2, 2])
+    with pytest.raises(AssignmentClosed, match="complete"):
+        rating_submit(first.pk, annotators[0], RatingInput(overall=5))
+
+
+def test_an_adjudicated_pair_locks_its_ratings_even_within_the_grace_period(task, annotators):
+    lead = member("lead", task.project, role="lead")
+    pair = Pair.objects.filter(task=task).first()
+    first, *_ = _fill(task, annotators, pair, [1, 7, 4])  # dropped: span 6
+    pair_adjudicate(pair.pk, lead, Adjudication.Decision.KEEP_A, "A is right")
+    with pytest.raises(AssignmentClosed, match="complete"):
+        rating_submit(first.pk, annotators[0], RatingInput(overall=5))
+    pair.refresh_from_db()
+    assert (pair.status, pair.label, pair.decided_by) == ("kept", "A", "adjudication")
