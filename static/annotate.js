@@ -136,7 +136,11 @@
     // The column the expert last pointed at or scrolled; both when they have not chosen yet
     // (with "scroll together", scrolling one moves the other: see mirror).
     const targets = all.includes(lastScrolled) ? [lastScrolled] : all;
-    targets.forEach((column) => column.scrollBy({ top: step, behavior: "instant" }));
+    targets.forEach((column) => {
+      echoes.add(column); // our own scroll: it does not change the expert's column
+      column.scrollBy({ top: step, behavior: "instant" });
+    });
+    if (targets.length === 1) mirror(targets[0]);
     return true;
   }
 
@@ -191,6 +195,12 @@
     if (index >= 0 && index !== activeRow) highlight(index);
   });
   document.addEventListener("toggle", (event) => {
+    // A menu or panel that closes hands the keyboard back to the rating (Enter submits).
+    const closed = event.target;
+    if (closed.matches && closed.matches("details.menu, details.popover") && !closed.open &&
+        closed.contains(document.activeElement)) {
+      document.activeElement.blur();
+    }
     // Only the expert's own clicks on the strip are remembered (not j opening it).
     if (event.target.id === "aspects-strip" && event.isTrusted && document.activeElement &&
         document.activeElement.closest && document.activeElement.closest("#aspects-strip > summary")) {
@@ -221,7 +231,14 @@
       return;
     }
     if (typing || event.ctrlKey) return;
-    if (target.closest && target.closest(".popover, .menu")) return; // their own radios and keys
+    const panel = target.closest && target.closest("details.popover, details.menu");
+    if (panel && panel.open) {
+      if (event.key === "Escape") { // close it and give the keys back to the rating
+        panel.open = false;
+        event.preventDefault();
+      }
+      return; // its own radios and keys
+    }
     if (/^[1-9]$/.test(event.key)) {
       if (score(event.key)) event.preventDefault();
       return;

@@ -66,14 +66,27 @@ def write_mmrb2(path: Path, pairs) -> Path:
 _serial = itertools.count()
 
 
-def queued_pairs(folder, project_slug="ann", task_slug="t2i", count=6, **project_settings):
+def queued_pairs(
+    folder,
+    project_slug="ann",
+    task_slug="t2i",
+    count=6,
+    *,
+    image_size=(40, 30),
+    paragraphs=0,
+    **project_settings,
+):
     """Import `count` unlabelled pairs (text prompt, one image per response) and queue them.
-    Model names are in the external ids on purpose: pages must not show them."""
+    Model names are in the external ids on purpose: pages must not show them. `paragraphs`
+    adds that many paragraphs of text to each response (long answers, as in MMRB2)."""
     images = folder / f"images-{next(_serial)}"
     records = []
+    width, height = image_size
+    essay = [["text", f"Paragraph {n}: " + "the response explains its choice. " * 8]
+             for n in range(1, paragraphs + 1)]  # fmt: skip
     for i in range(count):
-        write_image(images / f"a{i}.png", color=(200, i * 7 % 255, 40), size=(40, 30))
-        write_image(images / f"b{i}.png", color=(20, 90, i * 11 % 255), size=(30, 40))
+        write_image(images / f"a{i}.png", color=(200, i * 7 % 255, 40), size=(width, height))
+        write_image(images / f"b{i}.png", color=(20, 90, i * 11 % 255), size=(height, width))
         records.append(
             {
                 "id": f"{task_slug}-{i}-secretmodelA-vs-secretmodelB",
@@ -81,11 +94,11 @@ def queued_pairs(folder, project_slug="ann", task_slug="t2i", count=6, **project
                 "prompt_content": [["text", f"Draw scene number {i}, *please*"]],
                 "response_a": {
                     "model_name": "secretmodelA",
-                    "response_content": [["text", f"A says {i}"], ["image", f"a{i}.png"]],
+                    "response_content": [["text", f"A says {i}"], ["image", f"a{i}.png"], *essay],
                 },
                 "response_b": {
                     "model_name": "secretmodelB",
-                    "response_content": [["image", f"b{i}.png"], ["text", f"B says {i}"]],
+                    "response_content": [["image", f"b{i}.png"], ["text", f"B says {i}"], *essay],
                 },
             }
         )

@@ -32,7 +32,7 @@ _BUSY = object()
 # The reasons the annotate page offers for a skip (an annotator may add a note to any).
 SKIP_PRESETS = (
     "Outside my expertise",
-    "Cannot judge without more context",
+    "Cannot decide without more context",
     "Both responses are equally unusable",
     "An image does not load",
 )

@@ -149,7 +149,8 @@ def annotate(request, assignment_id: int):
         response = _done(request, task, "annotation/_done.html")
         response["HX-Push-Url"] = reverse("task-next", args=[task.project.slug, task.slug])
         return response
-    response = _workspace(request, following)
+    # Loaded again with everything the page shows in three queries, instead of one per relation.
+    response = _workspace(request, assignment_for_annotator(request.user, following.pk))
     response["HX-Push-Url"] = reverse("annotate", args=[following.pk])
     return response
 

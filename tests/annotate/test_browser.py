@@ -12,20 +12,12 @@ from annotation.models import AspectScore, Asset, Assignment, Rating
 from annotation.scale import to_canonical
 from annotation.services import assignments as assignment_services
 from tests.conftest import watch_errors
-from tests.factories import member, queued_pairs
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "pw-annotate-1"
 ANNOTATE_URL = re.compile(r"/annotate/(\d+)/$")
 WAIT_MS = 5000
-
-
-@pytest.fixture
-def expert(tmp_path):
-    """An annotator of a 7-point t2i task (aspects: faithfulness, quality) with 5 pairs."""
-    task = queued_pairs(tmp_path, count=5)
-    return member("expert", task.project, password=PASSWORD)
 
 
 def log_in_and_start(page, base_url: str, username: str = "expert") -> int:
@@ -207,36 +199,40 @@ def test_without_javascript_the_form_posts_and_redirects_to_the_next_pair(
     context.close()
 
 
-def test_clicking_an_image_zooms_it_to_full_size_and_escape_or_a_click_closes_it(
+def test_clicking_an_image_opens_its_file_in_the_viewer_and_escape_or_close_shuts_it(
     live_server, browser_page, expert
 ):
+    """The viewer's zoom, pan and compare modes: test_viewer_browser.py."""
     page = browser_page
     log_in_and_start(page, live_server.url)
 
-    for side, close_with in (("left", "Escape"), ("right", "click")):
+    for side, close_with in (("left", "Escape"), ("right", "button")):
         link = page.locator(f"#{side} a.zoomable").first
         sha = link.get_attribute("href").rstrip("/").rsplit("/", 1)[-1]
         asset = Asset.objects.get(sha256=sha)
         link.locator("img").click()
         page.wait_for_selector("#zoom[open]", timeout=WAIT_MS)
+        first = "#zoom .viewer-stage img"
         page.wait_for_function(
-            "() => { const img = document.querySelector('#zoom img');"
+            "sel => { const img = document.querySelector(sel);"
             " return img.complete && img.naturalWidth > 0; }",
+            arg=first,
             timeout=WAIT_MS,
         )
-        src = page.get_attribute("#zoom img", "src")
-        assert src == live_server.url + reverse("asset-file", args=[sha])
-        natural = page.eval_on_selector("#zoom img", "img => [img.naturalWidth, img.naturalHeight]")
+        assert page.get_attribute(first, "src") == live_server.url + reverse(
+            "asset-file", args=[sha]
+        )
+        natural = page.eval_on_selector(first, "img => [img.naturalWidth, img.naturalHeight]")
         assert natural == [asset.width, asset.height]
         assert len(page.context.pages) == 1, "the image opened in a new tab"
 
         if close_with == "Escape":
             page.keyboard.press("Escape")
         else:
-            page.click("#zoom img")
+            page.click("#zoom .viewer-close")
         page.wait_for_selector("#zoom:not([open])", state="attached", timeout=WAIT_MS)
 
-    # The keyboard works again once the zoom is closed.
+    # The keyboard works again once the viewer is closed.
     page.keyboard.press("6")
     assert page.is_checked("#rating-form input[name=overall][value='6']")
     assert page.console_errors == []
@@ -260,7 +256,7 @@ def test_question_mark_shows_the_shortcuts_and_s_skips_with_a_preset_reason_and_
     # The first preset reason has the focus; arrows choose another, a note is optional.
     assert page.evaluate("document.activeElement.name") == "skip_reason"
     page.keyboard.press("ArrowDown")
-    assert page.evaluate("document.activeElement.value") == "Cannot judge without more context"
+    assert page.evaluate("document.activeElement.value") == "Cannot decide without more context"
     page.fill("input[name=skip_note]", "needs the source image")
     page.keyboard.press("Enter")
     following = wait_for_next_pair(page, assignment_id)
@@ -269,7 +265,7 @@ def test_question_mark_shows_the_shortcuts_and_s_skips_with_a_preset_reason_and_
     assert page.evaluate("window.__marker") == 1, "the page was reloaded"
     skipped = Assignment.objects.get(pk=assignment_id)
     assert skipped.status == Assignment.Status.SKIPPED
-    assert skipped.skip_reason == "Cannot judge without more context: needs the source image"
+    assert skipped.skip_reason == "Cannot decide without more context: needs the source image"
     assert page.inner_text("#workspace .toast") == "Pair skipped."
     assert not Rating.objects.exists()
     assert Assignment.objects.get(pk=following).status == Assignment.Status.LEASED

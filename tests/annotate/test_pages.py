@@ -42,7 +42,7 @@ def test_home_shows_each_task_with_progress_and_a_start_button(client, task, ann
     client.force_login(annotator)
     body = client.get("/").content.decode()
     assert task.name in body
-    assert '<td class="num">1</td>' in body and '<td class="num">5</td>' in body
+    assert 'data-label="Rated">1</td>' in body and 'data-label="Remaining">5</td>' in body
     assert next_url(task) in body and "Continue" in body
 
 
@@ -173,17 +173,108 @@ def test_skip_and_flag_from_the_page(client, task, annotator):
     assert refused.status_code == 409 and "why you skip" in refused.content.decode()
 
 
+@pytest.mark.parametrize(
+    ("posted", "stored"),
+    [
+        ({"skip_reason": "Outside my expertise"}, "Outside my expertise"),
+        (
+            {"skip_reason": "Outside my expertise", "skip_note": " chem "},
+            "Outside my expertise: chem",
+        ),
+        ({"skip_reason": "other", "skip_note": "a duplicate pair"}, "a duplicate pair"),
+    ],
+)  # fmt: skip
+def test_a_skip_takes_a_preset_reason_and_an_optional_note(client, task, annotator, posted, stored):
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    client.post(first, {"action": "skip", **posted}, **HTMX)
+    assert Assignment.objects.get(annotator=annotator, status="skipped").skip_reason == stored
+
+
+def test_other_without_a_note_is_refused_with_a_way_on(client, task, annotator):
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    refused = client.post(first, {"action": "skip", "skip_reason": "other"}, **HTMX)
+    body = refused.content.decode()
+    assert refused.status_code == 409 and "why you skip" in body
+    assert f'href="{next_url(task)}"' in body  # "Go to your next pair"
+    assert Assignment.objects.get(annotator=annotator).status == "leased"
+
+
+def test_a_stale_form_answers_409_with_a_link_to_the_next_pair(client, tmp_path, task, annotator):
+    """The Back button used to show a rated pair as an empty form; a submit from such a page
+    on a pair that is now final says so and offers the way on."""
+    Assignment.objects.all().delete()
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    client.post(first, {"overall": "2"})
+    assignment = Assignment.objects.get(annotator=annotator, status="submitted")
+    Pair.objects.filter(pk=assignment.pair_id).update(
+        status=Pair.Status.KEPT, decided_by=Pair.DecidedBy.ADJUDICATION
+    )
+    response = client.post(first, {"overall": "6"}, **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 409 and "can no longer change" in body
+    assert f'href="{next_url(task)}"' in body
+
+
 def test_recent_ratings_can_be_reopened_and_changed(client, task, annotator):
     client.force_login(annotator)
     first = client.post(next_url(task))["Location"]
     client.post(first, {"overall": "2"})
     page = client.get(client.get(next_url(task))["Location"]).content.decode()
-    assert first in page  # listed under "Your recent ratings"
+    assert first in page  # listed under "Recent ratings"
     reopened = client.get(first).content.decode()
     assert 'value="2" checked' in reopened and "Save changes" in reopened
     client.post(first, {"overall": "5"})
     assignment = Assignment.objects.get(pk=int(first.rstrip("/").rsplit("/", 1)[1]))
     assert Rating.objects.get(assignment=assignment).overall == (5 if assignment.swapped else 3)
+
+
+def test_recent_ratings_name_the_prompt_and_the_score_given(client, task, annotator):
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    client.post(first, {"overall": "1"})
+    current = client.get(next_url(task))["Location"]
+    page = client.get(current).content.decode()
+    prompt = Pair.objects.get(assignments__annotator=annotator, assignments__status="submitted")
+    assert prompt.prompt.content[0][1].split("*")[0].strip() in page
+    assert "<strong>Left much better</strong>" in page
+    current_id = current.rstrip("/").rsplit("/", 1)[1]
+    assert f'{first}?from={current_id}"' in page
+
+
+def test_save_changes_returns_to_the_pair_the_annotator_was_on(client, task, annotator):
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    client.post(first, {"overall": "1"})
+    current = client.get(next_url(task))["Location"]
+    current_id = current.rstrip("/").rsplit("/", 1)[1]
+    reopened = client.get(f"{first}?from={current_id}").content.decode()
+    assert f'name="return_to" value="{current_id}"' in reopened
+    response = client.post(first, {"overall": "2", "return_to": current_id}, **HTMX)
+    assert response["HX-Push-Url"] == current
+    assert f'data-assignment="{current_id}"' in response.content.decode()
+    assert "Changes saved." in response.content.decode()
+
+
+def test_return_to_another_annotators_assignment_is_ignored(client, task, annotator):
+    other = member("other", task.project)
+    theirs = assignment_claim(other, task)
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    response = client.post(first, {"overall": "1", "return_to": str(theirs.pk)}, **HTMX)
+    assert f'data-assignment="{theirs.pk}"' not in response.content.decode()
+    assert response["HX-Push-Url"] != annotate_url(theirs)
+    assert "secretmodel" not in response.content.decode()
+
+
+def test_the_annotate_page_is_never_cached(client, task, annotator):
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    response = client.get(first)
+    assert "no-store" in response["Cache-Control"]
+    assert '"historyCacheSize":0' in response.content.decode()
 
 
 def test_the_done_page_when_nothing_is_left(client, tmp_path):
@@ -193,8 +284,20 @@ def test_the_done_page_when_nothing_is_left(client, tmp_path):
     first = client.post(next_url(task))["Location"]
     response = client.post(first, {"overall": "1"}, **HTMX)
     assert "nothing left for you" in response.content.decode()
+    assert "Rating saved." in response.content.decode()
     assert response["HX-Push-Url"] == next_url(task)
     assert "nothing left for you" in client.get(next_url(task)).content.decode()
+
+
+def test_the_done_page_offers_the_next_task_with_pairs_left(client, tmp_path):
+    task = queued_pairs(tmp_path, count=1)
+    other = queued_pairs(tmp_path, task_slug="edit", count=2)
+    user = member("solo", task.project)
+    client.force_login(user)
+    first = client.post(next_url(task))["Location"]
+    body = client.post(first, {"overall": "1"}, **HTMX).content.decode()
+    assert "Next task: edit" in body and "(2 pairs left)" in body
+    assert f'action="{next_url(other)}"' in body
 
 
 def test_annotators_cannot_reach_the_admin(client, annotator):

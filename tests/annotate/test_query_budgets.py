@@ -9,9 +9,11 @@ from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 
-PAGE_QUERIES = 10  # session, user, assignment, prompt, responses, assets, progress ×3, recent
-# Includes the claim and the rendering of the next pair, and (in tests) 6 savepoint statements.
-SUBMIT_QUERIES = 30
+# session, user, assignment, prompt, responses, assets, progress ×3, position, recent
+PAGE_QUERIES = 11
+# Includes the claim and the rendering of the next pair, the check that says "saved" or
+# "changes saved", and (in tests) 6 savepoint statements.
+SUBMIT_QUERIES = 32
 
 
 def _enrich(pair, parts):

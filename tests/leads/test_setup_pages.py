@@ -19,6 +19,7 @@ PROJECT = {
     "ambiguous_half_width": 0.5,
     "ensemble_threshold": 0.9,
     "lease_minutes": 30,
+    "edit_grace_minutes": 10,
     "guidelines": "Rate **carefully**.",
 }
 
