@@ -5,7 +5,7 @@ from django import forms
 
 from annotation.importing.formats import FORMATS
 from annotation.models import Project, Task
-from annotation.services.projects import PROJECT_FIELDS, aspects_text
+from annotation.services.projects import PROJECT_FIELDS, QUALITY_SETTINGS, aspects_text
 
 
 class ProjectForm(forms.ModelForm):
@@ -49,6 +49,33 @@ class TaskForm(forms.Form):
         help_text="Markdown, shown to annotators with the project's guidelines.",
     )
 
+    # Quality control (issue 15). Left empty, a setting keeps its current value.
+    gold_rate = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=0.5,
+        help_text="Share of each annotator's pairs that are gold checks (0.1: one in ten).",
+    )
+    gold_min_accuracy = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        help_text="Gold accuracy below this, after the minimum answers, triggers the action.",
+    )
+    gold_min_answers = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=1000,
+        help_text="Gold answers before an annotator is judged on them.",
+    )
+    gold_action = forms.ChoiceField(choices=Task.GoldAction.choices, required=False)
+    min_active_seconds = forms.FloatField(
+        required=False, min_value=0, max_value=3600, label="Speed floor (s)",
+        help_text="Ratings with less active time than this count as too fast.",
+    )  # fmt: skip
+
+    QUALITY_FIELDS = QUALITY_SETTINGS
+
     @classmethod
     def for_task(cls, task: Task, data=None) -> "TaskForm":
         initial = {
@@ -57,8 +84,17 @@ class TaskForm(forms.Form):
             "kind": task.kind,
             "aspects": aspects_text(task.aspects),
             "guidelines": task.guidelines,
+            **{name: getattr(task, name) for name in cls.QUALITY_FIELDS},
         }
         return cls(data, initial=initial)
+
+    def quality_settings(self) -> dict:
+        """The quality-control settings the lead filled in (empty ones keep their value)."""
+        return {
+            name: self.cleaned_data[name]
+            for name in self.QUALITY_FIELDS
+            if self.cleaned_data.get(name) not in (None, "")
+        }
 
 
 QUEUE_CHOICES = [

@@ -36,7 +36,7 @@ from annotation.models import (
 )
 from annotation.models.invitation import open_at as invitation_open_at
 from annotation.models.invitation import token_hash as invitation_token_hash
-from annotation.models.pair import OPEN_STATUSES, RATINGS_NEEDED
+from annotation.models.pair import OPEN_STATUSES, RATEABLE_STATUSES, RATINGS_NEEDED
 from annotation.rendering import image_shas
 
 DECIDED_STATUSES = (Pair.Status.KEPT, Pair.Status.DROPPED)
@@ -55,7 +55,7 @@ def rating_can_change(assignment: Assignment, now: datetime) -> bool:
     if assignment.status != Assignment.Status.SUBMITTED:
         return False
     pair = assignment.pair
-    if pair.status in OPEN_STATUSES:
+    if pair.status in RATEABLE_STATUSES:
         return True
     if pair.status not in DECIDED_STATUSES or pair.decided_by != Pair.DecidedBy.CONSENSUS:
         return False
@@ -191,7 +191,7 @@ def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgr
             annotator=user,
             status=Assignment.Status.LEASED,
             pair__task__in=tasks,
-            pair__status__in=OPEN_STATUSES,
+            pair__status__in=RATEABLE_STATUSES,
         )
         .values("pair__task")
         .annotate(n=Count("id"))

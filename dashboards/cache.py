@@ -7,7 +7,7 @@ import hashlib
 from django.core.cache import cache
 from django.db.models import Count, Max
 
-from annotation.models import Adjudication, Pair, Project, Rating
+from annotation.models import Adjudication, AnnotatorPause, Pair, Project, Rating, Task
 from judging.models import Verdict
 
 _TIMEOUT = 24 * 3600
@@ -21,14 +21,23 @@ def data_version(project: Project) -> str:
         Rating.objects.filter(pair__project=project).aggregate(v=Max("updated_at"), n=Count("id")),
         Verdict.objects.filter(pair__project=project).aggregate(v=Max("created_at"), n=Count("id")),
         Adjudication.objects.filter(pair__project=project).aggregate(v=Max("id"), n=Count("id")),
+        AnnotatorPause.objects.filter(task__project=project).aggregate(
+            v=Max("readmitted_at"), n=Count("id")
+        ),
     ]
+    # The quality-control settings of the tasks (thresholds, speed floor) shape the figures.
+    quality = list(
+        Task.objects.filter(project=project)
+        .order_by("pk")
+        .values_list("pk", "gold_min_accuracy", "gold_min_answers", "min_active_seconds")
+    )
     settings = (
         project.scale_points,
         project.annotators_per_pair,
         project.max_span,
         project.ambiguous_half_width,
     )
-    return "|".join(f"{part['v']}/{part['n']}" for part in parts) + f"|{settings}"
+    return "|".join(f"{part['v']}/{part['n']}" for part in parts) + f"|{settings}|{quality}"
 
 
 def cached(project: Project, page: str, compute):

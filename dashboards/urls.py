@@ -21,6 +21,16 @@ urlpatterns = [
         views.pair_decide_view,
         name="dash-pair-decide",
     ),
+    path(
+        "projects/<slug:slug>/tasks/<slug:task_slug>/readmit/<int:annotator_id>/",
+        views.readmit_view,
+        name="dash-readmit",
+    ),
+    path(
+        "projects/<slug:slug>/pairs/<int:pair_id>/gold/",
+        views.pair_gold_view,
+        name="dash-pair-gold",
+    ),
     path("projects/<slug:slug>/judges/", views.judges_page, name="dash-judges"),
     path("projects/<slug:slug>/models/", views.models_page, name="dash-models"),
     path("projects/<slug:slug>/hours/", views.hours_page, name="dash-hours"),

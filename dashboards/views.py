@@ -7,14 +7,17 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotation.models import Pair, Task
 from annotation.selectors import project_for_lead
 from annotation.services.adjudication import (
     pair_adjudicate,
     pair_request_annotator,
     project_filter_update,
 )
+from annotation.services.gold import GoldEntry, annotator_readmit, gold_set, gold_unset
 from config.errors import refusal_as_message
 from config.htmx import render_fragment_or_page
 from dashboards.cache import cached
@@ -122,6 +125,44 @@ def pair_decide_view(request, slug: str, pair_id: int):
             pair_adjudicate(pair_id, request.user, request.POST.get("decision", ""), note)
             messages.success(request, "Decision recorded.")
     return redirect("dash-pair", slug=slug, pair_id=pair_id)
+
+
+@login_required
+@require_POST
+def pair_gold_view(request, slug: str, pair_id: int):
+    """Make the pair a gold check with its expected side, or turn it back (action=unset)."""
+    project = project_for_lead(request.user, slug)
+    pair = Pair.objects.filter(project=project, pk=pair_id).select_related("task").first()
+    if pair is None:
+        raise Http404("no such pair in this project")
+    with refusal_as_message(request, "Gold check not changed: "):
+        if request.POST.get("action") == "unset":
+            gold_unset(pair)
+            messages.success(request, "The pair is an ordinary pair again.")
+        else:
+            entry = GoldEntry(
+                pair.external_id,
+                request.POST.get("side", "").strip().upper(),
+                request.POST.get("explanation", "").strip()[:2000],
+            )
+            gold_set(pair.task, [entry], by=request.user)
+            messages.success(request, f"Gold check set: {entry.side} is the expected side.")
+    return redirect("dash-pair", slug=slug, pair_id=pair_id)
+
+
+@login_required
+@require_POST
+def readmit_view(request, slug: str, task_slug: str, annotator_id: int):
+    """Let an annotator paused by gold checks back into the task."""
+    project = project_for_lead(request.user, slug)
+    task = Task.objects.filter(project=project, slug=task_slug).first()
+    if task is None:
+        raise Http404("no such task in this project")
+    if annotator_readmit(task, annotator_id, by=request.user):
+        messages.success(request, "Re-admitted: the annotator's queue is open again.")
+    else:
+        messages.info(request, "Nobody was paused there.")
+    return redirect(f"{reverse('dash-agreement', args=[slug])}#quality-{task.slug}")
 
 
 @login_required

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from django.db.models import Max
 
 from annotation.models import AspectScore, Pair, Project, Rating
+from annotation.scale import center, side_of
 from judging.models import Verdict
 
 # The pairs humans and judges are scored against: kept, with a side label.
@@ -32,8 +33,10 @@ def kept_labels(project: Project) -> dict[int, dict[int, str]]:
 def overall_scores(project: Project) -> dict[int, dict[int, list[int]]]:
     """{task: {pair: [canonical overall scores]}} of every rated pair."""
     scores: dict = defaultdict(lambda: defaultdict(list))
-    rows = Rating.objects.filter(pair__project=project).values_list(
-        "pair__task_id", "pair_id", "overall"
+    rows = (
+        Rating.objects.filter(pair__project=project)
+        .exclude(pair__status=Pair.Status.GOLD)
+        .values_list("pair__task_id", "pair_id", "overall")
     )
     for task_id, pair_id, overall in rows:
         scores[task_id][pair_id].append(overall)
@@ -43,12 +46,49 @@ def overall_scores(project: Project) -> dict[int, dict[int, list[int]]]:
 def aspect_scores(project: Project) -> dict[int, dict[str, dict[int, list[int]]]]:
     """{task: {aspect key: {pair: [canonical scores]}}}."""
     scores: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    rows = AspectScore.objects.filter(rating__pair__project=project).values_list(
-        "rating__pair__task_id", "aspect", "rating__pair_id", "score"
+    rows = (
+        AspectScore.objects.filter(rating__pair__project=project)
+        .exclude(rating__pair__status=Pair.Status.GOLD)
+        .values_list("rating__pair__task_id", "aspect", "rating__pair_id", "score")
     )
     for task_id, aspect, pair_id, score in rows:
         scores[task_id][aspect][pair_id].append(score)
     return scores
+
+
+def annotator_ratings(project: Project) -> dict[int, dict[int, list[tuple]]]:
+    """{task: {annotator: [(pair, canonical overall, scale, swapped, active seconds)]}} in
+    the order each annotator submitted, people only (no imported placeholder raters), gold
+    checks left out."""
+    rows = (
+        Rating.objects.filter(pair__project=project, imported=False)
+        .exclude(pair__status=Pair.Status.GOLD)
+        .order_by("created_at", "id")
+        .values_list(
+            "pair__task_id",
+            "annotator_id",
+            "pair_id",
+            "overall",
+            "scale",
+            "assignment__swapped",
+            "active_seconds",
+        )
+    )
+    by_task: dict = defaultdict(lambda: defaultdict(list))
+    for task_id, annotator_id, *row in rows:
+        by_task[task_id][annotator_id].append(tuple(row))
+    return by_task
+
+
+def gold_answers(project: Project) -> dict[int, dict[int, list[bool]]]:
+    """{task: {annotator: [answer right?]}} of the gold checks (a tie is wrong)."""
+    rows = Rating.objects.filter(pair__project=project, pair__status=Pair.Status.GOLD).values_list(
+        "pair__task_id", "annotator_id", "overall", "scale", "pair__gold__side"
+    )
+    by_task: dict = defaultdict(lambda: defaultdict(list))
+    for task_id, annotator_id, overall, scale, side in rows:
+        by_task[task_id][annotator_id].append(side_of(overall, center(scale)) == side)
+    return by_task
 
 
 @dataclass

@@ -3,10 +3,12 @@ number of queries whatever the size of the project."""
 
 from collections import defaultdict
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count
 
 from annotation.models import Pair, Project
 from metrics.agreement import krippendorff_alpha, rater_label_agreement, unanimous_direction
+from metrics.annotator_quality import task_annotator_quality
 from metrics.inputs import aspect_scores, judge_inputs, kept_labels, overall_scores
 from metrics.judges import average_accuracy, judge_task_stats, tasks_covered
 
@@ -79,6 +81,9 @@ def project_report(project: Project) -> dict:
     labels, scores = kept_labels(project), overall_scores(project)
     judged = judge_inputs(project)
     aspects = _aspect_agreement(project)
+    quality = task_annotator_quality(project, tasks, labels)
+    people = {a for figures in quality.values() for a in figures["annotators"]}
+    names = dict(get_user_model().objects.filter(pk__in=people).values_list("pk", "username"))
 
     report_tasks = {}
     judge_accuracies: dict = defaultdict(dict)  # judge -> {task id: accuracy}
@@ -99,10 +104,18 @@ def project_report(project: Project) -> dict:
             "kept": counts.get("kept", 0),
             "dropped": counts.get("dropped", 0),
             "easy": counts.get("easy", 0),
+            "gold": counts.get("gold", 0),
             "pending": sum(n for status, n in counts.items() if status in _PENDING),
             "statuses": counts,
             "agreement": _task_agreement(task.id, labels, scores, aspects, project),
             "judges": judges,
+            "annotators": {
+                names[annotator]: figures
+                for annotator, figures in sorted(
+                    quality[task.id]["annotators"].items(), key=lambda item: names[item[0]]
+                )
+            },
+            "competence_consensus": quality[task.id]["competence_consensus"],
         }
     return {
         "project": project.slug,

@@ -1,5 +1,6 @@
 from annotation.models.content import Asset, Generator, Prompt, Response
 from annotation.models.flag import Flag
+from annotation.models.gold import AnnotatorPause, GoldAnswer
 from annotation.models.import_job import ImportJob
 from annotation.models.invitation import Invitation
 from annotation.models.pair import Adjudication, AnnotatorRequest, Pair, Side
@@ -8,12 +9,14 @@ from annotation.models.rating import AspectScore, Assignment, Rating
 
 __all__ = [
     "Adjudication",
+    "AnnotatorPause",
     "AnnotatorRequest",
     "AspectScore",
     "Asset",
     "Assignment",
     "Flag",
     "Generator",
+    "GoldAnswer",
     "ImportJob",
     "Invitation",
     "Membership",

@@ -16,6 +16,7 @@ class PairStatus(models.TextChoices):
     COMPLETE = "complete", "Complete"
     KEPT = "kept", "Kept"
     DROPPED = "dropped", "Dropped"
+    GOLD = "gold", "Gold check"
 
 
 class PairDecidedBy(models.TextChoices):
@@ -27,6 +28,9 @@ class PairDecidedBy(models.TextChoices):
 
 # Pairs annotators can still be given and ratings can still change.
 OPEN_STATUSES = (PairStatus.QUEUED, PairStatus.IN_PROGRESS)
+
+# Pairs an annotator may rate: the open ones and gold checks (which take no slots).
+RATEABLE_STATUSES = (*OPEN_STATUSES, PairStatus.GOLD)
 
 # How many ratings decide a pair, in a query (Pair.ratings_needed in Python).
 RATINGS_NEEDED = F("project__annotators_per_pair") + F("extra_annotators")

@@ -91,10 +91,16 @@ class TaskKind(models.TextChoices):
     OTHER = "other", "Other"
 
 
+class GoldAction(models.TextChoices):
+    FLAG = "flag", "Flag the annotator"
+    PAUSE = "pause", "Pause their access until a lead re-admits them"
+
+
 class Task(models.Model):
     """A category of pairs inside a project, with the aspects its annotators rate."""
 
     Kind = TaskKind
+    GoldAction = GoldAction
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="tasks")
     slug = models.SlugField(max_length=64)
@@ -103,6 +109,34 @@ class Task(models.Model):
     # [{"key": "faithfulness", "label": "Faithfulness", "help": "..."}, ...]
     aspects = models.JSONField(default=list, blank=True)
     guidelines = models.TextField(blank=True, help_text="Markdown, shown with the project's.")
+    # Quality control (issue 15; annotation/services/gold.py, metrics/annotator_flags.py).
+    gold_rate = models.FloatField(
+        default=0.1,
+        validators=[MinValueValidator(0), MaxValueValidator(0.5)],
+        help_text="Share of an annotator's pairs that are gold checks (0.1: one in ten).",
+    )
+    gold_min_accuracy = models.FloatField(
+        default=0.7,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="Gold accuracy below this (after the minimum answers) triggers the action.",
+    )
+    gold_min_answers = models.PositiveSmallIntegerField(
+        default=5,
+        validators=[MinValueValidator(1)],
+        help_text="Gold answers needed before an annotator is judged on them.",
+    )
+    gold_action = models.CharField(
+        max_length=8,
+        choices=GoldAction.choices,
+        default=GoldAction.FLAG,
+        help_text="What happens below the gold threshold.",
+    )
+    min_active_seconds = models.FloatField(
+        "speed floor (s)",
+        default=3.0,
+        validators=[MinValueValidator(0)],
+        help_text="Ratings with less active time than this count as too fast.",
+    )
 
     class Meta:
         ordering = ["project", "slug"]
@@ -111,6 +145,22 @@ class Task(models.Model):
             models.CheckConstraint(
                 condition=Q(kind__in=TaskKind.values),
                 name="task_kind_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(gold_rate__gte=0, gold_rate__lte=0.5), name="task_gold_rate_0_half"
+            ),
+            models.CheckConstraint(
+                condition=Q(gold_min_accuracy__gte=0, gold_min_accuracy__lte=1),
+                name="task_gold_min_accuracy_0_1",
+            ),
+            models.CheckConstraint(
+                condition=Q(gold_min_answers__gte=1), name="task_gold_min_answers_ge_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(gold_action__in=GoldAction.values), name="task_gold_action_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(min_active_seconds__gte=0), name="task_speed_floor_non_negative"
             ),
         ]
 

@@ -91,6 +91,8 @@ def pair_adjudicate(pair_id: int, lead, decision: str, note: str) -> Adjudicatio
     note = _note_check(note)
     with transaction.atomic():
         pair = _pair_lock_for_lead(pair_id, lead)
+        if pair.status == Pair.Status.GOLD:
+            raise AdjudicationRefused("This pair is a gold check: change its expected side.")
         adjudication = Adjudication.objects.filter(pair=pair).first()  # latest first
         repeated = adjudication is not None and (
             (adjudication.lead_id, adjudication.decision, adjudication.note)

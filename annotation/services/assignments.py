@@ -22,8 +22,9 @@ from django.utils import timezone
 
 from annotation.errors import Refused
 from annotation.models import Assignment, Flag, Pair, Task
-from annotation.models.pair import RATINGS_NEEDED
-from annotation.selectors import OPEN_STATUSES, claimable_pairs, live_assignments
+from annotation.models.pair import RATEABLE_STATUSES, RATINGS_NEEDED
+from annotation.selectors import claimable_pairs, live_assignments
+from annotation.services.gold import annotator_paused, gold_assignment_create, gold_pair_due
 
 _BUSY_RETRIES = 200  # × 5–30 ms: a few seconds at most under extreme contention
 _BUSY = object()
@@ -79,9 +80,10 @@ def _resume(user, task: Task, now: datetime) -> Assignment | None:
     ).order_by("created_at", "id")
     for lease in leases:
         pair = Pair.objects.select_for_update().filter(pk=lease.pair_id).first()
-        still_open = pair is not None and pair.status in OPEN_STATUSES
+        still_open = pair is not None and pair.status in RATEABLE_STATUSES
         if still_open and (
             lease.lease_expires_at > now
+            or pair.status == Pair.Status.GOLD  # a gold check has no slots to give back
             or pair_has_free_slot(pair.pk, pair.ratings_needed(task.project), now, excluding=lease)
         ):
             lease.lease_expires_at = _lease_end(task, now)
@@ -93,8 +95,9 @@ def _resume(user, task: Task, now: datetime) -> Assignment | None:
 
 
 def assignment_claim(user, task: Task, *, now: datetime | None = None) -> Assignment | None:
-    """The user's next assignment in the task (their current lease if they have one), or None
-    when nothing is left for them."""
+    """The user's next assignment in the task (their current lease if they have one; a gold
+    check when one is due), or None when nothing is left for them or a failed gold check
+    paused their access to the task."""
     for _attempt in range(_BUSY_RETRIES):
         with transaction.atomic():
             outcome = _claim_once(user, task, now or timezone.now())
@@ -110,7 +113,13 @@ def _claim_once(user, task: Task, now: datetime):
     current = _resume(user, task, now)
     if current is not None:
         return current
+    if annotator_paused(user, task):
+        return None
     candidates = claimable_pairs(user, now).filter(task=task).order_by("-rating_count", "id")
+    # Gold checks are mixed into real work, never served alone once the real queue is empty.
+    gold_pair_id = gold_pair_due(user, task)
+    if gold_pair_id is not None and candidates.exists():
+        return gold_assignment_create(user, gold_pair_id, _lease_end(task, now))
     passed_over: list[int] = []
     while True:
         locked = (

@@ -51,6 +51,8 @@ def decision_set(
     pair.rating_count = len(scores)
     pair.consensus_mean = sum(scores) / len(scores) if scores else None
     pair.consensus_span = max(scores) - min(scores) if scores else None
+    if pair.status == Pair.Status.GOLD:
+        return  # a gold check measures annotators; its answers never decide it
     if adjudication is not None:
         pair.label, pair.status = _ADJUDICATED[adjudication.decision]
         pair.decided_by = Pair.DecidedBy.ADJUDICATION

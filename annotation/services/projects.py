@@ -11,6 +11,10 @@ from annotation.models import AspectScore, Membership, Pair, Project, Rating, Ta
 from annotation.services.adjudication import project_filter_apply
 
 TASK_KINDS = {choice.value for choice in Task.Kind}
+# A task's quality-control settings a lead may change (issue 15).
+QUALITY_SETTINGS = (
+    "gold_rate", "gold_min_accuracy", "gold_min_answers", "gold_action", "min_active_seconds",
+)  # fmt: skip
 RESERVED_SLUGS = {"new"}  # /projects/new/ is the page that creates one
 _ASPECT_KEY = re.compile(r"[A-Za-z0-9_-]{1,40}")
 
@@ -167,6 +171,7 @@ def task_save(
     kind: str,
     aspects: list[dict],
     guidelines: str = "",
+    quality: dict | None = None,
     task: Task | None = None,
 ) -> Task:
     """Create a task, or change one. Once a task has ratings its slug stays (files and exports
@@ -192,6 +197,10 @@ def task_save(
         task = Task(project=project)
     task.slug, task.name, task.kind, task.aspects = slug, name, kind, aspects
     task.guidelines = guidelines
+    for name, value in (quality or {}).items():
+        if name not in QUALITY_SETTINGS:
+            raise Invalid(f"unknown task setting {name!r}")
+        setattr(task, name, value)
     _checked(task, exclude=["project"])
     try:
         with transaction.atomic():

@@ -14,15 +14,16 @@ from django.utils import timezone
 
 from annotation.errors import Invalid
 from annotation.models import Adjudication, AspectScore, Assignment, Pair, Rating
+from annotation.models.pair import RATEABLE_STATUSES
 from annotation.scale import to_canonical
 from annotation.selectors import rating_can_change
 from annotation.services.assignments import (
-    OPEN_STATUSES,
     AssignmentClosed,
     lock_own_assignment,
     pair_has_free_slot,
 )
 from annotation.services.consensus import DECIDED_FIELDS, decision_set
+from annotation.services.gold import gold_review
 
 MAX_ACTIVE_SECONDS = 6 * 3600  # a client clock gone wrong must not skew time-per-pair figures
 MAX_RATIONALE_CHARS = 10_000
@@ -151,13 +152,17 @@ def rating_submit(
                 "it can no longer change."
             )
         if rating is None:
-            if pair.status not in OPEN_STATUSES:
+            if pair.status not in RATEABLE_STATUSES:
                 raise AssignmentClosed("This pair is no longer being annotated.")
             lease_over = assignment.status == Assignment.Status.EXPIRED or (
                 assignment.lease_expires_at is not None and assignment.lease_expires_at <= now
             )
             limit = pair.ratings_needed()
-            if lease_over and not pair_has_free_slot(pair.pk, limit, now, excluding=assignment):
+            if (
+                lease_over
+                and pair.status != Pair.Status.GOLD  # a gold check has no slots
+                and not pair_has_free_slot(pair.pk, limit, now, excluding=assignment)
+            ):
                 raise AssignmentClosed(
                     "Your time on this pair ran out and it went to another annotator."
                 )
@@ -181,6 +186,8 @@ def rating_submit(
             assignment.submitted_at = now
             assignment.save(update_fields=["status", "submitted_at"])
         _pair_update(pair)
+        if pair.status == Pair.Status.GOLD:
+            gold_review(user, pair.task)
         return rating
 
 

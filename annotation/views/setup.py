@@ -78,7 +78,8 @@ def task_edit(request, slug: str, task_slug: str | None = None):
     if task is not None:
         form = TaskForm.for_task(task, request.POST or None)
     else:
-        form = TaskForm(request.POST or None, initial={"kind": Task.Kind.T2I})
+        defaults = {name: Task._meta.get_field(name).default for name in TaskForm.QUALITY_FIELDS}
+        form = TaskForm(request.POST or None, initial={"kind": Task.Kind.T2I, **defaults})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -95,6 +96,7 @@ def task_edit(request, slug: str, task_slug: str | None = None):
                 kind=data["kind"],
                 aspects=aspects,
                 guidelines=data["guidelines"],
+                quality=form.quality_settings(),
             )
         except Invalid as invalid:
             _add_errors(form, invalid)

@@ -4,7 +4,7 @@ headline figures use the same functions and inputs as `report --json`, so they a
 import numpy as np
 from django.contrib.auth import get_user_model
 
-from annotation.models import Project, Rating
+from annotation.models import Pair, Project, Rating
 from annotation.scale import side_of
 from dashboards.charts import histogram, sparkline
 from metrics.agreement import (
@@ -13,6 +13,7 @@ from metrics.agreement import (
     unanimous_direction,
 )
 from metrics.alpha_bootstrap import bootstrap_coincidences, interval_of
+from metrics.annotator_quality import task_annotator_quality
 from metrics.annotators import annotator_stats
 from metrics.bootstrap import bootstrap_mean_interval, bootstrap_ratio_interval
 from metrics.inputs import aspect_scores, kept_labels, overall_scores
@@ -75,13 +76,24 @@ def _task_figures(project: Project, units: dict, labels: dict) -> dict:
 def agreement(project: Project) -> dict:
     tasks = list(project.tasks.order_by("slug"))
     labels, units, aspects = kept_labels(project), overall_scores(project), aspect_scores(project)
-    ratings = Rating.objects.filter(pair__project=project, imported=False).values_list(
-        "annotator_id", "pair_id", "overall", "active_seconds", "assignment__swapped", "created_at"
-    )  # placeholder raters of imported files are not people to review
+    ratings = (
+        Rating.objects.filter(pair__project=project, imported=False)
+        .exclude(pair__status=Pair.Status.GOLD)
+        .values_list(
+            "annotator_id",
+            "pair_id",
+            "overall",
+            "active_seconds",
+            "assignment__swapped",
+            "created_at",
+        )
+    )  # placeholder raters of imported files are not people to review; gold checks apart
     annotator_rows = list(ratings)
     all_labels = {pid: side for by_task in labels.values() for pid, side in by_task.items()}
     stats = annotator_stats(annotator_rows, all_labels, project.center)
-    names = dict(get_user_model().objects.filter(pk__in=stats).values_list("pk", "username"))
+    quality = task_annotator_quality(project, tasks, labels)
+    people = set(stats) | {a for q in quality.values() for a in q["annotators"]}
+    names = dict(get_user_model().objects.filter(pk__in=people).values_list("pk", "username"))
     return {
         "tasks": [
             {
@@ -98,6 +110,8 @@ def agreement(project: Project) -> dict:
                     }
                     for aspect in task.aspects
                 ],
+                "quality": _quality_rows(quality[task.pk], names),
+                "competence_consensus": quality[task.pk]["competence_consensus"],
             }
             for task in tasks
         ],
@@ -112,3 +126,12 @@ def agreement(project: Project) -> dict:
             for annotator_id, s in stats.items()
         ],
     }
+
+
+def _quality_rows(task_quality: dict, names: dict) -> list[dict]:
+    """The task's annotators for the quality table: flagged and paused ones first."""
+    rows = [
+        {"annotator_id": annotator, "name": names.get(annotator, "?"), **figures}
+        for annotator, figures in task_quality["annotators"].items()
+    ]
+    return sorted(rows, key=lambda r: (not r["paused"], not r["flags"], r["name"]))

@@ -4,6 +4,7 @@ from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.functions import Abs
 
 from annotation.models import Adjudication, Flag, Pair, Project, Rating
+from annotation.models.gold import GOLD_FROM_STATUSES
 from annotation.rendering import content_parts, image_shas
 from annotation.scale import scale_labels, side_of, to_form
 from annotation.selectors import assets_by_sha
@@ -136,6 +137,7 @@ def pair_review(project: Project, pair_id: int) -> dict | None:
         "a_parts": content_parts(pair.response_a.content, assets),
         "b_parts": content_parts(pair.response_b.content, assets),
         "ratings": ratings,
+        "gold_possible": pair.status in GOLD_FROM_STATUSES and not ratings,
         "verdicts": list(
             Verdict.objects.filter(pair=pair)
             .select_related("judge")

@@ -11,9 +11,10 @@ pytestmark = pytest.mark.django_db
 
 # session, user, assignment, prompt, responses, assets, progress ×3, position, recent
 PAGE_QUERIES = 11
-# Includes the claim and the rendering of the next pair, the check that says "saved" or
-# "changes saved", and (in tests) 6 savepoint statements.
-SUBMIT_QUERIES = 32
+# Includes the claim (with the pause check and the look for a gold check due) and the
+# rendering of the next pair, the check that says "saved" or "changes saved", and (in tests)
+# 6 savepoint statements.
+SUBMIT_QUERIES = 34
 
 
 def _enrich(pair, parts):

@@ -1,0 +1,243 @@
+"""Gold checks (issue 15): setting them, mixing them into each annotator's queue, and holding
+back an annotator whose gold accuracy falls below the task's threshold.
+
+A gold pair is answered once by any number of annotators (no slots, no consensus). The k-th
+gold check of an annotator falls at a position drawn inside the k-th window of 1/rate pairs
+(the first inside their first 10 pairs), from a keyed hash: it does not come every tenth pair,
+and nothing on the page tells it apart."""
+
+import csv
+import hashlib
+import hmac
+import io
+import random
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from annotation.errors import Invalid, Refused
+from annotation.models import AnnotatorPause, Assignment, GoldAnswer, Pair, Rating, Task
+from annotation.models.gold import GOLD_FROM_STATUSES
+from annotation.scale import center, side_of
+
+FIRST_GOLD_WITHIN = 10  # every annotator meets a gold check within their first 10 pairs
+
+
+@dataclass(frozen=True)
+class GoldEntry:
+    external_id: str
+    side: str
+    explanation: str = ""
+
+
+MAX_GOLD_FILE_BYTES = 2 * 1024 * 1024
+MAX_GOLD_ROWS = 20_000
+
+
+def gold_entries_from_csv(data: bytes) -> list[GoldEntry]:
+    """Parse a gold file: CSV with the header `pair_id,side` (an `explanation` column is
+    optional), side A or B. Raises Invalid with the line of the first problem."""
+    if len(data) > MAX_GOLD_FILE_BYTES:
+        raise Invalid(f"The gold file is larger than {MAX_GOLD_FILE_BYTES // 1024 // 1024} MB.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise Invalid("The gold file is not UTF-8 text.") from None
+    reader = csv.DictReader(io.StringIO(text))
+    header = [name.strip() for name in reader.fieldnames or []]
+    if not {"pair_id", "side"} <= set(header):
+        raise Invalid("The gold file needs the header pair_id,side (explanation optional).")
+    reader.fieldnames = header
+    entries: list[GoldEntry] = []
+    try:
+        for line, row in enumerate(reader, start=2):
+            if len(entries) >= MAX_GOLD_ROWS:
+                raise Invalid(f"The gold file has more than {MAX_GOLD_ROWS} rows.")
+            pair_id, side = (row.get("pair_id") or "").strip(), (row.get("side") or "").strip()
+            if not pair_id:
+                raise Invalid(f"line {line}: pair_id is empty")
+            if side.upper() not in ("A", "B"):
+                raise Invalid(f"line {line}: side must be A or B, not {side!r}")
+            explanation = (row.get("explanation") or "").strip()[:2000]
+            entries.append(GoldEntry(pair_id, side.upper(), explanation))
+    except csv.Error as exc:
+        raise Invalid(f"The gold file is not valid CSV: {exc}") from None
+    if not entries:
+        raise Invalid("The gold file lists no pair.")
+    return entries
+
+
+def gold_set(task: Task, entries: list[GoldEntry], *, by=None, rate: float | None = None) -> int:
+    """Make these pairs of the task gold checks with their expected side (all or nothing).
+    Returns how many pairs became gold (already gold ones get the new side). Raises Invalid
+    naming every refused entry."""
+    if rate is not None and not 0 <= rate <= 0.5:
+        raise Invalid("The gold rate is a share between 0 and 0.5 (0.1: one pair in ten).")
+    problems: list[str] = []
+    wanted: dict[str, GoldEntry] = {}
+    for entry in entries:
+        if entry.side not in ("A", "B"):
+            problems.append(f"{entry.external_id}: side must be A or B, not {entry.side!r}")
+        wanted[entry.external_id] = entry
+    with transaction.atomic():
+        pairs = {
+            pair.external_id: pair
+            for pair in Pair.objects.select_for_update()
+            .filter(task=task, external_id__in=list(wanted))
+            .annotate(rated=Count("ratings"))
+        }
+        for external_id in wanted:
+            pair = pairs.get(external_id)
+            if pair is None:
+                problems.append(f"{external_id}: no such pair in task {task.slug}")
+            elif pair.status != Pair.Status.GOLD and (
+                pair.status not in GOLD_FROM_STATUSES or pair.rated
+            ):
+                problems.append(
+                    f"{external_id}: is {pair.get_status_display().lower()}; gold checks "
+                    "are taken from pairs nobody rated yet"
+                )
+        if problems:
+            raise Invalid("; ".join(problems[:20]) + (" …" if len(problems) > 20 else ""))
+        made = 0
+        for external_id, entry in wanted.items():
+            pair = pairs[external_id]
+            if pair.status == Pair.Status.GOLD:
+                GoldAnswer.objects.filter(pair=pair).update(
+                    side=entry.side, explanation=entry.explanation
+                )
+                continue
+            GoldAnswer.objects.create(
+                pair=pair,
+                side=entry.side,
+                explanation=entry.explanation,
+                previous_status=pair.status,
+                set_by=by,
+            )
+            Pair.objects.filter(pk=pair.pk).update(
+                status=Pair.Status.GOLD, updated_at=timezone.now()
+            )
+            made += 1
+        if rate is not None:
+            Task.objects.filter(pk=task.pk).update(gold_rate=rate)
+        return made
+
+
+def gold_unset(pair: Pair) -> None:
+    """Turn a gold check back into an ordinary pair, while nobody has answered it."""
+    with transaction.atomic():
+        pair = Pair.objects.select_for_update().get(pk=pair.pk)
+        gold = GoldAnswer.objects.filter(pair=pair).first()
+        if gold is None:
+            raise Refused("This pair is not a gold check.")
+        if Rating.objects.filter(pair=pair).exists():
+            raise Refused("Annotators answered this gold check; it stays one.")
+        Assignment.objects.filter(pair=pair).delete()  # open leases on a gold pair
+        Pair.objects.filter(pk=pair.pk).update(
+            status=gold.previous_status, updated_at=timezone.now()
+        )
+        gold.delete()
+
+
+def gold_window_offset(user_id: int, task_id: int, window: int, width: int) -> int:
+    """Where (1..width) inside its window the annotator's window-th gold check falls: keyed
+    with the server's secret, so the source code does not tell an annotator where it is."""
+    message = f"gold:{user_id}:{task_id}:{window}".encode()
+    digest = hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).digest()
+    return 1 + int.from_bytes(digest[:8], "big") % width
+
+
+def golds_due(user_id: int, task: Task, position: int) -> int:
+    """How many gold checks an annotator should have met by their position-th pair."""
+    if task.gold_rate <= 0 or position <= 0:
+        return 0
+    period = max(1, round(1 / task.gold_rate))
+    window = (position - 1) // period  # 0-based window of this position
+    width = min(period, FIRST_GOLD_WITHIN) if window == 0 else period
+    offset = gold_window_offset(user_id, task.pk, window, width)
+    return window + (1 if position - window * period >= offset else 0)
+
+
+def gold_pair_due(user, task: Task) -> int | None:
+    """The gold check to hand the user next, when one is due and one is left for them (one
+    query when the task has no gold check left for them, two otherwise)."""
+    if task.gold_rate <= 0:
+        return None
+    pair_id = (
+        Pair.objects.filter(task=task, status=Pair.Status.GOLD)
+        .exclude(assignments__annotator=user)
+        .order_by("?")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if pair_id is None:
+        return None
+    mine = Assignment.objects.filter(annotator=user, pair__task=task)
+    is_gold = Q(pair__status=Pair.Status.GOLD)
+    counts = mine.aggregate(all=Count("id"), gold=Count("id", filter=is_gold))
+    if counts["gold"] >= golds_due(user.pk, task, counts["all"] + 1):
+        return None
+    return pair_id
+
+
+def gold_assignment_create(user, pair_id: int, lease_end) -> Assignment:
+    """A gold check takes no slot, so it needs no lock: the unique (pair, annotator) is all."""
+    return Assignment.objects.create(
+        pair_id=pair_id, annotator=user, swapped=random.random() < 0.5, lease_expires_at=lease_end
+    )
+
+
+def gold_record(user_id: int, task: Task, since=None) -> tuple[int, int]:
+    """(correct, answered) of the annotator's gold answers in the task (rated at or after
+    `since` when given); a tie is wrong."""
+    rows = Rating.objects.filter(
+        annotator_id=user_id, pair__task=task, pair__status=Pair.Status.GOLD
+    )
+    if since is not None:
+        rows = rows.filter(created_at__gte=since)
+    answers = rows.values_list("overall", "scale", "pair__gold__side")
+    correct = sum(1 for overall, scale, side in answers if side_of(overall, center(scale)) == side)
+    return correct, len(answers)
+
+
+def annotator_paused(user, task: Task) -> AnnotatorPause | None:
+    return AnnotatorPause.objects.filter(
+        task=task, annotator=user, readmitted_at__isnull=True
+    ).first()
+
+
+def gold_review(user, task: Task) -> AnnotatorPause | None:
+    """After a gold answer: pause the annotator's access to the task when the task says so
+    and their accuracy, over at least the task's minimum answers since their last
+    re-admission, is below its threshold."""
+    if task.gold_action != Task.GoldAction.PAUSE or annotator_paused(user, task):
+        return None
+    since = (
+        AnnotatorPause.objects.filter(task=task, annotator=user, readmitted_at__isnull=False)
+        .order_by("-readmitted_at")
+        .values_list("readmitted_at", flat=True)
+        .first()
+    )
+    correct, answered = gold_record(user.pk, task, since)
+    if answered < task.gold_min_answers or correct / answered >= task.gold_min_accuracy:
+        return None
+    return AnnotatorPause.objects.create(
+        task=task,
+        annotator=user,
+        reason=(
+            f"{correct} of {answered} gold checks right "
+            f"(below {task.gold_min_accuracy:.0%} after {task.gold_min_answers})"
+        ),
+    )
+
+
+def annotator_readmit(task: Task, annotator_id: int, *, by) -> bool:
+    """A lead lets a paused annotator back into the task; their ratings were never touched,
+    and their gold record starts again from here (a fresh minimum of answers)."""
+    updated = AnnotatorPause.objects.filter(
+        task=task, annotator_id=annotator_id, readmitted_at__isnull=True
+    ).update(readmitted_at=timezone.now(), readmitted_by=by)
+    return bool(updated)

@@ -1,0 +1,83 @@
+"""Each annotator's quality figures per task (issue 15), in one place for `report --json` and
+the agreement page: ratings, gold accuracy with its interval, speed and pattern flags with
+their evidence, MACE and Dawid–Skene competence, and whether gold checks paused them."""
+
+from annotation.models import AnnotatorPause, Project
+from annotation.scale import center, side_of, to_canonical
+from metrics.annotator_flags import annotator_flags, wilson_interval
+from metrics.competence import dawid_skene, mace
+from metrics.inputs import annotator_ratings, gold_answers
+
+
+def _rounded(value):
+    return round(value, 6) if isinstance(value, float) else value
+
+
+def _side_label(overall: int, scale: int) -> str:
+    return side_of(overall, center(scale)) or "tie"
+
+
+def _competence_consensus(result, kept: dict[int, str], pair_ids: set[int]) -> dict:
+    """How the competence-weighted label compares with the decision in force: kept pairs it
+    would label otherwise (or call a tie) among those it saw."""
+    compared = [pid for pid in kept if pid in pair_ids]
+    changed = sum(1 for pid in compared if result.labels.get(pid) != kept[pid])
+    return {"kept_compared": len(compared), "kept_changed": changed}
+
+
+def task_annotator_quality(project: Project, tasks: list, labels: dict) -> dict[int, dict]:
+    """{task id: {"annotators": {annotator id: figures}, "competence_consensus": {...}}} for
+    these tasks of the project; `labels` is metrics.inputs.kept_labels (three queries)."""
+    ratings, gold = annotator_ratings(project), gold_answers(project)
+    paused = set(
+        AnnotatorPause.objects.filter(
+            task__project=project, readmitted_at__isnull=True
+        ).values_list("task_id", "annotator_id")
+    )
+    out: dict[int, dict] = {}
+    for task in tasks:
+        by_annotator = ratings.get(task.pk, {})
+        sides = [
+            (annotator, pair_id, _side_label(overall, scale))
+            for annotator, rows in by_annotator.items()
+            for pair_id, overall, scale, _swapped, _seconds in rows
+        ]
+        models = {"mace": mace(sides), "dawid_skene": dawid_skene(sides)} if sides else {}
+        pair_ids = {pair_id for _a, pair_id, _label in sides}
+        annotators = {}
+        for annotator in sorted(set(by_annotator) | set(gold.get(task.pk, {}))):
+            rows = by_annotator.get(annotator, [])
+            shown = [
+                (to_canonical(overall, scale, swapped), seconds)  # the key they pressed
+                for _pair, overall, scale, swapped, seconds in rows
+            ]
+            flags = annotator_flags(shown, project.scale_points, task.min_active_seconds)
+            answers = gold.get(task.pk, {}).get(annotator, [])
+            correct = sum(answers)
+            interval = wilson_interval(correct, len(answers))
+            annotators[annotator] = {
+                "ratings": len(rows),
+                "gold": {
+                    "accuracy": _rounded(correct / len(answers)) if answers else None,
+                    "n": len(answers),
+                    "interval": [_rounded(bound) for bound in interval] if interval else None,
+                    "below_threshold": bool(answers)
+                    and len(answers) >= task.gold_min_answers
+                    and correct / len(answers) < task.gold_min_accuracy,
+                },
+                "flags": flags.names,
+                "flag_evidence": {flag.name: flag.evidence for flag in flags.flags},
+                "competence": {
+                    name: _rounded(result.competence.get(annotator))
+                    for name, result in models.items()
+                },
+                "paused": (task.pk, annotator) in paused,
+            }
+        out[task.pk] = {
+            "annotators": annotators,
+            "competence_consensus": {
+                name: _competence_consensus(result, labels.get(task.pk, {}), pair_ids)
+                for name, result in models.items()
+            },
+        }
+    return out

@@ -1,0 +1,212 @@
+"""Gold checks (issue 15): set by a lead, mixed into every annotator's queue at the task's
+rate (the first within 10 pairs), never part of a consensus, measured per annotator, and
+pausing an annotator who fails them until a lead re-admits them, losing nothing."""
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.errors import Invalid, Refused
+from annotation.models import AnnotatorPause, Assignment, GoldAnswer, Pair, Rating, Task
+from annotation.scale import to_canonical
+from annotation.services.assignments import assignment_claim
+from annotation.services.gold import (
+    GoldEntry,
+    annotator_readmit,
+    gold_entries_from_csv,
+    gold_record,
+    gold_set,
+    gold_unset,
+    golds_due,
+)
+from annotation.services.ratings import RatingInput, rating_submit
+from tests.factories import member, queued_pairs
+
+pytestmark = pytest.mark.django_db
+
+
+def make_gold(task, count, side="A"):
+    pairs = list(Pair.objects.filter(task=task).order_by("id")[:count])
+    gold_set(task, [GoldEntry(p.external_id, side) for p in pairs])
+    return {p.pk for p in pairs}
+
+
+def answer(user, assignment, side_right: bool):
+    """Rate as an annotator who picks the pair's A side (or B when side_right is False),
+    whatever side it was shown on."""
+    canonical = 6 if side_right else 2  # 6: A better, 2: B better (K = 7)
+    shown = to_canonical(canonical, 7, assignment.swapped)
+    rating_submit(assignment.pk, user, RatingInput(overall=shown))
+
+
+def work_through(user, task, picks_a=lambda pair_id: True, limit=1000):
+    seen = []
+    for _ in range(limit):
+        assignment = assignment_claim(user, task)
+        if assignment is None:
+            break
+        seen.append(assignment.pair_id)
+        answer(user, assignment, picks_a(assignment.pair_id))
+    return seen
+
+
+def test_every_annotator_meets_a_gold_check_within_ten_pairs_then_at_the_rate(tmp_path):
+    task = queued_pairs(tmp_path, count=60)
+    gold = make_gold(task, 10)
+    users = [member(f"expert{i}", task.project) for i in range(3)]  # 3 × 36 real pairs ≤ 50 × N
+    for user in users:
+        seen = work_through(user, task, limit=40)
+        assert len(seen) == 40
+        assert gold & set(seen[:10]), f"{user} met no gold check in their first 10 pairs"
+        # One per window of 10: four in 40 pairs, never two in one window.
+        assert sum(pair in gold for pair in seen) == 4
+        for start in range(0, 40, 10):
+            assert sum(pair in gold for pair in seen[start : start + 10]) == 1
+    # Where the first falls differs between annotators (a keyed hash, not every tenth pair).
+    positions = set()
+    for user in users:
+        positions.add(next(p for p in range(1, 11) if golds_due(user.pk, task, p) == 1))
+    assert len(positions) > 1, positions
+
+
+def test_gold_checks_take_no_slots_never_decide_and_stay_out_of_the_figures(tmp_path):
+    task = queued_pairs(tmp_path, count=12, annotators_per_pair=3)
+    Task.objects.filter(pk=task.pk).update(gold_rate=0.5)  # one in every two pairs
+    task.refresh_from_db()
+    gold = make_gold(task, 2)
+    users = [member(f"rater{i}", task.project) for i in range(5)]
+    while True:  # the five take turns, as people working at the same time do
+        claims = [(user, assignment_claim(user, task)) for user in users]
+        if all(assignment is None for _user, assignment in claims):
+            break
+        for user, assignment in claims:
+            if assignment is not None:
+                answer(user, assignment, True)
+    for pair in Pair.objects.filter(pk__in=gold):
+        assert pair.status == Pair.Status.GOLD and pair.label == "" and pair.decided_by == ""
+        assert pair.rating_count == 5  # five annotators answered, beyond the 3 slots
+    report = call_report(task.project.slug)
+    figures = report["tasks"]["t2i"]
+    assert figures["gold"] == 2
+    # 10 real pairs × 3 ratings; the 10 gold answers are not agreement data.
+    assert figures["agreement"]["ratings"] == 30
+    assert figures["annotators"]["rater0"]["gold"]["n"] == 2
+    assert figures["annotators"]["rater0"]["gold"]["accuracy"] == 1.0
+    assert figures["annotators"]["rater0"]["ratings"] == 6
+
+
+def call_report(slug):
+    import io
+    import json
+
+    out = io.StringIO()
+    call_command("report", "--project", slug, "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def test_a_tie_on_a_gold_check_counts_as_wrong(tmp_path):
+    task = queued_pairs(tmp_path, count=30)
+    Task.objects.filter(pk=task.pk).update(gold_rate=0.5)
+    task.refresh_from_db()
+    make_gold(task, 10)
+    user = member("tie-giver", task.project)
+    while (assignment := assignment_claim(user, task)) is not None:
+        rating_submit(assignment.pk, user, RatingInput(overall=4))  # the centre: a tie
+    correct, answered = gold_record(user.pk, task)
+    assert answered >= 3 and correct == 0
+
+
+def test_failing_gold_checks_pauses_access_and_readmission_keeps_every_rating(tmp_path):
+    task = queued_pairs(tmp_path, count=60)
+    Task.objects.filter(pk=task.pk).update(
+        gold_action=Task.GoldAction.PAUSE, gold_min_answers=2, gold_min_accuracy=0.7, gold_rate=0.5
+    )
+    task.refresh_from_db()
+    gold = make_gold(task, 10, side="A")
+    sloppy = member("sloppy", task.project)
+    careful = member("careful", task.project)
+    seen = work_through(sloppy, task, picks_a=lambda pair_id: pair_id not in gold)
+    pause = AnnotatorPause.objects.get(task=task, annotator=sloppy)
+    assert pause.readmitted_at is None and "0 of 2" in pause.reason
+    assert sum(pair in gold for pair in seen) == 2  # paused right after the second gold answer
+    assert assignment_claim(sloppy, task) is None  # no new pair while paused
+    kept = set(Rating.objects.filter(annotator=sloppy).values_list("pair_id", flat=True))
+    assert kept == set(seen)
+    # Someone who answers gold right is never paused.
+    work_through(careful, task, limit=20)
+    assert not AnnotatorPause.objects.filter(annotator=careful).exists()
+    # Re-admitted: the ratings are all there and the queue opens again.
+    lead = member("lead", task.project, role="lead")
+    assert annotator_readmit(task, sloppy.pk, by=lead)
+    assert set(Rating.objects.filter(annotator=sloppy).values_list("pair_id", flat=True)) == kept
+    assert assignment_claim(sloppy, task) is not None
+
+
+def test_gold_set_is_all_or_nothing_and_names_every_problem(tmp_path):
+    task = queued_pairs(tmp_path, count=4)
+    user = member("early", task.project)
+    rated = assignment_claim(user, task)
+    rating_submit(rated.pk, user, RatingInput(overall=5))
+    fine = Pair.objects.filter(task=task).exclude(pk=rated.pair_id).first()
+    entries = [
+        GoldEntry(fine.external_id, "A"),
+        GoldEntry("no-such-pair", "A"),
+        GoldEntry(rated.pair.external_id, "B"),
+    ]
+    with pytest.raises(Invalid) as refused:
+        gold_set(task, entries)
+    assert "no-such-pair" in str(refused.value) and rated.pair.external_id in str(refused.value)
+    assert not GoldAnswer.objects.exists()
+    assert Pair.objects.get(pk=fine.pk).status == Pair.Status.QUEUED
+
+
+def test_an_unanswered_gold_check_can_be_turned_back_into_a_pair(tmp_path):
+    task = queued_pairs(tmp_path, count=3)
+    (pair_id,) = make_gold(task, 1)
+    gold_unset(Pair.objects.get(pk=pair_id))
+    assert Pair.objects.get(pk=pair_id).status == Pair.Status.QUEUED
+    make_gold(task, 1)
+    Assignment.objects.create(pair_id=pair_id, annotator=member("x", task.project))
+    Rating.objects.create(
+        assignment=Assignment.objects.get(pair_id=pair_id),
+        pair_id=pair_id,
+        annotator_id=Assignment.objects.get(pair_id=pair_id).annotator_id,
+        scale=7,
+        overall=6,
+    )
+    with pytest.raises(Refused):
+        gold_unset(Pair.objects.get(pk=pair_id))
+
+
+def test_the_gold_file_is_checked_line_by_line(tmp_path):
+    assert gold_entries_from_csv(b"pair_id,side,explanation\np1,a,because\n") == [
+        GoldEntry("p1", "A", "because")
+    ]
+    for bad, message in [
+        (b"id,label\np1,A\n", "header"),
+        (b"pair_id,side\np1,tie\n", "line 2"),
+        (b"pair_id,side\n,A\n", "line 2"),
+        (b"pair_id,side\n", "no pair"),
+        (b"\xff\xfe\x00", "UTF-8"),
+        (b"pair_id,side\n" + b"p,A\n" * 800_000, "larger"),
+    ]:
+        with pytest.raises(Invalid, match=message):
+            gold_entries_from_csv(bad)
+
+
+def test_the_gold_set_command_sets_pairs_and_the_rate(tmp_path):
+    task = queued_pairs(tmp_path, count=4)
+    ids = list(Pair.objects.filter(task=task).values_list("external_id", flat=True))
+    csv_file = tmp_path / "gold.csv"
+    csv_file.write_text(f"pair_id,side\n{ids[0]},A\n{ids[1]},B\n")
+    call_command("gold_set", str(csv_file), "--project", "ann", "--task", "t2i", "--rate", "0.2")
+    task.refresh_from_db()
+    assert task.gold_rate == 0.2
+    assert dict(GoldAnswer.objects.values_list("pair__external_id", "side")) == {
+        ids[0]: "A",
+        ids[1]: "B",
+    }
+    csv_file.write_text("pair_id,side\nnope,A\n")
+    with pytest.raises(CommandError, match="nothing changed"):
+        call_command("gold_set", str(csv_file), "--project", "ann", "--task", "t2i")
+    with pytest.raises(CommandError, match="no task"):
+        call_command("gold_set", str(csv_file), "--project", "ann", "--task", "other")
