@@ -74,6 +74,15 @@ class TaskForm(forms.Form):
         help_text="Ratings with less active time than this count as too fast.",
     )  # fmt: skip
 
+    qualification_required = forms.BooleanField(
+        required=False,
+        help_text="Annotators answer the qualification set (gold pairs marked for it) first.",
+    )
+    qualification_pass = forms.FloatField(
+        required=False, min_value=0, max_value=1,
+        help_text="Share of the qualification set to get right to be admitted (0.8).",
+    )  # fmt: skip
+
     QUALITY_FIELDS = QUALITY_SETTINGS
 
     @classmethod

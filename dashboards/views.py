@@ -18,6 +18,7 @@ from annotation.services.adjudication import (
     project_filter_update,
 )
 from annotation.services.gold import GoldEntry, annotator_readmit, gold_set, gold_unset
+from annotation.services.qualification import qualification_admit
 from config.errors import refusal_as_message
 from config.htmx import render_fragment_or_page
 from dashboards.cache import cached
@@ -144,6 +145,7 @@ def pair_gold_view(request, slug: str, pair_id: int):
                 pair.external_id,
                 request.POST.get("side", "").strip().upper(),
                 request.POST.get("explanation", "").strip()[:2000],
+                qualification=request.POST.get("qualification") == "1",
             )
             gold_set(pair.task, [entry], by=request.user)
             messages.success(request, f"Gold check set: {entry.side} is the expected side.")
@@ -153,12 +155,13 @@ def pair_gold_view(request, slug: str, pair_id: int):
 @login_required
 @require_POST
 def readmit_view(request, slug: str, task_slug: str, annotator_id: int):
-    """Let an annotator paused by gold checks back into the task."""
+    """Let an annotator held back by gold checks or the qualification back into the task."""
     project = project_for_lead(request.user, slug)
     task = Task.objects.filter(project=project, slug=task_slug).first()
     if task is None:
         raise Http404("no such task in this project")
-    if annotator_readmit(task, annotator_id, by=request.user):
+    unpaused = annotator_readmit(task, annotator_id, by=request.user)
+    if qualification_admit(task, annotator_id, by=request.user) or unpaused:
         messages.success(request, "Re-admitted: the annotator's queue is open again.")
     else:
         messages.info(request, "Nobody was paused there.")

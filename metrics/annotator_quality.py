@@ -1,8 +1,9 @@
 """Each annotator's quality figures per task (issue 15), in one place for `report --json` and
 the agreement page: ratings, gold accuracy with its interval, speed and pattern flags with
-their evidence, MACE and Dawid–Skene competence, and whether gold checks paused them."""
+their evidence, MACE and Dawid–Skene competence, whether gold checks paused them, and their
+qualification result."""
 
-from annotation.models import AnnotatorPause, Project
+from annotation.models import AnnotatorPause, Project, Qualification
 from annotation.scale import center, side_of, to_canonical
 from metrics.annotator_flags import annotator_flags, wilson_interval
 from metrics.competence import dawid_skene, mace
@@ -27,13 +28,26 @@ def _competence_consensus(result, kept: dict[int, str], pair_ids: set[int]) -> d
 
 def task_annotator_quality(project: Project, tasks: list, labels: dict) -> dict[int, dict]:
     """{task id: {"annotators": {annotator id: figures}, "competence_consensus": {...}}} for
-    these tasks of the project; `labels` is metrics.inputs.kept_labels (three queries)."""
+    these tasks of the project; `labels` is metrics.inputs.kept_labels (four queries)."""
     ratings, gold = annotator_ratings(project), gold_answers(project)
     paused = set(
         AnnotatorPause.objects.filter(
             task__project=project, readmitted_at__isnull=True
         ).values_list("task_id", "annotator_id")
     )
+    qualified = {
+        (task_id, annotator): {
+            "correct": correct,
+            "answered": answered,
+            "passed": passed,
+            "admitted_by_lead": admitted_by is not None,
+        }
+        for task_id, annotator, correct, answered, passed, admitted_by in (
+            Qualification.objects.filter(task__project=project).values_list(
+                "task_id", "annotator_id", "correct", "answered", "passed", "admitted_by"
+            )
+        )
+    }
     out: dict[int, dict] = {}
     for task in tasks:
         by_annotator = ratings.get(task.pk, {})
@@ -45,7 +59,9 @@ def task_annotator_quality(project: Project, tasks: list, labels: dict) -> dict[
         models = {"mace": mace(sides), "dawid_skene": dawid_skene(sides)} if sides else {}
         pair_ids = {pair_id for _a, pair_id, _label in sides}
         annotators = {}
-        for annotator in sorted(set(by_annotator) | set(gold.get(task.pk, {}))):
+        people = set(by_annotator) | set(gold.get(task.pk, {}))
+        people |= {annotator for task_id, annotator in qualified if task_id == task.pk}
+        for annotator in sorted(people):
             rows = by_annotator.get(annotator, [])
             shown = [
                 (to_canonical(overall, scale, swapped), seconds)  # the key they pressed
@@ -72,6 +88,7 @@ def task_annotator_quality(project: Project, tasks: list, labels: dict) -> dict[
                     for name, result in models.items()
                 },
                 "paused": (task.pk, annotator) in paused,
+                "qualification": qualified.get((task.pk, annotator)),
             }
         out[task.pk] = {
             "annotators": annotators,

@@ -8,8 +8,8 @@ in the rows: a side nobody chose is not a candidate truth (posterior 0), as in t
 
 Reference: crowd-kit (Toloka; crowdkit.aggregation.DawidSkene and MACE, 1.4.2 of 2025) is the
 maintained implementation, but it is not used at run time: it requires pandas, scikit-learn,
-nltk and transformers; its Dawid–Skene stops as soon as its evidence bound fails to grow (on
-a sparse test set 9 iterations in, one posterior still 0.5 from the fixed point); its MACE
+nltk and transformers; its Dawid–Skene stops as soon as its evidence bound fails to grow
+(on the test data after 8 to 14 steps, posteriors up to 0.41 from the fixed point); its MACE
 runs a fixed number of iterations and pairs annotators and labels in first-seen order with
 counts in sorted order, so its result depends on the order of the rows. The published EM is
 implemented here instead, with crowd-kit's numerical choices (also those of the authors'
@@ -17,7 +17,9 @@ MACE, dirkhovy/MACE) as defaults, and tests/metrics/test_competence.py checks po
 competences against crowd-kit on the same data (rows in sorted order, all iterations run):
 within 1e-6 at the fixed point, and step by step from the same start. Kept differences: both
 models stop when no posterior and no competence moves by tol or more, and MACE starts from
-equal trust instead of random restarts.
+equal trust instead of random restarts. tol bounds the last step, not the distance to the
+fixed point: EM converges linearly, so that distance can be several times tol; the default
+1e-8 keeps the answer within 1e-6 of the fixed point (measured: within 1e-7).
 """
 
 from collections.abc import Hashable, Iterable
@@ -33,6 +35,8 @@ VoteRow = tuple[Hashable, Hashable, str]
 
 @dataclass
 class CompetenceResult:
+    """What both models return; `iterations` counts the EM steps after the start."""
+
     competence: dict = field(default_factory=dict)  # annotator -> float in [0, 1]
     posteriors: dict = field(default_factory=dict)  # item -> {label: probability}, all LABELS
     labels: dict = field(default_factory=dict)  # item -> most probable label
@@ -130,7 +134,7 @@ def _ds_competence(prior, confusion) -> np.ndarray:
 
 
 def dawid_skene(
-    rows: Iterable[VoteRow], *, tol: float = 1e-6, max_iter: int = 1000, floor: float = 1e-10
+    rows: Iterable[VoteRow], *, tol: float = 1e-8, max_iter: int = 1000, floor: float = 1e-10
 ) -> CompetenceResult:
     """Dawid & Skene (1979): class priors and a full confusion matrix per annotator, by EM
     from the soft majority vote, until no posterior and no competence moves by tol or more.
@@ -212,7 +216,7 @@ def _mace_expectations(votes: _Votes, spam, know, strategy):
 def mace(
     rows: Iterable[VoteRow],
     *,
-    tol: float = 1e-6,
+    tol: float = 1e-8,
     max_iter: int = 1000,
     variational: bool = True,
     alpha: float = 0.5,
@@ -230,7 +234,8 @@ def mace(
     knowing, alpha on guessing) and Dirichlet(strategy_prior) priors on xi_j, as the authors'
     MACE reports it; otherwise plain EM adds `smoothing` (default 0.01 / used labels) to the
     expected counts. EM starts from equal trust (theta 0.5, uniform guessing), whose first
-    posteriors rank the sides as the majority vote does, so no random restarts are needed.
+    posteriors rank the sides as the majority vote does: a deterministic start in place of
+    the references' random restarts.
     """
     if variational and min(alpha, beta, strategy_prior) <= 0:
         raise ValueError("alpha, beta and strategy_prior must be positive")

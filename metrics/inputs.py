@@ -81,10 +81,11 @@ def annotator_ratings(project: Project) -> dict[int, dict[int, list[tuple]]]:
 
 
 def gold_answers(project: Project) -> dict[int, dict[int, list[bool]]]:
-    """{task: {annotator: [answer right?]}} of the gold checks (a tie is wrong)."""
-    rows = Rating.objects.filter(pair__project=project, pair__status=Pair.Status.GOLD).values_list(
-        "pair__task_id", "annotator_id", "overall", "scale", "pair__gold__side"
-    )
+    """{task: {annotator: [answer right?]}} of the gold checks mixed into the queues (a tie
+    is wrong; the qualification set is reported apart)."""
+    rows = Rating.objects.filter(
+        pair__project=project, pair__status=Pair.Status.GOLD, pair__gold__qualification=False
+    ).values_list("pair__task_id", "annotator_id", "overall", "scale", "pair__gold__side")
     by_task: dict = defaultdict(lambda: defaultdict(list))
     for task_id, annotator_id, overall, scale, side in rows:
         by_task[task_id][annotator_id].append(side_of(overall, center(scale)) == side)

@@ -1,6 +1,6 @@
 from annotation.models.content import Asset, Generator, Prompt, Response
 from annotation.models.flag import Flag
-from annotation.models.gold import AnnotatorPause, GoldAnswer
+from annotation.models.gold import AnnotatorPause, GoldAnswer, Qualification
 from annotation.models.import_job import ImportJob
 from annotation.models.invitation import Invitation
 from annotation.models.pair import Adjudication, AnnotatorRequest, Pair, Side
@@ -23,6 +23,7 @@ __all__ = [
     "Pair",
     "Project",
     "Prompt",
+    "Qualification",
     "Rating",
     "Response",
     "Side",

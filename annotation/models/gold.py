@@ -20,6 +20,9 @@ class GoldAnswer(models.Model):
     )
     side = models.CharField(max_length=1, choices=Side.choices)
     explanation = models.TextField(blank=True)
+    # Part of the task's qualification set (answered first, with feedback) rather than mixed
+    # into the queue unannounced.
+    qualification = models.BooleanField(default=False)
     previous_status = models.CharField(max_length=16, choices=PairStatus.choices)
     set_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -67,3 +70,34 @@ class AnnotatorPause(models.Model):
 
     def __str__(self) -> str:
         return f"{self.annotator} paused in {self.task}"
+
+
+class Qualification(models.Model):
+    """An annotator's result on a task's qualification set, kept once decided: passing admits
+    them to the real queue; failing holds them back until a lead re-admits them."""
+
+    task = models.ForeignKey(
+        "annotation.Task", on_delete=models.CASCADE, related_name="qualifications"
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="qualifications"
+    )
+    correct = models.PositiveIntegerField()
+    answered = models.PositiveIntegerField()
+    passed = models.BooleanField()
+    decided_at = models.DateTimeField(auto_now_add=True)
+    admitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["task", "annotator"], name="qualification_once"),
+            models.CheckConstraint(
+                condition=Q(correct__lte=models.F("answered")), name="qualification_correct_le_n"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        verdict = "passed" if self.passed else "failed"
+        return f"{self.annotator} {verdict} {self.task} ({self.correct}/{self.answered})"

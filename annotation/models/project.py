@@ -131,6 +131,15 @@ class Task(models.Model):
         default=GoldAction.FLAG,
         help_text="What happens below the gold threshold.",
     )
+    qualification_required = models.BooleanField(
+        default=False,
+        help_text="Annotators answer the task's qualification set (with feedback) first.",
+    )
+    qualification_pass = models.FloatField(
+        default=0.8,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="Share of the qualification set to get right to be admitted.",
+    )
     min_active_seconds = models.FloatField(
         "speed floor (s)",
         default=3.0,
@@ -161,6 +170,10 @@ class Task(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(min_active_seconds__gte=0), name="task_speed_floor_non_negative"
+            ),
+            models.CheckConstraint(
+                condition=Q(qualification_pass__gte=0, qualification_pass__lte=1),
+                name="task_qualification_pass_0_1",
             ),
         ]
 

@@ -25,6 +25,7 @@ from annotation.models import Assignment, Flag, Pair, Task
 from annotation.models.pair import RATEABLE_STATUSES, RATINGS_NEEDED
 from annotation.selectors import claimable_pairs, live_assignments
 from annotation.services.gold import annotator_paused, gold_assignment_create, gold_pair_due
+from annotation.services.qualification import HELD, qualification_next
 
 _BUSY_RETRIES = 200  # × 5–30 ms: a few seconds at most under extreme contention
 _BUSY = object()
@@ -115,6 +116,11 @@ def _claim_once(user, task: Task, now: datetime):
         return current
     if annotator_paused(user, task):
         return None
+    qualifying = qualification_next(user, task)
+    if qualifying is HELD:
+        return None
+    if qualifying is not None:
+        return gold_assignment_create(user, qualifying, _lease_end(task, now))
     candidates = claimable_pairs(user, now).filter(task=task).order_by("-rating_count", "id")
     # Gold checks are mixed into real work, never served alone once the real queue is empty.
     gold_pair_id = gold_pair_due(user, task)

@@ -23,6 +23,7 @@ from annotation.models import AnnotatorPause, Assignment, GoldAnswer, Pair, Rati
 from annotation.models.gold import GOLD_FROM_STATUSES
 from annotation.scale import center, side_of
 
+GOLD_DRAWN_FROM = 1000  # a gold check is drawn at random among this many left to the annotator
 FIRST_GOLD_WITHIN = 10  # every annotator meets a gold check within their first 10 pairs
 
 
@@ -31,6 +32,7 @@ class GoldEntry:
     external_id: str
     side: str
     explanation: str = ""
+    qualification: bool = False  # in the task's qualification set instead of the queue
 
 
 MAX_GOLD_FILE_BYTES = 2 * 1024 * 1024
@@ -38,8 +40,9 @@ MAX_GOLD_ROWS = 20_000
 
 
 def gold_entries_from_csv(data: bytes) -> list[GoldEntry]:
-    """Parse a gold file: CSV with the header `pair_id,side` (an `explanation` column is
-    optional), side A or B. Raises Invalid with the line of the first problem."""
+    """Parse a gold file: CSV with the header `pair_id,side` (optional columns: `explanation`,
+    and `qualification` yes/no for the qualification set), side A or B. Raises Invalid with
+    the line of the first problem."""
     if len(data) > MAX_GOLD_FILE_BYTES:
         raise Invalid(f"The gold file is larger than {MAX_GOLD_FILE_BYTES // 1024 // 1024} MB.")
     try:
@@ -62,7 +65,12 @@ def gold_entries_from_csv(data: bytes) -> list[GoldEntry]:
             if side.upper() not in ("A", "B"):
                 raise Invalid(f"line {line}: side must be A or B, not {side!r}")
             explanation = (row.get("explanation") or "").strip()[:2000]
-            entries.append(GoldEntry(pair_id, side.upper(), explanation))
+            qualifying = (row.get("qualification") or "").strip().lower()
+            if qualifying not in ("", "0", "1", "yes", "no", "true", "false"):
+                raise Invalid(f"line {line}: qualification must be yes or no")
+            entries.append(
+                GoldEntry(pair_id, side.upper(), explanation, qualifying in ("1", "yes", "true"))
+            )
     except csv.Error as exc:
         raise Invalid(f"The gold file is not valid CSV: {exc}") from None
     if not entries:
@@ -107,13 +115,16 @@ def gold_set(task: Task, entries: list[GoldEntry], *, by=None, rate: float | Non
             pair = pairs[external_id]
             if pair.status == Pair.Status.GOLD:
                 GoldAnswer.objects.filter(pair=pair).update(
-                    side=entry.side, explanation=entry.explanation
+                    side=entry.side,
+                    explanation=entry.explanation,
+                    qualification=entry.qualification,
                 )
                 continue
             GoldAnswer.objects.create(
                 pair=pair,
                 side=entry.side,
                 explanation=entry.explanation,
+                qualification=entry.qualification,
                 previous_status=pair.status,
                 set_by=by,
             )
@@ -166,21 +177,21 @@ def gold_pair_due(user, task: Task) -> int | None:
     query when the task has no gold check left for them, two otherwise)."""
     if task.gold_rate <= 0:
         return None
-    pair_id = (
-        Pair.objects.filter(task=task, status=Pair.Status.GOLD)
+    left = list(
+        Pair.objects.filter(task=task, status=Pair.Status.GOLD, gold__qualification=False)
         .exclude(assignments__annotator=user)
-        .order_by("?")
-        .values_list("pk", flat=True)
-        .first()
+        .values_list("pk", flat=True)[:GOLD_DRAWN_FROM]
     )
-    if pair_id is None:
+    if not left:
         return None
-    mine = Assignment.objects.filter(annotator=user, pair__task=task)
+    mine = Assignment.objects.filter(annotator=user, pair__task=task).exclude(
+        pair__gold__qualification=True
+    )  # the qualification set comes before the queue, outside its count
     is_gold = Q(pair__status=Pair.Status.GOLD)
     counts = mine.aggregate(all=Count("id"), gold=Count("id", filter=is_gold))
     if counts["gold"] >= golds_due(user.pk, task, counts["all"] + 1):
         return None
-    return pair_id
+    return random.choice(left)  # annotators meet the gold checks in different orders
 
 
 def gold_assignment_create(user, pair_id: int, lease_end) -> Assignment:
@@ -194,7 +205,10 @@ def gold_record(user_id: int, task: Task, since=None) -> tuple[int, int]:
     """(correct, answered) of the annotator's gold answers in the task (rated at or after
     `since` when given); a tie is wrong."""
     rows = Rating.objects.filter(
-        annotator_id=user_id, pair__task=task, pair__status=Pair.Status.GOLD
+        annotator_id=user_id,
+        pair__task=task,
+        pair__status=Pair.Status.GOLD,
+        pair__gold__qualification=False,  # the qualification set is judged on its own
     )
     if since is not None:
         rows = rows.filter(created_at__gte=since)

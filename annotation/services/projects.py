@@ -14,6 +14,7 @@ TASK_KINDS = {choice.value for choice in Task.Kind}
 # A task's quality-control settings a lead may change (issue 15).
 QUALITY_SETTINGS = (
     "gold_rate", "gold_min_accuracy", "gold_min_answers", "gold_action", "min_active_seconds",
+    "qualification_required", "qualification_pass",
 )  # fmt: skip
 RESERVED_SLUGS = {"new"}  # /projects/new/ is the page that creates one
 _ASPECT_KEY = re.compile(r"[A-Za-z0-9_-]{1,40}")

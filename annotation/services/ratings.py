@@ -146,6 +146,7 @@ def rating_submit(
         assignment.pair = pair  # the locked row, for the rule below
         if rating is not None and not rating_can_change(assignment, now):
             if _unchanged(rating, canonical, aspects, checked.rationale):
+                rating.pair = pair
                 return rating  # a repeated submit after the pair was decided
             raise AssignmentClosed(
                 "This pair is complete and the time to correct your rating is over; "
@@ -188,6 +189,7 @@ def rating_submit(
         _pair_update(pair)
         if pair.status == Pair.Status.GOLD:
             gold_review(user, pair.task)
+        rating.pair = pair  # the locked row: callers read its status without a query
         return rating
 
 

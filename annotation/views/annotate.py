@@ -14,7 +14,8 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from annotation.models import Assignment
+from annotation.gold_selectors import qualification_feedback, task_hold_reason
+from annotation.models import Assignment, Pair
 from annotation.selectors import (
     assignment_for_annotator,
     next_task_for,
@@ -36,7 +37,11 @@ from config.htmx import render_fragment_or_page, varies_on_htmx, wants_fragment
 
 
 def _done(request, task, template: str = "annotation/done.html"):
-    context = {"task": task, "next_task": next_task_for(request.user, task, timezone.now())}
+    context = {
+        "task": task,
+        "next_task": next_task_for(request.user, task, timezone.now()),
+        "held": task_hold_reason(request.user, task),
+    }
     return varies_on_htmx(render(request, template, context))
 
 
@@ -82,7 +87,11 @@ def _apply(request, assignment_id: int) -> str:
         rated_before = Assignment.objects.filter(
             pk=assignment_id, annotator=request.user, status=Assignment.Status.SUBMITTED
         ).exists()
-        rating_submit(assignment_id, request.user, _rating_input(request.POST))
+        rating = rating_submit(assignment_id, request.user, _rating_input(request.POST))
+        if rating.pair.status == Pair.Status.GOLD:  # a qualification answer gets feedback
+            feedback = qualification_feedback(request.user, assignment_id)
+            if feedback is not None:
+                messages.info(request, feedback)
         return "Changes saved." if rated_before else "Rating saved."
     if action == "skip":
         assignment_skip(assignment_id, request.user, _skip_reason(request.POST))

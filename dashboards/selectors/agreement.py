@@ -134,4 +134,7 @@ def _quality_rows(task_quality: dict, names: dict) -> list[dict]:
         {"annotator_id": annotator, "name": names.get(annotator, "?"), **figures}
         for annotator, figures in task_quality["annotators"].items()
     ]
-    return sorted(rows, key=lambda r: (not r["paused"], not r["flags"], r["name"]))
+    for row in rows:  # held back by gold checks or a failed qualification
+        qualification = row["qualification"]
+        row["held"] = row["paused"] or bool(qualification and not qualification["passed"])
+    return sorted(rows, key=lambda r: (not r["held"], not r["flags"], r["name"]))

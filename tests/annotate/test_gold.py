@@ -4,9 +4,19 @@ pausing an annotator who fails them until a lead re-admits them, losing nothing.
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from annotation.errors import Invalid, Refused
-from annotation.models import AnnotatorPause, Assignment, GoldAnswer, Pair, Rating, Task
+from annotation.gold_selectors import task_hold_reason
+from annotation.models import (
+    AnnotatorPause,
+    Assignment,
+    GoldAnswer,
+    Pair,
+    Qualification,
+    Rating,
+    Task,
+)
 from annotation.scale import to_canonical
 from annotation.services.assignments import assignment_claim
 from annotation.services.gold import (
@@ -18,6 +28,7 @@ from annotation.services.gold import (
     gold_unset,
     golds_due,
 )
+from annotation.services.qualification import qualification_admit
 from annotation.services.ratings import RatingInput, rating_submit
 from tests.factories import member, queued_pairs
 
@@ -210,3 +221,69 @@ def test_the_gold_set_command_sets_pairs_and_the_rate(tmp_path):
         call_command("gold_set", str(csv_file), "--project", "ann", "--task", "t2i")
     with pytest.raises(CommandError, match="no task"):
         call_command("gold_set", str(csv_file), "--project", "ann", "--task", "other")
+
+
+def qualifying_task(tmp_path, pass_share=0.6):
+    task = queued_pairs(tmp_path, count=12)
+    Task.objects.filter(pk=task.pk).update(
+        qualification_required=True, qualification_pass=pass_share, gold_rate=0
+    )
+    task.refresh_from_db()
+    pairs = list(Pair.objects.filter(task=task).order_by("id")[:3])
+    gold_set(
+        task,
+        [GoldEntry(p.external_id, "A", "A keeps the layout", qualification=True) for p in pairs],
+    )
+    return task, {p.pk for p in pairs}
+
+
+def test_the_qualification_set_comes_first_and_passing_opens_the_queue(tmp_path):
+    task, qualifying = qualifying_task(tmp_path)
+    user = member("newcomer", task.project)
+    seen = work_through(user, task, picks_a=lambda pair_id: True, limit=5)
+    assert set(seen[:3]) == qualifying and not qualifying & set(seen[3:])
+    result = Qualification.objects.get(task=task, annotator=user)
+    assert (result.correct, result.answered, result.passed) == (3, 3, True)
+    # Qualification answers are not gold checks of the queue: no gold record, no figures.
+    assert gold_record(user.pk, task) == (0, 0)
+
+
+def test_failing_the_qualification_holds_the_annotator_until_a_lead_admits_them(tmp_path):
+    task, qualifying = qualifying_task(tmp_path)
+    user = member("guesser", task.project)
+    seen = work_through(user, task, picks_a=lambda pair_id: pair_id not in qualifying)
+    assert set(seen) == qualifying  # the three answers, then nothing
+    assert assignment_claim(user, task) is None
+    result = Qualification.objects.get(task=task, annotator=user)
+    assert (result.correct, result.answered, result.passed) == (0, 3, False)
+    assert "0 of 3 qualification pairs" in task_hold_reason(user, task)
+    lead = member("lead", task.project, role="lead")
+    assert qualification_admit(task, user.pk, by=lead)
+    assert task_hold_reason(user, task) is None
+    assert assignment_claim(user, task).pair_id not in qualifying
+    result.refresh_from_db()
+    assert (result.correct, result.admitted_by) == (0, lead)  # the failed result stays on record
+
+
+def test_a_qualification_answer_is_followed_by_its_feedback_and_mixed_gold_is_not(tmp_path, client):
+    task, qualifying = qualifying_task(tmp_path)
+    user = member("learner", task.project)
+    client.force_login(user)
+    first = assignment_claim(user, task)
+    shown_b = 7 if not first.swapped else 1  # prefers B, whatever side it is on
+    response = client.post(
+        reverse("annotate", args=[first.pk]), {"overall": shown_b}, HTTP_HX_REQUEST="true"
+    )
+    html = response.content.decode()
+    expected_side = "Right" if first.swapped else "Left"
+    assert f"Qualification: Not the expected answer: {expected_side} is better" in html
+    assert "A keeps the layout" in html
+    # A mixed gold check gets the same confirmation as any pair, and nothing else.
+    Task.objects.filter(pk=task.pk).update(qualification_required=False)
+    other = Pair.objects.filter(task=task).exclude(pk__in=qualifying).first()
+    gold_set(task, [GoldEntry(other.external_id, "A", "secret")])
+    assignment = Assignment.objects.create(pair=other, annotator=user, swapped=False)
+    html = client.post(
+        reverse("annotate", args=[assignment.pk]), {"overall": 1}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "Qualification" not in html and "secret" not in html and "gold" not in html.lower()

@@ -8,6 +8,9 @@ import pytest
 
 from metrics.competence import LABELS, CompetenceResult, dawid_skene, digamma, mace
 
+# crowd-kit 1.4.2 calls pandas APIs that pandas 3 deprecates (inplace=, copy=): its noise.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:crowdkit")
+
 # Share of votes on which each simulated annotator clicks a uniformly random side.
 NOISE = {"careful": 0.1, "fair": 0.25, "sloppy": 0.4, "random": 1.0}
 JUNK = {"random", "always_a"}
@@ -129,6 +132,21 @@ def test_dawid_skene_reproduces_crowdkit_at_the_fixed_point(crowdkit):
     probas, competence, label_of_code = ds_reference(crowdkit, rows, iterations=100)
     assert posterior_gap(ours, probas, label_of_code) < TOLERANCE
     assert competence_gap(ours, competence) < TOLERANCE
+
+
+@pytest.mark.parametrize("model", [dawid_skene, mace])
+def test_the_default_tolerance_answers_within_1e6_of_the_fixed_point(model):
+    """What the report shows (default tol) is the fixed point to 1e-6, not only its last step."""
+    rows, _ = simulate(REFERENCE_SEED)
+    shown, fixed = model(rows), model(rows, tol=1e-13, max_iter=20_000)
+    assert shown.converged and fixed.converged
+    gap = max(
+        abs(shown.posteriors[item][label] - fixed.posteriors[item][label])
+        for item in fixed.posteriors
+        for label in fixed.posteriors[item]
+    )
+    assert gap < 1e-6
+    assert competence_gap(shown, fixed.competence) < 1e-6
 
 
 @pytest.mark.parametrize("data", [sparse_rows, lambda: [r for r in sparse_rows() if r[2] != "tie"]])

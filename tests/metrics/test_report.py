@@ -330,9 +330,9 @@ def test_report_query_count_does_not_grow(project, django_assert_num_queries):
 
 
 def test_report_query_budget(project, django_assert_max_num_queries):
-    # 8, and 3 for the annotators' quality figures (their ratings, gold answers, pauses) and
-    # their names: flat in pairs, annotators and judges.
-    with django_assert_max_num_queries(12):
+    # 8, and 4 for the annotators' quality figures (their ratings, gold answers, pauses,
+    # qualifications) and 1 for their names: flat in pairs, annotators and judges.
+    with django_assert_max_num_queries(13):
         project_report(project)
 
 

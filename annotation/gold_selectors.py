@@ -1,0 +1,55 @@
+"""Reads for the annotator's pages about quality control (issue 15): the feedback after a
+qualification answer, and why a task holds an annotator back."""
+
+from annotation.models import AnnotatorPause, Pair, Qualification, Rating, Task
+from annotation.scale import center as scale_center
+from annotation.scale import side_of
+
+
+def qualification_feedback(user, assignment_id: int) -> str | None:
+    """After a qualification answer: the expected side and the lead's explanation, in the
+    Left/Right terms the annotator saw (None for any other pair: mixed gold checks stay
+    unannounced)."""
+    row = (
+        Rating.objects.filter(
+            assignment_id=assignment_id,
+            annotator=user,
+            pair__status=Pair.Status.GOLD,
+            pair__gold__qualification=True,
+        )
+        .values_list(
+            "overall", "scale", "assignment__swapped", "pair__gold__side", "pair__gold__explanation"
+        )
+        .first()
+    )
+    if row is None:
+        return None
+    overall, scale, swapped, expected, explanation = row
+
+    def shown(side: str) -> str:
+        return {"A": "Right" if swapped else "Left", "B": "Left" if swapped else "Right"}[side]
+
+    given = side_of(overall, scale_center(scale))
+    verdict = "Right answer" if given == expected else "Not the expected answer"
+    chose = f"you preferred {shown(given)}" if given else "you rated them about the same"
+    note = f" {explanation}" if explanation else ""
+    return f"Qualification: {verdict}: {shown(expected)} is better; {chose}.{note}"
+
+
+def task_hold_reason(user, task: Task) -> str | None:
+    """Why the annotator gets no pair of the task although some may be left: a pause after
+    failed gold checks, or a failed qualification (None when neither holds them)."""
+    if AnnotatorPause.objects.filter(
+        task=task, annotator=user, readmitted_at__isnull=True
+    ).exists():
+        return (
+            "Your access to this task is paused after its quality checks. Your ratings are "
+            "kept; a lead will review them and can re-admit you."
+        )
+    failed = Qualification.objects.filter(task=task, annotator=user, passed=False).first()
+    if failed is not None:
+        return (
+            f"You answered {failed.correct} of {failed.answered} qualification pairs as "
+            "expected, below what this task asks. A lead can admit you."
+        )
+    return None
