@@ -25,6 +25,7 @@ from judging.selectors import (
 )
 from judging.services.call_check import SAMPLE_RIGHT, judge_call_check
 from judging.services.ensemble import (
+    ensemble_gold_set,
     ensemble_of,
     ensemble_set,
     ensemble_start,
@@ -250,6 +251,7 @@ def ensemble(request, slug: str):
                 "form": EnsembleForm(project, initial=initial, prefix=task.slug),
                 "summary": ensemble_summary(task, pairs) if pairs else None,
                 "candidates": task.pairs.filter(status="candidate").count(),
+                "easy": task.pairs.filter(status="easy").count(),
             }
         )
     judges = callable_judges(project)
@@ -259,6 +261,15 @@ def ensemble(request, slug: str):
 
 
 def _ensemble_post(request, project, task):
+    if request.POST.get("action") == "gold":
+        with refusal_as_message(request, "No gold checks set: "):
+            made = ensemble_gold_set(task, by=request.user)
+            messages.success(
+                request,
+                f"{made} easy pairs of {task.name} are gold checks now, with the side the "
+                "ensemble named unanimously.",
+            )
+        return redirect("ensemble", slug=project.slug)
     if request.POST.get("action") == "run":
         with refusal_as_message(request):
             ensemble_start(project, task, user=request.user, background=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from annotation.models import Pair, Project, Task
+from annotation.services.gold import GoldEntry, gold_set
 from judging.models import JudgeRun, TaskEnsemble, Verdict
 from judging.selectors import run_pair_ids
 from judging.services.runs import RunRefused, judge_run_start
@@ -167,3 +168,28 @@ def ensemble_apply_when_ready(project: Project, task: Task | None) -> None:
     ).exists()
     if not still_running:
         ensemble_apply(task)
+
+
+def ensemble_unanimous_easy(task: Task) -> list[GoldEntry]:
+    """The task's easy pairs on which every answer of its ensemble judges named the same side:
+    candidates for gold checks (a lead confirms them in bulk)."""
+    ensemble = ensemble_of(task)
+    judges = list(ensemble.judges.all()) if ensemble else []
+    easy = dict(
+        Pair.objects.filter(task=task, status=Pair.Status.EASY).values_list("id", "external_id")
+    )
+    per_pair, _ = _choices(judges, list(easy))
+    return [
+        GoldEntry(easy[pair_id], choices[0])
+        for pair_id, choices in sorted(per_pair.items())
+        if choices and choices[0] in ("A", "B") and all(c == choices[0] for c in choices)
+    ]
+
+
+def ensemble_gold_set(task: Task, *, by=None) -> int:
+    """Make the ensemble's unanimous easy pairs gold checks with the side it named; how many
+    became gold."""
+    entries = ensemble_unanimous_easy(task)
+    if not entries:
+        raise RunRefused(f"task {task.slug!r} has no easy pair its ensemble judged unanimously")
+    return gold_set(task, entries, by=by)

@@ -8,6 +8,8 @@ from django.urls import reverse
 from annotation.models import AnnotatorPause, GoldAnswer, Membership, Pair, Task
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
+from judging.models import Judge, Verdict
+from judging.services.ensemble import ensemble_apply, ensemble_set
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
@@ -108,3 +110,28 @@ def test_the_task_form_saves_the_quality_settings_and_refuses_bad_ones(client, s
         assert response.status_code == 400, field
     task.refresh_from_db()
     assert task.gold_rate == 0.2
+
+
+def test_the_ensemble_page_turns_unanimous_easy_pairs_into_gold_checks(client, site):
+    task, lead, rival = site
+    Pair.objects.filter(task=task).update(status=Pair.Status.CANDIDATE)
+    judge = Judge.objects.create(name="sure", backend="always-a", project=task.project)
+    ensemble_set(task, [judge])
+    Verdict.objects.bulk_create(  # a judge that names A in both orders, on every pair
+        Verdict(judge=judge, pair=pair, order=order, choice="A")
+        for pair in Pair.objects.filter(task=task)
+        for order in Verdict.Order.values
+    )
+    ensemble_apply(task)
+    assert set(Pair.objects.filter(task=task).values_list("status", flat=True)) == {"easy"}
+    url = reverse("ensemble", args=["ann"])
+    assert logged_in(client, rival).post(url, {"task": "t2i", "action": "gold"}).status_code in (
+        403,
+        404,
+    )
+    assert not GoldAnswer.objects.exists()
+    page = logged_in(client, lead).get(url).content.decode()
+    assert "Make the easy pairs the ensemble judged unanimously gold checks" in page
+    response = client.post(url, {"task": "t2i", "action": "gold"}, follow=True)
+    assert "12 easy pairs of" in response.content.decode()
+    assert GoldAnswer.objects.filter(pair__task=task, side="A").count() == 12

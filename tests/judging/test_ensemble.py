@@ -5,10 +5,15 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Pair
+from annotation.models import GoldAnswer, Pair
 from annotation.services.assignments import assignment_claim
 from devtools.fake_llm import FakeLLMServer
-from judging.services.ensemble import ensemble_set
+from judging.services.ensemble import (
+    ensemble_gold_set,
+    ensemble_set,
+    ensemble_unanimous_easy,
+)
+from judging.services.runs import RunRefused
 from tests.factories import member, queued_pairs
 from tests.judging.conftest import openai_judge
 
@@ -108,3 +113,22 @@ def test_a_threshold_outside_the_range_is_refused(server, tmp_path):
     task = queued_pairs(tmp_path, count=1)
     with pytest.raises(RunRefused):
         ensemble_set(task, [], threshold=0.4)
+
+
+def test_the_unanimous_easy_pairs_become_gold_checks_with_the_side_named(
+    server, candidates, capsys
+):
+    judges = _judges(server)
+    ensemble_set(candidates, [judges["steady-1"], judges["biased"]], threshold=0.75)
+    _filter(candidates.project, candidates, capsys)  # 3 of 4 agree: easy, not unanimous
+    assert ensemble_unanimous_easy(candidates) == []
+    with pytest.raises(RunRefused, match="judged unanimously"):
+        ensemble_gold_set(candidates)
+    Pair.objects.filter(task=candidates).update(status=Pair.Status.CANDIDATE)
+    ensemble_set(candidates, [judges["steady-1"], judges["steady-2"]])
+    _filter(candidates.project, candidates, capsys)
+    # The steady judges name A ("A says" comes first) in both orders: 4 of 4.
+    assert ensemble_gold_set(candidates) == 6
+    sides = set(GoldAnswer.objects.filter(pair__task=candidates).values_list("side", flat=True))
+    assert sides == {"A"}
+    assert set(Pair.objects.filter(task=candidates).values_list("status", flat=True)) == {"gold"}
