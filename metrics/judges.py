@@ -4,6 +4,11 @@ Each forward and each reverse verdict (and each sample) is one trial; a trial is
 its canonical choice equals the pair's label; tie and invalid count as wrong; a failed call
 (choice None) is left out of the denominator and counted as missing, as is a trial that was
 never made.
+
+Two "without ties" figures: `accuracy_without_ties` leaves out the tie trials only (an
+unparsable answer stays wrong); `accuracy_without_ties_mjbench` leaves out every trial that
+names no side, ties and unparsable answers alike, as MJ-Bench's personal/test.py does (its
+`get_pred` maps anything but "0"/"1" to 0.5 and drops it).
 """
 
 from collections import defaultdict
@@ -24,6 +29,7 @@ class JudgeTaskStats:
     position_consistency: float | None
     accuracy_without_ties: float | None
     consistent_pairs: int
+    accuracy_without_ties_mjbench: float | None = None
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -56,6 +62,7 @@ def judge_task_stats(
     both = [t for t in by_trial.values() if "forward" in t and "reverse" in t]
     consistent = sum(1 for t in both if t["forward"] == t["reverse"] != "invalid")
     decisive = evaluated - ties
+    sided = decisive - invalid
     return JudgeTaskStats(
         accuracy=correct / evaluated if evaluated else None,
         correct=correct,
@@ -66,6 +73,7 @@ def judge_task_stats(
         position_consistency=consistent / len(both) if both else None,
         accuracy_without_ties=correct / decisive if decisive else None,
         consistent_pairs=len(both),
+        accuracy_without_ties_mjbench=correct / sided if sided else None,
     )
 
 

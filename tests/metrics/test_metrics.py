@@ -1,6 +1,7 @@
 """The metric functions (docs/architecture.md §5.5 and §6) against values computed by hand on
 small data."""
 
+import json
 import random
 from fractions import Fraction
 from itertools import permutations
@@ -11,6 +12,9 @@ from annotation.models import Adjudication, Pair, Project
 from annotation.services.consensus import consensus_of, decision_set
 from metrics.agreement import krippendorff_alpha, rater_label_agreement, unanimous_direction
 from metrics.judges import average_accuracy, judge_task_stats
+from tests.conftest import SHARED_MMRB2
+
+SHARED = SHARED_MMRB2.parent  # ../shared/datasets
 
 
 def brute_force_alpha(units, scale, level):
@@ -189,6 +193,8 @@ def test_judge_task_stats_mmrb2_protocol():
     assert stats.invalid == 1
     # without ties: 2 correct of 4 decisive trials
     assert stats.accuracy_without_ties == pytest.approx(0.5)
+    # MJ-Bench's way also drops the invalid answer: 2 correct of 3 trials that name a side
+    assert stats.accuracy_without_ties_mjbench == pytest.approx(2 / 3)
     # trials with both orders: pair 1 (A, A) consistent, pair 3 (invalid, B) not; pair 2's
     # reverse failed so it has no pair of orders
     assert stats.consistent_pairs == 2
@@ -367,3 +373,42 @@ def test_pair_decide_nothing_to_decide():
     pair = _pair()
     decision_set(pair, [5], None, project)
     assert (pair.label, pair.decided_by, pair.status) == ("", "", "queued")
+
+
+MJBENCH_RESULTS = SHARED / "mjbench" / "personal" / "result"
+
+
+def mjbench_test_py_accuracy(rows) -> float:
+    """MJ-Bench's personal/test.py, its "filter tie Accuracy", restated line for line."""
+
+    def get_pred(pred):
+        return 0 if pred == "0" else 1 if pred == "1" else 0.5
+
+    sum_all = sum_valid = 0
+    for row in rows:
+        human, pick = get_pred(row["label"]), get_pred(row["pred"])
+        if human == 0.5 or pick == 0.5:
+            continue
+        sum_all += 1
+        sum_valid += human == pick
+    return sum_valid / sum_all
+
+
+@pytest.mark.skipif(not MJBENCH_RESULTS.is_dir(), reason="MJ-Bench files not in ../shared")
+@pytest.mark.parametrize(
+    "path", sorted(MJBENCH_RESULTS.glob("*/*.json")) if MJBENCH_RESULTS.is_dir() else []
+)
+def test_accuracy_without_ties_mjbench_matches_mjbench_on_its_own_result_files(path):
+    """Every scoring-model result file MJ-Bench ships: image_0 is A; a pred that is neither
+    "0" nor "1" (hps_v2.1 on nsfw has ties) is what a tie or unparsable verdict is here."""
+    rows = json.loads(path.read_text())
+    side = {"0": "A", "1": "B"}
+    labels = {i: side[row["label"]] for i, row in enumerate(rows) if row["label"] in side}
+    verdicts = [
+        (i, "forward", 0, side.get(row["pred"], "tie" if row["pred"] == "tie" else "invalid"))
+        for i, row in enumerate(rows)
+    ]
+    stats = judge_task_stats(verdicts, labels, samples=1)
+    assert stats.accuracy_without_ties_mjbench == pytest.approx(
+        mjbench_test_py_accuracy(rows), abs=1e-12
+    )
