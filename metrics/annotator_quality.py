@@ -26,10 +26,14 @@ def _competence_consensus(result, kept: dict[int, str], pair_ids: set[int]) -> d
     return {"kept_compared": len(compared), "kept_changed": changed}
 
 
-def task_annotator_quality(project: Project, tasks: list, labels: dict) -> dict[int, dict]:
+def task_annotator_quality(
+    project: Project, tasks: list, labels: dict, ratings: dict | None = None
+) -> dict[int, dict]:
     """{task id: {"annotators": {annotator id: figures}, "competence_consensus": {...}}} for
-    these tasks of the project; `labels` is metrics.inputs.kept_labels (four queries)."""
-    ratings, gold = annotator_ratings(project), gold_answers(project)
+    these tasks of the project; `labels` is metrics.inputs.kept_labels, `ratings`
+    metrics.inputs.annotator_ratings when the caller read it (four queries, or three)."""
+    ratings = annotator_ratings(project) if ratings is None else ratings
+    gold = gold_answers(project)
     paused = set(
         AnnotatorPause.objects.filter(
             task__project=project, readmitted_at__isnull=True

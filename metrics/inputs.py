@@ -13,6 +13,7 @@ from django.db.models import Max
 from annotation.models import AspectScore, Pair, Project, Rating
 from annotation.scale import center, side_of
 from judging.models import Verdict
+from metrics.judge_bias import PairTraits
 
 # The pairs humans and judges are scored against: kept, with a side label.
 EVALUATED = {"status": Pair.Status.KEPT, "label__in": ["A", "B"]}
@@ -90,6 +91,35 @@ def gold_answers(project: Project) -> dict[int, dict[int, list[bool]]]:
     for task_id, annotator_id, overall, scale, side in rows:
         by_task[task_id][annotator_id].append(side_of(overall, center(scale)) == side)
     return by_task
+
+
+def _text_and_images(content) -> tuple[int, int]:
+    parts = content if isinstance(content, list) else []
+    text = sum(len(p[1]) for p in parts if len(p) == 2 and p[0] == "text" and isinstance(p[1], str))
+    images = sum(1 for p in parts if len(p) == 2 and p[0] == "image")
+    return text, images
+
+
+def pair_traits(project: Project) -> dict[int, PairTraits]:
+    """{pair: its responses' text length, image count and generator} of the evaluated pairs
+    (the bias cards' inputs)."""
+    rows = evaluated_pairs(project).values_list(
+        "id",
+        "response_a__content",
+        "response_b__content",
+        "response_a__generator__name",
+        "response_b__generator__name",
+    )
+    traits = {}
+    for pair_id, content_a, content_b, model_a, model_b in rows:
+        (text_a, images_a), (text_b, images_b) = (
+            _text_and_images(content_a),
+            _text_and_images(content_b),
+        )
+        traits[pair_id] = PairTraits(
+            text_a, text_b, images_a, images_b, model_a or "", model_b or ""
+        )
+    return traits
 
 
 @dataclass

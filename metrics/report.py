@@ -9,7 +9,14 @@ from django.db.models import Count
 from annotation.models import Pair, Project
 from metrics.agreement import krippendorff_alpha, rater_label_agreement, unanimous_direction
 from metrics.annotator_quality import task_annotator_quality
-from metrics.inputs import aspect_scores, judge_inputs, kept_labels, overall_scores
+from metrics.bias_cards import task_bias_cards
+from metrics.inputs import (
+    annotator_ratings,
+    aspect_scores,
+    judge_inputs,
+    kept_labels,
+    overall_scores,
+)
 from metrics.judges import average_accuracy, judge_task_stats, tasks_covered
 
 _PENDING = {"candidate", "queued", "in_progress", "complete"}
@@ -81,9 +88,11 @@ def project_report(project: Project) -> dict:
     labels, scores = kept_labels(project), overall_scores(project)
     judged = judge_inputs(project)
     aspects = _aspect_agreement(project)
-    quality = task_annotator_quality(project, tasks, labels)
+    ratings = annotator_ratings(project)
+    quality = task_annotator_quality(project, tasks, labels, ratings)
     people = {a for figures in quality.values() for a in figures["annotators"]}
     names = dict(get_user_model().objects.filter(pk__in=people).values_list("pk", "username"))
+    bias_cards = task_bias_cards(project, tasks, labels, judged, names, ratings)
 
     report_tasks = {}
     judge_accuracies: dict = defaultdict(dict)  # judge -> {task id: accuracy}
@@ -97,6 +106,7 @@ def project_report(project: Project) -> dict:
             stats = judge_task_stats(rows, labels[task.id], judged.samples[judge_id])
             judge = judged.names[judge_id]
             judges[judge] = {key: _rounded(value) for key, value in stats.as_dict().items()}
+            judges[judge]["bias_cards"] = bias_cards[task.id][judge_id]
             judge_accuracies[judge][task.id] = stats.accuracy
         report_tasks[task.slug] = {
             "kind": task.kind,

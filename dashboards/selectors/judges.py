@@ -2,13 +2,21 @@
 tables, against the experts' labels. Figures follow docs/architecture.md §6.2 and
 `report --json`."""
 
+from django.contrib.auth import get_user_model
 from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
 from django.db.models.functions import Cast
 
 from annotation.models import Project
 from dashboards.charts import bar_chart
 from metrics.agreement import rater_label_agreement
-from metrics.inputs import evaluated_pairs, judge_inputs, kept_labels, overall_scores
+from metrics.bias_cards import task_bias_cards
+from metrics.inputs import (
+    annotator_ratings,
+    evaluated_pairs,
+    judge_inputs,
+    kept_labels,
+    overall_scores,
+)
 from metrics.judge_breakdowns import (
     PREFERRED_HAS_IMAGE,
     PREFERRED_LACKS_IMAGE,
@@ -135,6 +143,7 @@ def judge_figures(project: Project) -> dict:
     return {
         "tasks": tasks,
         "table": table,
+        "bias_cards": _bias_cards(project, tasks, labels, judged),
         "humans": humans,
         "human_average": average_accuracy(human_accuracies),
         "human_covered": tasks_covered(human_accuracies),
@@ -144,3 +153,22 @@ def judge_figures(project: Project) -> dict:
         "task_charts": per_task_charts,
         "ks": MAJORITY_KS,
     }
+
+
+def _bias_cards(project: Project, tasks: list, labels: dict, judged) -> list[dict]:
+    """Per task with judges, one row of bias cards per judge (metrics/judge_bias.py)."""
+    ratings = annotator_ratings(project)
+    people = {annotator for by_task in ratings.values() for annotator in by_task}
+    names = dict(get_user_model().objects.filter(pk__in=people).values_list("pk", "username"))
+    cards = task_bias_cards(project, tasks, labels, judged, names, ratings)
+    return [
+        {
+            "task": task,
+            "rows": [
+                {"judge": judged.names[judge_id], **card}
+                for judge_id, card in cards[task.pk].items()
+            ],
+        }
+        for task in tasks
+        if cards.get(task.pk)
+    ]

@@ -57,9 +57,10 @@ def test_pages_have_a_fixed_query_budget(world, tmp_path, django_assert_max_num_
         (lead, f"/api/pairs/{assignment.pair_id}/", 9),
         (lead, f"/api/runs/{world.run_a.pk}/", 5),
         (annotator, f"/api/assignments/{assignment.pk}/", 8),
-        # report --json: 10, and 4 for the annotators' quality figures (ratings, gold answers,
-        # pauses, qualifications; their names come with the report's other reads).
-        (lead, "/api/projects/alpha/report/", 14),
+        # report --json: 10, 4 for the annotators' quality figures (ratings, gold answers,
+        # pauses, qualifications; their names come with the report's other reads), 2 for the
+        # judges' bias cards (pair traits, judge models).
+        (lead, "/api/projects/alpha/report/", 16),
     ]
     for client, url, budget in pages:
         with django_assert_max_num_queries(budget):

@@ -330,9 +330,10 @@ def test_report_query_count_does_not_grow(project, django_assert_num_queries):
 
 
 def test_report_query_budget(project, django_assert_max_num_queries):
-    # 8, and 4 for the annotators' quality figures (their ratings, gold answers, pauses,
-    # qualifications) and 1 for their names: flat in pairs, annotators and judges.
-    with django_assert_max_num_queries(13):
+    # 8; 4 for the annotators' quality figures (their ratings, gold answers, pauses,
+    # qualifications) and 1 for their names; 2 for the judges' bias cards (the evaluated pairs'
+    # traits, the judges' models): flat in pairs, annotators and judges.
+    with django_assert_max_num_queries(15):
         project_report(project)
 
 
@@ -352,3 +353,18 @@ def test_project_agreement_is_the_reports_agreement_without_reading_verdicts(pro
     assert figures == {slug: task["agreement"] for slug, task in report["tasks"].items()}
     assert any(task["judges"] for task in report["tasks"].values()), "the fixture has verdicts"
     assert not any("judging_verdict" in query["sql"] for query in queries.captured_queries)
+
+
+def test_the_report_carries_each_judges_bias_cards(project):
+    judges = run_report("bench")["tasks"]["t2i"]["judges"]
+    x, y = judges["judge-x"]["bias_cards"], judges["judge-y"]["bias_cards"]
+    assert set(x) == {"length", "self_preference", "experts"}
+    # Both responses of every pair are one character of text by the same generator.
+    assert x["length"]["text"]["pairs"] == 0 and x["self_preference"]["pairs"] == 0
+    # The three raters all put p1 on A and p2 on B; judge-x says A then B, judge-y B, B.
+    assert x["experts"]["per_expert"] == {
+        f"user-{i}": {"agreement": 1.0, "pairs": 2} for i in range(3)
+    }
+    assert (x["experts"]["experts_vs_experts"], x["experts"]["as_good_as_an_expert"]) == (1.0, True)
+    assert y["experts"]["judge_vs_experts"] == 0.5
+    assert y["experts"]["as_good_as_an_expert"] is False
