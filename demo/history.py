@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from annotation.models import Membership, Pair, Project, Rating
 from annotation.scale import to_form
 from annotation.services.assignments import assignment_claim
+from annotation.services.gold import GoldEntry, gold_set
 from annotation.services.members import membership_set
 from annotation.services.ratings import RatingInput, rating_submit
 from exports.jobs import export_job_start
@@ -33,6 +34,7 @@ def OTHER_END(score: int, project: Project) -> int:  # noqa: N802 (reads like th
 
 FINISHED = range(101, 107)  # pair numbers of the finished work, per task
 CANDIDATES = range(201, 204)  # left for the ensemble filter
+GOLD = range(301, 303)  # gold checks mixed into the live annotators' queues
 # The experts' canonical scores when A is the better response (mirrored when B is). The
 # third pair is too far apart (span 5 > 4) and the fifth too close to call: both dropped.
 SCORES = [(7, 6, 6), (6, 6, 5), (7, 2, 6), (5, 6, 6), (4, 5, 3), (6, 7, 7)]
@@ -52,6 +54,11 @@ def finished_work(project: Project, folder: Path, password: str, judges: list[st
             rated += _rate(project, slug, {record["id"]: good for record, good in pairs})
         records = [record for record, _ in build_pairs(slug, folder, CANDIDATES)]
         candidates += import_missing(project, slug, folder, records, queue=False)
+        gold = build_pairs(slug, folder, GOLD)
+        if import_missing(project, slug, folder, [record for record, _ in gold], queue=False):
+            explanation = "The better response follows the prompt; the other does not."
+            entries = [GoldEntry(record["id"], good, explanation) for record, good in gold]
+            gold_set(project.tasks.get(slug=slug), entries)
     finished = Pair.objects.filter(project=project, external_id__in=finished_ids)
     verdicts = _judge(project, judges, list(finished.values_list("pk", flat=True)))
     for task in project.tasks.all():

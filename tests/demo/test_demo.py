@@ -60,7 +60,9 @@ def test_running_twice_creates_nothing_new(demo_settings):
     assert counts() == first
     assert first["Project"] == 1
     assert first["Task"] == 4
-    assert first["Pair"] == 4 * (10 + 6 + 3)  # the queue, the finished work, candidates
+    # the queue, the finished work, candidates, gold checks
+    assert first["Pair"] == 4 * (10 + 6 + 3 + 2)
+    assert first["statuses"].count("gold") == 4 * 2
     assert first["User"] == 7  # the four logins and three experts who did the finished work
     assert first["Membership"] == 7
     assert first["Asset"] > 76
@@ -174,7 +176,7 @@ def test_rerun_keeps_annotation_progress_and_restores_missing_pairs(demo_setting
 
     started.refresh_from_db()
     assert started.status == Pair.Status.IN_PROGRESS
-    assert result["pairs"] == {"t2i": 19, "edit": 19, "interleaved": 19, "reasoning": 19}
+    assert result["pairs"] == {"t2i": 21, "edit": 21, "interleaved": 21, "reasoning": 21}
     assert result["new_pairs"] == {"t2i": 0, "edit": 1, "interleaved": 0, "reasoning": 0}
     assert result["usernames"] == USERNAMES
     assert Pair.objects.get(external_id="demo-edit-03").status == Pair.Status.QUEUED
