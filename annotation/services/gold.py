@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotation.errors import Invalid, Refused
@@ -95,7 +95,8 @@ def gold_set(task: Task, entries: list[GoldEntry], *, by=None, rate: float | Non
             pair.external_id: pair
             for pair in Pair.objects.select_for_update()
             .filter(task=task, external_id__in=list(wanted))
-            .annotate(rated=Count("ratings"))
+            # Exists, not Count: PostgreSQL refuses FOR UPDATE with a GROUP BY.
+            .annotate(rated=Exists(Rating.objects.filter(pair=OuterRef("pk"))))
         }
         for external_id in wanted:
             pair = pairs.get(external_id)
