@@ -25,6 +25,7 @@ from annotation.models import (
     Adjudication,
     Asset,
     Assignment,
+    GoldAnswer,
     Invitation,
     Membership,
     Pair,
@@ -55,9 +56,14 @@ def rating_can_change(assignment: Assignment, now: datetime) -> bool:
     if assignment.status != Assignment.Status.SUBMITTED:
         return False
     pair = assignment.pair
-    if pair.status in RATEABLE_STATUSES:
+    if pair.status in OPEN_STATUSES:
         return True
-    if pair.status not in DECIDED_STATUSES or pair.decided_by != Pair.DecidedBy.CONSENSUS:
+    if pair.status == Pair.Status.GOLD:
+        # Like a decided pair (no tell), except a qualification answer: its feedback
+        # gives the expected side away, so it is final at once.
+        if GoldAnswer.objects.filter(pair_id=pair.pk, qualification=True).exists():
+            return False
+    elif pair.status not in DECIDED_STATUSES or pair.decided_by != Pair.DecidedBy.CONSENSUS:
         return False
     grace = timedelta(minutes=pair.project.edit_grace_minutes)
     return assignment.submitted_at is not None and now < assignment.submitted_at + grace

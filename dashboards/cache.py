@@ -5,9 +5,17 @@ settings, read with one query."""
 import hashlib
 
 from django.core.cache import cache
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 
-from annotation.models import Adjudication, AnnotatorPause, Pair, Project, Rating, Task
+from annotation.models import (
+    Adjudication,
+    AnnotatorPause,
+    Pair,
+    Project,
+    Qualification,
+    Rating,
+    Task,
+)
 from judging.models import Verdict
 
 _TIMEOUT = 24 * 3600
@@ -24,12 +32,23 @@ def data_version(project: Project) -> str:
         AnnotatorPause.objects.filter(task__project=project).aggregate(
             v=Max("readmitted_at"), n=Count("id")
         ),
+        Qualification.objects.filter(task__project=project).aggregate(
+            v=Count("id", filter=Q(passed=True)), n=Count("id")
+        ),
     ]
     # The quality-control settings of the tasks (thresholds, speed floor) shape the figures.
     quality = list(
         Task.objects.filter(project=project)
         .order_by("pk")
-        .values_list("pk", "gold_min_accuracy", "gold_min_answers", "min_active_seconds")
+        .values_list(
+            "pk",
+            "gold_rate",
+            "gold_action",
+            "gold_min_accuracy",
+            "gold_min_answers",
+            "min_active_seconds",
+            "qualification_pass",
+        )
     )
     settings = (
         project.scale_points,

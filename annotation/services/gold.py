@@ -14,12 +14,12 @@ import random
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotation.errors import Invalid, Refused
-from annotation.models import AnnotatorPause, Assignment, GoldAnswer, Pair, Rating, Task
+from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Pair, Rating, Task
 from annotation.models.gold import GOLD_FROM_STATUSES
 from annotation.scale import center, side_of
 
@@ -89,6 +89,8 @@ def gold_set(task: Task, entries: list[GoldEntry], *, by=None, rate: float | Non
     for entry in entries:
         if entry.side not in ("A", "B"):
             problems.append(f"{entry.external_id}: side must be A or B, not {entry.side!r}")
+        if "\x00" in entry.explanation or "\x00" in entry.external_id:
+            problems.append(f"{entry.external_id!r}: a NUL character is not text")
         wanted[entry.external_id] = entry
     with transaction.atomic():
         pairs = {
@@ -120,6 +122,8 @@ def gold_set(task: Task, entries: list[GoldEntry], *, by=None, rate: float | Non
                     explanation=entry.explanation,
                     qualification=entry.qualification,
                 )
+                # The figures read the expected side: the dashboards' cache version moves.
+                Pair.objects.filter(pk=pair.pk).update(updated_at=timezone.now())
                 continue
             GoldAnswer.objects.create(
                 pair=pair,
@@ -135,6 +139,10 @@ def gold_set(task: Task, entries: list[GoldEntry], *, by=None, rate: float | Non
             made += 1
         if rate is not None:
             Task.objects.filter(pk=task.pk).update(gold_rate=rate)
+        if by is not None:  # a lead looked at these pairs: their open flags are answered
+            Flag.objects.filter(
+                pair_id__in=[pair.pk for pair in pairs.values()], resolved_at__isnull=True
+            ).update(resolved_at=timezone.now(), resolved_by=by)
         return made
 
 
@@ -147,7 +155,8 @@ def gold_unset(pair: Pair) -> None:
             raise Refused("This pair is not a gold check.")
         if Rating.objects.filter(pair=pair).exists():
             raise Refused("Annotators answered this gold check; it stays one.")
-        Assignment.objects.filter(pair=pair).delete()  # open leases on a gold pair
+        # Open leases go; a skip or a flag stays (and that annotator never gets the pair).
+        Assignment.objects.filter(pair=pair, status=Assignment.Status.LEASED).delete()
         Pair.objects.filter(pk=pair.pk).update(
             status=gold.previous_status, updated_at=timezone.now()
         )
@@ -196,10 +205,19 @@ def gold_pair_due(user, task: Task) -> int | None:
 
 
 def gold_assignment_create(user, pair_id: int, lease_end) -> Assignment:
-    """A gold check takes no slot, so it needs no lock: the unique (pair, annotator) is all."""
-    return Assignment.objects.create(
-        pair_id=pair_id, annotator=user, swapped=random.random() < 0.5, lease_expires_at=lease_end
-    )
+    """A gold check takes no slot, so it needs no lock: the unique (pair, annotator) is all.
+    Two claims of the same annotator at once (two tabs) may pick the same gold pair: the
+    second gets the first's assignment."""
+    try:
+        with transaction.atomic():
+            return Assignment.objects.create(
+                pair_id=pair_id,
+                annotator=user,
+                swapped=random.random() < 0.5,
+                lease_expires_at=lease_end,
+            )
+    except IntegrityError:
+        return Assignment.objects.get(pair_id=pair_id, annotator=user)
 
 
 def gold_record(user_id: int, task: Task, since=None) -> tuple[int, int]:
@@ -239,14 +257,18 @@ def gold_review(user, task: Task) -> AnnotatorPause | None:
     correct, answered = gold_record(user.pk, task, since)
     if answered < task.gold_min_answers or correct / answered >= task.gold_min_accuracy:
         return None
-    return AnnotatorPause.objects.create(
-        task=task,
-        annotator=user,
-        reason=(
-            f"{correct} of {answered} gold checks right "
-            f"(below {task.gold_min_accuracy:.0%} after {task.gold_min_answers})"
-        ),
-    )
+    try:
+        with transaction.atomic():
+            return AnnotatorPause.objects.create(
+                task=task,
+                annotator=user,
+                reason=(
+                    f"{correct} of {answered} gold checks right "
+                    f"(below {task.gold_min_accuracy:.0%} after {task.gold_min_answers})"
+                ),
+            )
+    except IntegrityError:
+        return annotator_paused(user, task)  # paused by a concurrent answer of theirs
 
 
 def annotator_readmit(task: Task, annotator_id: int, *, by) -> bool:

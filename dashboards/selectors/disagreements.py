@@ -27,7 +27,8 @@ def _queue(project: Project, task_slug: str = "", reason: str = ""):
         flagged=Exists(open_flags),
         distance=Abs(F("consensus_mean") - project.center),
     )
-    complete = Q(rating_count__gte=project.annotators_per_pair)
+    # A gold check is never decided, so it is never a disagreement (flagged, it is listed).
+    complete = Q(rating_count__gte=project.annotators_per_pair) & ~Q(status=Pair.Status.GOLD)
     by_span = complete & Q(consensus_span__gte=project.max_span)
     by_mean = complete & Q(distance__lte=project.ambiguous_half_width + NEAR)
     chosen = {"span": by_span, "ambiguous": by_mean, "flagged": Q(flagged=True)}

@@ -2,15 +2,19 @@
 rate (the first within 10 pairs), never part of a consensus, measured per annotator, and
 pausing an annotator who fails them until a lead re-admits them, losing nothing."""
 
+from datetime import timedelta
+
 import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.errors import Invalid, Refused
 from annotation.gold_selectors import task_hold_reason
 from annotation.models import (
     AnnotatorPause,
     Assignment,
+    Flag,
     GoldAnswer,
     Pair,
     Qualification,
@@ -18,10 +22,11 @@ from annotation.models import (
     Task,
 )
 from annotation.scale import to_canonical
-from annotation.services.assignments import assignment_claim
+from annotation.services.assignments import AssignmentClosed, assignment_claim, assignment_flag
 from annotation.services.gold import (
     GoldEntry,
     annotator_readmit,
+    gold_assignment_create,
     gold_entries_from_csv,
     gold_record,
     gold_set,
@@ -287,3 +292,57 @@ def test_a_qualification_answer_is_followed_by_its_feedback_and_mixed_gold_is_no
         reverse("annotate", args=[assignment.pk]), {"overall": 1}, HTTP_HX_REQUEST="true"
     ).content.decode()
     assert "Qualification" not in html and "secret" not in html and "gold" not in html.lower()
+
+
+def test_a_qualification_answer_is_final_once_its_feedback_showed_the_expected_side(tmp_path):
+    """The attack: answer wrong, read the feedback, reopen the answer and correct it."""
+    task, qualifying = qualifying_task(tmp_path, pass_share=1.0)
+    user = member("gamer", task.project)
+    first = assignment_claim(user, task)
+    answer(user, first, side_right=False)
+    with pytest.raises(AssignmentClosed):
+        answer(user, first, side_right=True)
+    work_through(user, task, picks_a=lambda pair_id: True)
+    result = Qualification.objects.get(task=task, annotator=user)
+    assert (result.correct, result.passed) == (2, False)
+
+
+def test_a_gold_answer_can_be_corrected_only_within_the_grace_period(tmp_path):
+    task = queued_pairs(tmp_path, count=3)
+    (pair_id,) = make_gold(task, 1)
+    user = member("slip", task.project)
+    assignment = Assignment.objects.create(pair_id=pair_id, annotator=user)
+    rating_submit(assignment.pk, user, RatingInput(overall=2))
+    rating_submit(assignment.pk, user, RatingInput(overall=6))  # a slip, corrected at once
+    later = timezone.now() + timedelta(minutes=task.project.edit_grace_minutes + 1)
+    with pytest.raises(AssignmentClosed):
+        rating_submit(assignment.pk, user, RatingInput(overall=2), now=later)
+
+
+def test_two_claims_of_one_annotator_racing_for_a_gold_pair_share_one_assignment(tmp_path):
+    task = queued_pairs(tmp_path, count=3)
+    (pair_id,) = make_gold(task, 1)
+    user = member("two-tabs", task.project)
+    first = gold_assignment_create(user, pair_id, timezone.now())
+    assert gold_assignment_create(user, pair_id, timezone.now()).pk == first.pk
+
+
+def test_unsetting_gold_keeps_skips_and_flags(tmp_path):
+    task = queued_pairs(tmp_path, count=3)
+    (pair_id,) = make_gold(task, 1)
+    flagger, leaser = member("flagger", task.project), member("leaser", task.project)
+    flagged = Assignment.objects.create(pair_id=pair_id, annotator=flagger)
+    assignment_flag(flagged.pk, flagger, "broken", "no image")
+    Assignment.objects.create(pair_id=pair_id, annotator=leaser)
+    gold_unset(Pair.objects.get(pk=pair_id))
+    assert Flag.objects.filter(pair_id=pair_id).count() == 1
+    assert list(Assignment.objects.filter(pair_id=pair_id).values_list("annotator", flat=True)) == [
+        flagger.pk
+    ]
+
+
+def test_a_nul_character_in_an_explanation_is_refused(tmp_path):
+    task = queued_pairs(tmp_path, count=2)
+    pair = Pair.objects.filter(task=task).first()
+    with pytest.raises(Invalid, match="NUL"):
+        gold_set(task, [GoldEntry(pair.external_id, "A", "bad\x00text")])
