@@ -1,7 +1,9 @@
-"""Reads for the annotator's pages about quality control (issue 15): the feedback after a
-qualification answer, and why a task holds an annotator back."""
+"""Reads about quality control (issue 15): an annotator's gold history (the schedule's
+input), the feedback after a qualification answer, and why a task holds an annotator back."""
 
-from annotation.models import AnnotatorPause, Pair, Qualification, Rating, Task
+from django.db.models import Count, Max, Q
+
+from annotation.models import AnnotatorPause, Assignment, Pair, Qualification, Rating, Task
 from annotation.scale import center as scale_center
 from annotation.scale import side_of
 
@@ -53,3 +55,19 @@ def task_hold_reason(user, task: Task) -> str | None:
             "expected, below what this task asks. A lead can admit you."
         )
     return None
+
+
+def gold_history(user, task: Task) -> tuple[int, int, int | None]:
+    """(pairs handed to the annotator in the task's queue, gold checks among them, pairs since
+    the latest gold check or None): what annotation.gold_schedule decides from."""
+    mine = Assignment.objects.filter(annotator=user, pair__task=task).exclude(
+        pair__gold__qualification=True
+    )  # the qualification set comes before the queue, outside its count
+    is_gold = Q(pair__status=Pair.Status.GOLD)
+    counts = mine.aggregate(
+        all=Count("id"), gold=Count("id", filter=is_gold), last=Max("id", filter=is_gold)
+    )
+    since_last = None
+    if counts["last"] is not None:  # ids grow with time: the pairs handed out after it
+        since_last = mine.filter(id__gt=counts["last"]).count()
+    return counts["all"], counts["gold"], since_last

@@ -21,6 +21,8 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce
 from django.http import Http404
 
+from annotation.gold_schedule import golds_ahead
+from annotation.gold_selectors import gold_history
 from annotation.models import (
     Adjudication,
     Asset,
@@ -210,15 +212,33 @@ def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgr
         .annotate(n=Count("id"))
         .values_list("task", "n")
     )
+    gold_left = dict(
+        Pair.objects.filter(task__in=tasks, status=Pair.Status.GOLD, gold__qualification=False)
+        .exclude(assignments__annotator=user)
+        .values("task")
+        .annotate(n=Count("id"))
+        .values_list("task", "n")
+    )
     return [
         TaskProgress(
             task,
             done=finished.get((task.pk, Assignment.Status.SUBMITTED), 0),
-            remaining=claimable.get(task.pk, 0) + leased.get(task.pk, 0),
+            remaining=claimable.get(task.pk, 0)
+            + leased.get(task.pk, 0)
+            + _golds_ahead(user, task, claimable.get(task.pk, 0), gold_left.get(task.pk, 0)),
             skipped=finished.get((task.pk, Assignment.Status.SKIPPED), 0),
         )
         for task in tasks
     ]
+
+
+def _golds_ahead(user, task: Task, real_left: int, gold_left: int) -> int:
+    """The gold checks still ahead of the annotator, counted in "of N" so that the total does
+    not move when one is served (a tell)."""
+    if not gold_left or not real_left or task.gold_rate <= 0:
+        return 0
+    position, golds_so_far, since_last = gold_history(user, task)
+    return golds_ahead(user.pk, task, position, golds_so_far, since_last, real_left, gold_left)
 
 
 def assignment_position(assignment: Assignment) -> int:

@@ -1,30 +1,26 @@
 """Gold checks (issue 15): setting them, mixing them into each annotator's queue, and holding
 back an annotator whose gold accuracy falls below the task's threshold.
 
-A gold pair is answered once by any number of annotators (no slots, no consensus). The k-th
-gold check of an annotator falls at a position drawn inside the k-th window of 1/rate pairs
-(the first inside their first 10 pairs), from a keyed hash: it does not come every tenth pair,
-and nothing on the page tells it apart."""
+A gold pair is answered once by any number of annotators (no slots, no consensus). When one
+is due: annotation/gold_schedule.py; nothing on the page tells it apart."""
 
 import csv
-import hashlib
-import hmac
 import io
 import random
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from annotation.errors import Invalid, Refused
+from annotation.gold_schedule import gold_is_due
+from annotation.gold_selectors import gold_history
 from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Pair, Rating, Task
 from annotation.models.gold import GOLD_FROM_STATUSES
 from annotation.scale import center, side_of
 
 GOLD_DRAWN_FROM = 1000  # a gold check is drawn at random among this many left to the annotator
-FIRST_GOLD_WITHIN = 10  # every annotator meets a gold check within their first 10 pairs
 
 
 @dataclass(frozen=True)
@@ -163,25 +159,6 @@ def gold_unset(pair: Pair) -> None:
         gold.delete()
 
 
-def gold_window_offset(user_id: int, task_id: int, window: int, width: int) -> int:
-    """Where (1..width) inside its window the annotator's window-th gold check falls: keyed
-    with the server's secret, so the source code does not tell an annotator where it is."""
-    message = f"gold:{user_id}:{task_id}:{window}".encode()
-    digest = hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).digest()
-    return 1 + int.from_bytes(digest[:8], "big") % width
-
-
-def golds_due(user_id: int, task: Task, position: int) -> int:
-    """How many gold checks an annotator should have met by their position-th pair."""
-    if task.gold_rate <= 0 or position <= 0:
-        return 0
-    period = max(1, round(1 / task.gold_rate))
-    window = (position - 1) // period  # 0-based window of this position
-    width = min(period, FIRST_GOLD_WITHIN) if window == 0 else period
-    offset = gold_window_offset(user_id, task.pk, window, width)
-    return window + (1 if position - window * period >= offset else 0)
-
-
 def gold_pair_due(user, task: Task) -> int | None:
     """The gold check to hand the user next, when one is due and one is left for them (one
     query when the task has no gold check left for them, two otherwise)."""
@@ -194,12 +171,8 @@ def gold_pair_due(user, task: Task) -> int | None:
     )
     if not left:
         return None
-    mine = Assignment.objects.filter(annotator=user, pair__task=task).exclude(
-        pair__gold__qualification=True
-    )  # the qualification set comes before the queue, outside its count
-    is_gold = Q(pair__status=Pair.Status.GOLD)
-    counts = mine.aggregate(all=Count("id"), gold=Count("id", filter=is_gold))
-    if counts["gold"] >= golds_due(user.pk, task, counts["all"] + 1):
+    position, golds_so_far, since_last = gold_history(user, task)
+    if not gold_is_due(user.pk, task, position + 1, golds_so_far, since_last):
         return None
     return random.choice(left)  # annotators meet the gold checks in different orders
 

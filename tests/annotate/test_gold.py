@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.errors import Invalid, Refused
+from annotation.gold_schedule import golds_due
 from annotation.gold_selectors import task_hold_reason
 from annotation.models import (
     AnnotatorPause,
@@ -22,6 +23,7 @@ from annotation.models import (
     Task,
 )
 from annotation.scale import to_canonical
+from annotation.selectors import annotator_progress
 from annotation.services.assignments import AssignmentClosed, assignment_claim, assignment_flag
 from annotation.services.gold import (
     GoldEntry,
@@ -31,7 +33,6 @@ from annotation.services.gold import (
     gold_record,
     gold_set,
     gold_unset,
-    golds_due,
 )
 from annotation.services.qualification import qualification_admit
 from annotation.services.ratings import RatingInput, rating_submit
@@ -346,3 +347,41 @@ def test_a_nul_character_in_an_explanation_is_refused(tmp_path):
     pair = Pair.objects.filter(task=task).first()
     with pytest.raises(Invalid, match="NUL"):
         gold_set(task, [GoldEntry(pair.external_id, "A", "bad\x00text")])
+
+
+def test_the_pair_count_does_not_move_when_a_gold_check_is_served(tmp_path):
+    """ "Pair 8 of 40": a total that grows by one on a gold check would give it away."""
+    task = queued_pairs(tmp_path, count=40)
+    Task.objects.filter(pk=task.pk).update(gold_rate=0.2)
+    task.refresh_from_db()
+    gold = make_gold(task, 6)
+    user = member("counter", task.project)
+    totals, served = [], []
+    while (assignment := assignment_claim(user, task)) is not None:
+        totals.append(annotator_progress(user, [task], timezone.now())[0].total)
+        served.append(assignment.pair_id in gold)
+        answer(user, assignment, True)
+    assert sum(served) == 6 and len(set(totals)) == 1, totals
+    assert totals[0] == 40  # 34 real pairs and the 6 gold checks met among them
+
+
+def test_gold_checks_added_mid_task_come_spread_out_not_in_a_burst(tmp_path):
+    task = queued_pairs(tmp_path, count=80)
+    user = member("veteran", task.project)
+    for _ in range(40):
+        answer(user, assignment_claim(user, task), True)
+    pairs = Pair.objects.filter(task=task, status=Pair.Status.QUEUED).order_by("-id")[:6]
+    gold = {p.pk for p in pairs}
+    gold_set(task, [GoldEntry(p.external_id, "A") for p in pairs])
+    served = []
+    while (assignment := assignment_claim(user, task)) is not None:
+        served.append(assignment.pair_id in gold)
+        answer(user, assignment, True)
+    assert sum(served) >= 4  # catching up: 4 were due by pair 40
+    assert not any(a and b for a, b in zip(served, served[1:], strict=False)), (
+        served
+    )  # never two in a row
+    firsts = [i for i, is_gold in enumerate(served) if is_gold]
+    assert all(b - a >= 5 for a, b in zip(firsts, firsts[1:], strict=False)), (
+        firsts
+    )  # P/2 apart at least

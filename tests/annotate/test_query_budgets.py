@@ -9,12 +9,13 @@ from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 
-# session, user, assignment, prompt, responses, assets, progress ×3, position, recent
-PAGE_QUERIES = 11
+# session, user, assignment, prompt, responses, assets, progress ×4 (the 4th: gold checks left
+# to the annotator, so that "of N" does not move when one is served), position, recent
+PAGE_QUERIES = 12
 # Includes the claim (with the pause check and the look for a gold check due) and the
 # rendering of the next pair, the check that says "saved" or "changes saved", and (in tests)
 # 6 savepoint statements.
-SUBMIT_QUERIES = 34
+SUBMIT_QUERIES = 35
 
 
 def _enrich(pair, parts):
