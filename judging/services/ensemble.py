@@ -24,6 +24,7 @@ class EnsembleSummary:
     candidates: int = 0
     easy: int = 0
     queued: int = 0
+    gold: int = 0  # easy pairs a lead made gold checks since
     threshold: float = 0.9
     # Pairs each judge alone would have removed (its own verdicts agreeing at the threshold).
     by_judge: dict[str, int] = field(default_factory=dict)
@@ -133,8 +134,9 @@ def ensemble_summary(task: Task, pair_ids: list[int]) -> EnsembleSummary:
     summary = EnsembleSummary(
         task=task.slug,
         candidates=len(pair_ids),
-        easy=statuses[Pair.Status.EASY],
-        queued=len(pair_ids) - statuses[Pair.Status.EASY],
+        easy=statuses[Pair.Status.EASY] + statuses[Pair.Status.GOLD],
+        queued=len(pair_ids) - statuses[Pair.Status.EASY] - statuses[Pair.Status.GOLD],
+        gold=statuses[Pair.Status.GOLD],
         threshold=threshold,
     )
     _, per_judge = _choices(judges, pair_ids)

@@ -11,6 +11,7 @@ from devtools.fake_llm import FakeLLMServer
 from judging.services.ensemble import (
     ensemble_gold_set,
     ensemble_set,
+    ensemble_summary,
     ensemble_unanimous_easy,
 )
 from judging.services.runs import RunRefused
@@ -132,3 +133,6 @@ def test_the_unanimous_easy_pairs_become_gold_checks_with_the_side_named(
     sides = set(GoldAnswer.objects.filter(pair__task=candidates).values_list("side", flat=True))
     assert sides == {"A"}
     assert set(Pair.objects.filter(task=candidates).values_list("status", flat=True)) == {"gold"}
+    # The filter's summary still counts them as removed by the ensemble, not as queued.
+    summary = ensemble_summary(candidates, [p.pk for p in Pair.objects.filter(task=candidates)])
+    assert (summary.easy, summary.queued, summary.gold) == (6, 0, 6)
