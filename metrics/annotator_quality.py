@@ -8,10 +8,7 @@ from annotation.scale import center, side_of, to_canonical
 from metrics.annotator_flags import annotator_flags, wilson_interval
 from metrics.competence import dawid_skene, mace
 from metrics.inputs import annotator_ratings, gold_answers
-
-
-def _rounded(value):
-    return round(value, 6) if isinstance(value, float) else value
+from metrics.rounding import rounded
 
 
 def _side_label(overall: int, scale: int) -> str:
@@ -78,9 +75,9 @@ def task_annotator_quality(
             annotators[annotator] = {
                 "ratings": len(rows),
                 "gold": {
-                    "accuracy": _rounded(correct / len(answers)) if answers else None,
+                    "accuracy": rounded(correct / len(answers)) if answers else None,
                     "n": len(answers),
-                    "interval": [_rounded(bound) for bound in interval] if interval else None,
+                    "interval": [rounded(bound) for bound in interval] if interval else None,
                     "below_threshold": bool(answers)
                     and len(answers) >= task.gold_min_answers
                     and correct / len(answers) < task.gold_min_accuracy,
@@ -88,7 +85,7 @@ def task_annotator_quality(
                 "flags": flags.names,
                 "flag_evidence": {flag.name: flag.evidence for flag in flags.flags},
                 "competence": {
-                    name: _rounded(result.competence.get(annotator))
+                    name: rounded(result.competence.get(annotator))
                     for name, result in models.items()
                 },
                 "paused": (task.pk, annotator) in paused,

@@ -7,14 +7,7 @@ from annotation.scale import center, side_of
 from judging.models import Judge
 from metrics.inputs import JudgeInputs, annotator_ratings, pair_traits
 from metrics.judge_bias import expert_card, length_card, self_preference_card
-
-
-def _rounded(value):
-    if isinstance(value, float):
-        return round(value, 6)
-    if isinstance(value, dict):
-        return {key: _rounded(item) for key, item in value.items()}
-    return value
+from metrics.rounding import rounded
 
 
 def task_bias_cards(
@@ -50,7 +43,7 @@ def task_bias_cards(
                 continue
             rows = judged.rows[judge_id][task.pk]
             own = [models.get(judge_id, ""), judged.names[judge_id]]
-            cards.setdefault(task.pk, {})[judge_id] = _rounded(
+            cards.setdefault(task.pk, {})[judge_id] = rounded(
                 {
                     "length": length_card(rows, task_labels, traits),
                     "self_preference": self_preference_card(rows, task_labels, traits, own),

@@ -18,23 +18,20 @@ from metrics.inputs import (
     overall_scores,
 )
 from metrics.judges import average_accuracy, judge_task_stats, tasks_covered
+from metrics.rounding import rounded
 
 _PENDING = {"candidate", "queued", "in_progress", "complete"}
-
-
-def _rounded(value):
-    return round(value, 6) if isinstance(value, float) else value
 
 
 def _agreement(scores_by_pair: dict, labels: dict, project: Project) -> dict:
     units = list(scores_by_pair.values())
     return {
-        "alpha_ordinal": _rounded(krippendorff_alpha(units, project.scale_points, "ordinal")),
-        "alpha_interval": _rounded(krippendorff_alpha(units, project.scale_points, "interval")),
-        "unanimous_direction": _rounded(
+        "alpha_ordinal": rounded(krippendorff_alpha(units, project.scale_points, "ordinal")),
+        "alpha_interval": rounded(krippendorff_alpha(units, project.scale_points, "interval")),
+        "unanimous_direction": rounded(
             unanimous_direction(units, project.center, project.annotators_per_pair)
         ),
-        "rater_label_agreement": _rounded(
+        "rater_label_agreement": rounded(
             rater_label_agreement(scores_by_pair, labels, project.center)
         ),
         "ratings": sum(len(unit) for unit in units),
@@ -46,10 +43,10 @@ def _aspect_agreement(project: Project) -> dict:
     return {
         task_id: {
             aspect: {
-                "alpha_ordinal": _rounded(
+                "alpha_ordinal": rounded(
                     krippendorff_alpha(by_pair.values(), project.scale_points, "ordinal")
                 ),
-                "alpha_interval": _rounded(
+                "alpha_interval": rounded(
                     krippendorff_alpha(by_pair.values(), project.scale_points, "interval")
                 ),
                 "ratings": sum(len(v) for v in by_pair.values()),
@@ -105,7 +102,7 @@ def project_report(project: Project) -> dict:
             rows = judged.rows[judge_id][task.id]
             stats = judge_task_stats(rows, labels[task.id], judged.samples[judge_id])
             judge = judged.names[judge_id]
-            judges[judge] = {key: _rounded(value) for key, value in stats.as_dict().items()}
+            judges[judge] = {key: rounded(value) for key, value in stats.as_dict().items()}
             judges[judge]["bias_cards"] = bias_cards[task.id][judge_id]
             judge_accuracies[judge][task.id] = stats.accuracy
         report_tasks[task.slug] = {
@@ -143,7 +140,7 @@ def _judge_average(accuracies: list) -> dict:
     """The multi-task figure over the tasks with labelled pairs: `average` only when the judge
     has a figure on each of them, `tasks` of `labelled_tasks` saying how many it has."""
     return {
-        "average": _rounded(average_accuracy(accuracies)),
+        "average": rounded(average_accuracy(accuracies)),
         "tasks": tasks_covered(accuracies),
         "labelled_tasks": len(accuracies),
     }
