@@ -56,13 +56,21 @@ class FakeLLMServer:
     request gets `default`. `requests` records the JSON bodies received."""
 
     def __init__(
-        self, latency: float = 0.0, default: Behaviour | None = None, decide=None, record=True
+        self,
+        latency: float = 0.0,
+        default: Behaviour | None = None,
+        decide=None,
+        record=True,
+        score=None,
     ):
         self.latency = latency
         self.record = record  # False: count requests but keep no bodies (long benchmarks)
         self.default = default or answer("A")
         # decide(request JSON) -> "A" | "B": the side an `answer` behaviour names, when set.
         self.decide = decide
+        # score(request JSON) -> number: when set, an `answer` is a pointwise judge's
+        # "SCORE: n" instead of a side.
+        self.score = score
         self.script: deque[Behaviour] = deque()
         self.requests: list[dict] = []
         self.paths: list[str] = []
@@ -174,6 +182,8 @@ class FakeLLMServer:
                 return 200, {}, b"<html>this is not JSON</html>"
             if behaviour.kind == "text":
                 content = behaviour.text
+            elif self.score is not None:
+                content = f"A fake assessment.\nSCORE: {self.score(request)}"
             else:
                 side = self.decide(request) if self.decide else behaviour.text
                 content = json.dumps({"analysis": {"overall": "fake"}, "better_response": side})

@@ -15,7 +15,13 @@ from http import HTTPStatus
 import aiohttp
 from django.utils import timezone
 
-from judging.models import API_BACKENDS, SAMPLING_RANGES, Judge
+from judging.models import (
+    API_BACKENDS,
+    POINTWISE_SCALES,
+    SAMPLING_RANGES,
+    Judge,
+    PromptTemplateAnswerFormat,
+)
 from judging.prompts import Message
 from judging.selectors import connection_allows
 
@@ -217,21 +223,30 @@ async def call_anthropic(client, judge: Judge, message: Message, sample: int) ->
     return Reply(text, usage.get("input_tokens"), usage.get("output_tokens"))
 
 
-def baseline_reply(judge: Judge, trial_key: str) -> Reply:
+def baseline_reply(judge: Judge, trial_key: str, answer_format: str = "json") -> Reply:
     """always-a answers with the response shown first; random flips a coin seeded by the
-    judge's seed and the trial, so a rerun gives the same answers."""
-    if judge.backend == Judge.Backend.ALWAYS_A:
-        return Reply('{"better_response": "A"}')
+    judge's seed and the trial, so a rerun gives the same answers (a pointwise template: a
+    seeded score on its scale). Each in the words the template's answer format expects."""
     seed = (judge.sampling or {}).get("seed", 0)
     digest = hashlib.sha256(f"{seed}:{trial_key}".encode()).digest()
-    return Reply('{"better_response": "%s"}' % ("A" if digest[0] % 2 == 0 else "B"))
+    if answer_format in POINTWISE_SCALES:
+        if judge.backend == Judge.Backend.ALWAYS_A:
+            raise ConfigurationError("always-a is a pairwise baseline; it cannot score alone")
+        low, high = POINTWISE_SCALES[answer_format]
+        return Reply(f"SCORE: {low + int.from_bytes(digest[:4]) % (high - low + 1)}")
+    first = judge.backend == Judge.Backend.ALWAYS_A or digest[0] % 2 == 0
+    if answer_format == PromptTemplateAnswerFormat.MJBENCH:
+        return Reply(f"BETTER IMAGE: {1 if first else 2}")
+    return Reply('{"better_response": "%s"}' % ("A" if first else "B"))
 
 
-async def call_backend(client, judge: Judge, message: Message, sample: int, trial_key: str):
+async def call_backend(
+    client, judge: Judge, message: Message, sample: int, trial_key: str, answer_format="json"
+):
     if judge.backend == Judge.Backend.OPENAI:
         return await call_openai(client, judge, message, sample)
     if judge.backend == Judge.Backend.ANTHROPIC:
         return await call_anthropic(client, judge, message, sample)
     if judge.backend in (Judge.Backend.ALWAYS_A, Judge.Backend.RANDOM):
-        return baseline_reply(judge, trial_key)
+        return baseline_reply(judge, trial_key, answer_format)
     raise ConfigurationError(f"judge {judge.name!r} has no callable backend ({judge.backend})")

@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 # Bounds of what a lead may ask of a judge: enough for any real provider, too little to turn
@@ -168,7 +168,10 @@ class JudgeRun(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     source = models.CharField(max_length=255, blank=True)  # file name of imported predictions
     purpose = models.CharField(max_length=16, choices=Purpose.choices, default=Purpose.EVALUATE)
-    trials = models.PositiveIntegerField(default=0)  # pairs × 2 orders × samples
+    # Empty for a pairwise run; else the pointwise scales its templates use ("likert-10", or
+    # several comma-separated across task kinds) or "imported" for imported scores.
+    pointwise_scale = models.CharField(max_length=48, blank=True)
+    trials = models.PositiveIntegerField(default=0)  # pairs × 2 orders (1 pointwise) × samples
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
@@ -200,6 +203,8 @@ class JudgeRun(models.Model):
 class VerdictOrder(models.TextChoices):
     FORWARD = "forward", "Forward (A shown first)"
     REVERSE = "reverse", "Reverse (B shown first)"
+    # A pointwise judge scores each response alone: no order was shown, one trial per sample.
+    POINTWISE = "pointwise", "Pointwise (each response scored alone)"
 
 
 class VerdictChoice(models.TextChoices):
@@ -215,6 +220,10 @@ class Verdict(models.Model):
     `choice` is canonical: for a `reverse` verdict (B shown first) the judge's letter has been
     flipped back. A call that finally failed has no choice and an `error`; metrics count it as
     missing, never as an answer.
+
+    A `pointwise` verdict holds the scores the judge gave each response in its own request
+    (`score_a`, `score_b`, on the template's scale, or imported); its choice is the higher one,
+    a tie when equal, invalid when a score could not be read.
     """
 
     Order = VerdictOrder
@@ -225,12 +234,14 @@ class Verdict(models.Model):
     run = models.ForeignKey(
         JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="verdicts"
     )
-    order = models.CharField(max_length=8, choices=Order.choices)
+    order = models.CharField(max_length=9, choices=Order.choices)
     sample = models.PositiveSmallIntegerField(default=0)
     # NULL, not "": a failed call has no answer at all (see the constraint below).
     choice = models.CharField(  # noqa: DJ001
         max_length=8, choices=Choice.choices, null=True, blank=True
     )
+    score_a = models.FloatField(null=True, blank=True)
+    score_b = models.FloatField(null=True, blank=True)
     raw_output = models.TextField(blank=True)
     error = models.TextField(blank=True)
     template = models.ForeignKey(
@@ -267,6 +278,21 @@ class Verdict(models.Model):
                 condition=(Q(choice__isnull=False) & Q(error=""))
                 | (Q(choice__isnull=True) & ~Q(error="")),
                 name="verdict_choice_xor_error",
+            ),
+            models.CheckConstraint(
+                condition=Q(order=VerdictOrder.POINTWISE)
+                | Q(score_a__isnull=True, score_b__isnull=True),
+                name="verdict_scores_only_pointwise",
+            ),
+            # A pointwise choice is what its scores say (invalid: a score is missing).
+            models.CheckConstraint(
+                condition=~Q(order=VerdictOrder.POINTWISE)
+                | Q(choice__isnull=True)
+                | Q(choice=VerdictChoice.INVALID)
+                | Q(choice=VerdictChoice.A, score_a__gt=F("score_b"))
+                | Q(choice=VerdictChoice.B, score_a__lt=F("score_b"))
+                | Q(choice=VerdictChoice.TIE, score_a=F("score_b")),
+                name="verdict_pointwise_choice_from_scores",
             ),
         ]
 
@@ -309,6 +335,19 @@ class JudgeRunChunk(models.Model):
 class PromptTemplateAnswerFormat(models.TextChoices):
     JSON = "json", 'JSON with "better_response" (MMRB2)'
     MJBENCH = "mjbench", "BETTER IMAGE: 0|1|2 (MJ-Bench)"
+    LIKERT_5 = "likert-5", "SCORE: 1-5, each response alone (pointwise)"
+    LIKERT_10 = "likert-10", "SCORE: 1-10, each response alone (pointwise)"
+    SCORE_100 = "score-100", "SCORE: 0-100, each response alone (pointwise)"
+
+
+# The answer formats of pointwise templates and the range of their scores (inclusive).
+POINTWISE_SCALES = {
+    PromptTemplateAnswerFormat.LIKERT_5: (1, 5),
+    PromptTemplateAnswerFormat.LIKERT_10: (1, 10),
+    PromptTemplateAnswerFormat.SCORE_100: (0, 100),
+}
+# The scale of scores imported from files (MJ-Bench's scoring models: CLIP, HPS, ...).
+IMPORTED_SCALE = "imported"
 
 
 class PromptTemplate(models.Model):
@@ -319,7 +358,8 @@ class PromptTemplate(models.Model):
 
     The body is text with three markers, `{prompt}`, `{first}` and `{second}`, replaced by the
     interleaved content (text and images) of the prompt and of the responses in the order
-    shown; `answer_format` says how the reply is parsed."""
+    shown; `answer_format` says how the reply is parsed. A pointwise template (a format of
+    POINTWISE_SCALES) has `{prompt}` and `{response}` instead: each response is sent alone."""
 
     AnswerFormat = PromptTemplateAnswerFormat
 

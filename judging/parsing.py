@@ -6,6 +6,9 @@ anything else is `invalid`. The judge's *final* answer counts: the last JSON obj
 injection the judge repeats in its analysis, cannot win), or the last `BETTER IMAGE:` line.
 Fenced, single-quoted, trailing-comma or unquoted-key JSON is repaired; the raw text is kept by
 the caller whatever happens here.
+
+A pointwise answer is a score: the last `SCORE: n` (or `RATING: n`, or a JSON `"score"`) on the
+template's scale; a number outside the scale (`SCORE: 12` of 1-10) reads as no score.
 """
 
 import json
@@ -52,6 +55,21 @@ def parse_mjbench_answer(text: str) -> str:
     if not matches:
         return INVALID
     return {"1": FIRST, "2": SECOND, "0": TIE}.get(matches[-1], INVALID)
+
+
+_SCORE = re.compile(
+    r"""\b(?:score|rating)["']?\s*[:=]\s*\**\s*(-?\d{1,6}(?:\.\d{1,6})?)(?![\d.]*\d)""",
+    re.IGNORECASE,
+)
+
+
+def parse_score(text: str, low: float, high: float) -> float | None:
+    """The judge's final score if it lies in [low, high], else None."""
+    matches = _SCORE.findall(text)
+    if not matches:
+        return None
+    score = float(matches[-1])
+    return score if low <= score <= high else None
 
 
 def parse_answer(text: str, answer_format: str) -> str:

@@ -1,5 +1,6 @@
 """Executing one chunk of a judge run: every missing trial (pair × order × sample) of the
-chunk's pairs, concurrently with asyncio, within the judge's limits.
+chunk's pairs, concurrently with asyncio, within the judge's limits. A pointwise template's
+trial is (pair × sample) and makes two requests, one per response, each scored alone.
 
 Answers are written in small batches while the chunk runs (so a killed worker loses at most
 the calls in flight), as upserts on (judge, pair, order, sample): a chunk delivered twice, a
@@ -28,9 +29,22 @@ from annotation.models import Asset, Pair
 from annotation.scale import canonical_side
 from judging.backends import call_backend
 from judging.limits import limits_for
-from judging.models import Judge, JudgeRun, JudgeRunChunk, PromptTemplate, Verdict
-from judging.parsing import parse_answer
-from judging.prompts import build_message, run_template_stored
+from judging.models import (
+    POINTWISE_SCALES,
+    Judge,
+    JudgeRun,
+    JudgeRunChunk,
+    PromptTemplate,
+    Verdict,
+)
+from judging.parsing import parse_answer, parse_score
+from judging.prompts import (
+    Message,
+    build_message,
+    build_pointwise_message,
+    is_pointwise,
+    run_template_stored,
+)
 from judging.retry import Outcome, RetryPolicy, call_with_retries
 from judging.selectors import verdict_tally
 
@@ -50,17 +64,23 @@ class Trial:
     sample: int
 
 
-def missing_trials(judge: Judge, pair_ids: list[int], samples: int) -> list[Trial]:
-    """Trials without an answer: never made, or made and failed."""
+def trial_orders(template: PromptTemplate) -> tuple[str, ...]:
+    """The orders a pair is judged in with this template: both, or none for a pointwise one."""
+    return (Verdict.Order.POINTWISE,) if is_pointwise(template.answer_format) else ORDERS
+
+
+def missing_trials(judge: Judge, pair_orders: dict[int, tuple], samples: int) -> list[Trial]:
+    """Trials without an answer: never made, or made and failed. `pair_orders`: each pair's
+    orders (trial_orders of its task's template)."""
     answered = set(
         Verdict.objects.filter(
-            judge=judge, pair_id__in=pair_ids, sample__lt=samples, choice__isnull=False
+            judge=judge, pair_id__in=list(pair_orders), sample__lt=samples, choice__isnull=False
         ).values_list("pair_id", "order", "sample")
     )
     return [
         Trial(pair_id, order, sample)
-        for pair_id in pair_ids
-        for order in ORDERS
+        for pair_id, orders in pair_orders.items()
+        for order in orders
         for sample in range(samples)
         if (pair_id, order, sample) not in answered
     ]
@@ -133,11 +153,14 @@ class _PairContents:
                 self._cache.pop(pair.pk, None)
         return cached
 
-    def message(self, template: PromptTemplate, trial: Trial):
-        """Blocking (may read image files): call through asyncio.to_thread."""
+    def messages(self, template: PromptTemplate, trial: Trial) -> list[Message]:
+        """The trial's requests: one for a pairwise trial, one per response (A, then B) for a
+        pointwise one. Blocking (may read image files): call through asyncio.to_thread."""
         prompt_parts, a, b = self._pair_parts(self.pairs[trial.pair_id])
+        if trial.order == Verdict.Order.POINTWISE:
+            return [build_pointwise_message(template.body, prompt_parts, side) for side in (a, b)]
         first, second = (a, b) if trial.order == Verdict.Order.FORWARD else (b, a)
-        return build_message(template.body, prompt_parts, first, second)
+        return [build_message(template.body, prompt_parts, first, second)]
 
 
 class _VerdictWriter:
@@ -151,7 +174,8 @@ class _VerdictWriter:
         answered = [row for row in rows if row.choice is not None]
         failed = [row for row in rows if row.choice is None]
         unique = ["judge", "pair", "order", "sample"]
-        fields = ["choice", "error", "raw_output", "run", "template", "latency_ms"]
+        fields = ["choice", "score_a", "score_b", "error", "raw_output", "run", "template"]
+        fields += ["latency_ms"]
         fields += ["input_tokens", "output_tokens", "created_at"]
         Verdict.objects.bulk_create(
             answered, update_conflicts=True, unique_fields=unique, update_fields=fields
@@ -175,17 +199,12 @@ class _VerdictWriter:
         self.executor.shutdown()
 
 
-def _verdict(run: JudgeRun, template, trial: Trial, outcome, seconds: float) -> Verdict:
-    row = Verdict(
-        judge_id=run.judge_id,
-        pair_id=trial.pair_id,
-        run=run,
-        order=trial.order,
-        sample=trial.sample,
-        template=template,
-        latency_ms=int(seconds * 1000),
-        created_at=timezone.now(),
-    )
+def _verdict(run: JudgeRun, template, trial: Trial, outcomes: list, seconds: float) -> Verdict:
+    """The verdict of a trial from its calls' outcomes (one, or one per response)."""
+    if trial.order == Verdict.Order.POINTWISE:
+        return _pointwise_verdict(run, template, trial, outcomes, seconds)
+    row = _verdict_row(run, template, trial, seconds)
+    (outcome,) = outcomes
     if outcome.reply is None:
         row.error = outcome.error[:2000] or "failed"
         return row
@@ -196,6 +215,54 @@ def _verdict(run: JudgeRun, template, trial: Trial, outcome, seconds: float) -> 
     # In the reverse order B was shown first: back to canonical.
     row.choice = canonical_side(choice, trial.order == Verdict.Order.REVERSE)
     return row
+
+
+def _pointwise_verdict(run, template, trial: Trial, outcomes: list, seconds: float) -> Verdict:
+    row = _verdict_row(run, template, trial, seconds)
+    failed = [
+        f"response {side}: {outcome.error[:900] or 'failed'}"
+        for side, outcome in zip("AB", outcomes, strict=True)
+        if outcome.reply is None
+    ]
+    if failed:  # both scores or none: a retry asks for both again
+        row.error = "; ".join(failed)
+        return row
+    replies = [outcome.reply for outcome in outcomes]
+    row.raw_output = "\n\n".join(f"[response {s}]\n{r.text}" for s, r in zip("AB", replies))
+    row.input_tokens = _total(r.input_tokens for r in replies)
+    row.output_tokens = _total(r.output_tokens for r in replies)
+    row.score_a, row.score_b = (
+        parse_score(r.text, *POINTWISE_SCALES[template.answer_format]) for r in replies
+    )
+    row.choice = side_from_scores(row.score_a, row.score_b)
+    return row
+
+
+def side_from_scores(score_a: float | None, score_b: float | None) -> str:
+    """A pointwise verdict: the higher score's side, a tie when equal, invalid without both."""
+    if score_a is None or score_b is None:
+        return Verdict.Choice.INVALID
+    if score_a == score_b:
+        return Verdict.Choice.TIE
+    return Verdict.Choice.A if score_a > score_b else Verdict.Choice.B
+
+
+def _total(values) -> int | None:
+    known = [value for value in values if value is not None]
+    return sum(known) if known else None
+
+
+def _verdict_row(run: JudgeRun, template, trial: Trial, seconds: float) -> Verdict:
+    return Verdict(
+        judge_id=run.judge_id,
+        pair_id=trial.pair_id,
+        run=run,
+        order=trial.order,
+        sample=trial.sample,
+        template=template,
+        latency_ms=int(seconds * 1000),
+        created_at=timezone.now(),
+    )
 
 
 async def _execute(run, trials, contents, templates, writer) -> bool:
@@ -223,29 +290,37 @@ async def _execute(run, trials, contents, templates, writer) -> bool:
                 template = templates[contents.pairs[trial.pair_id].task_id]
                 trial_key = f"{trial.pair_id}:{trial.order}:{trial.sample}"
                 try:
-                    message = await asyncio.to_thread(contents.message, template, trial)
+                    messages = await asyncio.to_thread(contents.messages, template, trial)
                 except OSError as error:  # an image file gone from the media folder
                     outcome = Outcome(None, f"cannot read the pair's content: {error}", 0)
-                    pending.append(_verdict(run, template, trial, outcome, 0.0))
+                    outcomes = [outcome] * (2 if trial.order == Verdict.Order.POINTWISE else 1)
+                    pending.append(_verdict(run, template, trial, outcomes, 0.0))
                     return
 
-                async def attempt():
-                    if judge.backend in _BASELINES:
-                        return await call_backend(None, judge, message, trial.sample, trial_key)
-                    async with limits.slot():
-                        return await call_backend(session, judge, message, trial.sample, trial_key)
+                async def call(message, key):
+                    async def attempt():
+                        if judge.backend in _BASELINES:
+                            return await call_backend(
+                                None, judge, message, trial.sample, key, template.answer_format
+                            )
+                        async with limits.slot():
+                            return await call_backend(session, judge, message, trial.sample, key)
 
+                    try:
+                        return await call_with_retries(attempt, RETRY_POLICY)
+                    except Exception as error:  # a bug or a bad file must not sink the chunk
+                        log.exception("trial %s failed", key)
+                        return Outcome(None, f"internal error: {error!r}", 1)
+
+                # A pointwise trial's two requests (one per response) go out together.
+                keys = [trial_key] if len(messages) == 1 else [f"{trial_key}:A", f"{trial_key}:B"]
                 async with calling:
                     if cancelled.is_set():
                         return
                     started = time.perf_counter()
-                    try:
-                        outcome = await call_with_retries(attempt, RETRY_POLICY)
-                    except Exception as error:  # a bug or a bad file must not sink the chunk
-                        log.exception("trial %s failed", trial_key)
-                        outcome = Outcome(None, f"internal error: {error!r}", 1)
+                    outcomes = await asyncio.gather(*map(call, messages, keys))
                 pending.append(
-                    _verdict(run, template, trial, outcome, time.perf_counter() - started)
+                    _verdict(run, template, trial, outcomes, time.perf_counter() - started)
                 )
 
         async def flush_periodically():
@@ -285,12 +360,13 @@ def chunk_execute(chunk: JudgeRunChunk) -> bool:
             "prompt", "response_a", "response_b", "task"
         )
     )
-    trials = missing_trials(run.judge, [pair.pk for pair in pairs], run.samples)
     tasks = {pair.task_id: pair.task for pair in pairs}
     templates = {
         task_id: run_template_stored(run.judge, task.kind, run.project)
         for task_id, task in tasks.items()
     }
+    pair_orders = {pair.pk: trial_orders(templates[pair.task_id]) for pair in pairs}
+    trials = missing_trials(run.judge, pair_orders, run.samples)
     completed = True
     if trials:
         writer = _VerdictWriter(chunk)

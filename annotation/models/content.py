@@ -78,6 +78,9 @@ class Response(models.Model):
     content = models.JSONField(default=list)  # same part list as Prompt.content
     # Per-response grades that came with the import (MMRB2 reasoning: letters A/B/C).
     imported_grades = models.JSONField(default=list, blank=True)
+    # Group attributes of what the response depicts, {attribute: value} (MJ-Bench's bias set:
+    # {"age": "old", "gender": "female"}): judges' scores are compared across them.
+    groups = models.JSONField(default=dict, blank=True)
 
     def __str__(self) -> str:
         return f"response {self.pk} by {self.generator}"

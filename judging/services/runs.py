@@ -1,6 +1,7 @@
 """Judge runs: start, execute a chunk, finish, cancel, resume.
 
-A run covers a selection of pairs in both orders with K samples each; it is split into chunks,
+A run covers a selection of pairs in both orders (pointwise: each response alone) with K
+samples each; it is split into chunks,
 each a Celery task enqueued on commit. Chunk size keeps a chunk well inside the Celery time
 limit at the judge's requests-per-minute budget.
 """
@@ -10,13 +11,15 @@ import threading
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from annotation.errors import Refused
 from annotation.models import Pair, Project, Task
 from judging.backends import ConfigurationError, check_callable
 from judging.models import MAX_SAMPLES, Judge, JudgeRun, JudgeRunChunk
-from judging.runner import chunk_execute
+from judging.prompts import TemplateInvalid, is_pointwise, run_template_stored
+from judging.runner import chunk_execute, trial_orders
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +67,7 @@ def judge_run_start(
     ids = list(pairs.order_by("id").values_list("id", flat=True))
     if not ids:
         raise RunRefused("no pairs to judge in this selection")
+    orders, scales = _run_shape(judge, project, pairs)
     size = chunk_pair_count(judge, samples)
     with transaction.atomic():
         run = JudgeRun.objects.create(
@@ -72,7 +76,8 @@ def judge_run_start(
             task=task,
             samples=samples,
             purpose=purpose,
-            trials=len(ids) * 2 * samples,
+            pointwise_scale=",".join(scales),
+            trials=sum(n * len(orders[task_id]) for task_id, n in _pairs_per_task(pairs)) * samples,
             created_by=user,
         )
         chunks = JudgeRunChunk.objects.bulk_create(
@@ -81,6 +86,32 @@ def judge_run_start(
         )
         _enqueue([chunk.pk for chunk in chunks], background)
     return run
+
+
+def _pairs_per_task(pairs) -> list[tuple[int, int]]:
+    return list(pairs.values_list("task_id").annotate(n=Count("id")).order_by())
+
+
+def _run_shape(judge: Judge, project: Project, pairs) -> tuple[dict, list[str]]:
+    """The orders each task's pairs are judged in and the pointwise scales used, from the
+    templates the judge uses for the tasks' kinds (a missing template refuses the run now
+    rather than failing every chunk)."""
+    orders, scales = {}, set()
+    tasks = Task.objects.filter(pk__in=pairs.values("task_id"))
+    for task in tasks:
+        try:
+            template = run_template_stored(judge, task.kind, project)
+        except TemplateInvalid as error:
+            raise RunRefused(str(error)) from None
+        orders[task.pk] = trial_orders(template)
+        if is_pointwise(template.answer_format):
+            if judge.backend == Judge.Backend.ALWAYS_A:
+                raise RunRefused(
+                    f"always-a is a pairwise baseline; template {template.name!r} scores "
+                    "each response alone"
+                )
+            scales.add(template.answer_format)
+    return orders, sorted(scales)
 
 
 def _enqueue(chunk_ids: list[int], background: bool) -> None:
