@@ -203,7 +203,9 @@ class Message:
 def build_message(body: str, prompt_parts, first_parts, second_parts) -> Message:
     """Fill a pairwise template's markers with content parts (already resolved: text strings
     and ("image", (media type, base64)))."""
-    return _filled(body, {"{prompt}": prompt_parts, "{first}": first_parts, "{second}": second_parts})
+    return _filled(
+        body, {"{prompt}": prompt_parts, "{first}": first_parts, "{second}": second_parts}
+    )
 
 
 def build_pointwise_message(body: str, prompt_parts, response_parts) -> Message:

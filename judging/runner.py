@@ -228,7 +228,9 @@ def _pointwise_verdict(run, template, trial: Trial, outcomes: list, seconds: flo
         row.error = "; ".join(failed)
         return row
     replies = [outcome.reply for outcome in outcomes]
-    row.raw_output = "\n\n".join(f"[response {s}]\n{r.text}" for s, r in zip("AB", replies))
+    row.raw_output = "\n\n".join(
+        f"[response {s}]\n{r.text}" for s, r in zip("AB", replies, strict=True)
+    )
     row.input_tokens = _total(r.input_tokens for r in replies)
     row.output_tokens = _total(r.output_tokens for r in replies)
     row.score_a, row.score_b = (
