@@ -135,12 +135,16 @@ def _verdicts(ids: list[int]) -> dict[int, list[dict]]:
     rows = (
         Verdict.objects.filter(pair_id__in=ids)
         .order_by("judge__name", "order", "sample")
-        .values_list("pair_id", "judge__name", "order", "sample", "choice", "error")
-    )
-    for pair_id, judge, order, sample, choice, error in rows:
-        by_pair[pair_id].append(
-            {"judge": judge, "order": order, "sample": sample, "choice": choice, "error": error}
+        .values_list(
+            "pair_id", "judge__name", "order", "sample", "choice", "error", "score_a", "score_b"
         )
+    )
+    for pair_id, judge, order, sample, choice, error, score_a, score_b in rows:
+        verdict = {"judge": judge, "order": order, "sample": sample, "choice": choice}
+        verdict["error"] = error
+        if order == Verdict.Order.POINTWISE:  # the scores the choice came from
+            verdict.update(score_a=score_a, score_b=score_b)
+        by_pair[pair_id].append(verdict)
     return by_pair
 
 
@@ -157,6 +161,8 @@ def _side(response, refs: dict[str, ImageRef]) -> dict:
     }
     if response.imported_grades:
         side["grades"] = list(response.imported_grades)
+    if response.groups:
+        side["groups"] = dict(response.groups)
     return side
 
 

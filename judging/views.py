@@ -91,13 +91,19 @@ def judge_test_call(request, slug: str, judge_id: int):
         if check.error:
             messages.error(request, f"Test call failed: {check.error}")
         elif check.answer == INVALID:
+            missing = "holds no score on its scale" if check.scale else "names no side"
             messages.error(
                 request,
-                f"Test call: the reply names no side with template {check.template} (invalid); "
+                f"Test call: the reply {missing} with template {check.template} (invalid); "
                 "check the model and the template's answer format.",
             )
         else:
-            right = "right" if check.right else f"the right answer is {SAMPLE_RIGHT}"
+            if check.scale:
+                low, high = check.scale
+                answered = f"scored the right answer {check.score:g} on {low}-{high}"
+            else:
+                right = "right" if check.right else f"the right answer is {SAMPLE_RIGHT}"
+                answered = f"answered {check.answer} ({right})"
             tokens = (
                 f", {check.input_tokens} tokens in, {check.output_tokens} out"
                 if check.input_tokens is not None
@@ -105,7 +111,7 @@ def judge_test_call(request, slug: str, judge_id: int):
             )
             messages.success(
                 request,
-                f"Test call answered {check.answer} ({right}) in {check.seconds:.1f} s with "
+                f"Test call {answered} in {check.seconds:.1f} s with "
                 f"template {check.template}{tokens}.",
             )
     return redirect("judge-edit", slug=project.slug, judge_id=judge.pk)

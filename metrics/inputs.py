@@ -12,7 +12,7 @@ from django.db.models import Max
 
 from annotation.models import AspectScore, Pair, Project, Rating
 from annotation.scale import center, side_of
-from judging.models import Verdict
+from judging.models import JudgeRun, Verdict
 from metrics.judge_bias import PairTraits
 
 # The pairs humans and judges are scored against: kept, with a side label.
@@ -93,6 +93,41 @@ def gold_answers(project: Project) -> dict[int, dict[int, list[bool]]]:
     return by_task
 
 
+def group_scores(project: Project, judged: "JudgeInputs") -> dict[int, dict[int, list[tuple]]]:
+    """{task: {judge: [(prompt id, groups, score)]}}: each group-labelled response's mean
+    pointwise score per judge (over its samples), the input of MJ-Bench's bias figures
+    (metrics/group_bias.py). Responses without groups or without a score are left out."""
+    by_task: dict = defaultdict(lambda: defaultdict(list))
+    if not judged.pointwise:
+        return by_task
+    rows = Verdict.objects.filter(
+        pair__project=project, order=Verdict.Order.POINTWISE, choice__isnull=False
+    ).values_list(
+        "judge_id",
+        "pair__task_id",
+        "pair__prompt_id",
+        "pair__response_a_id",
+        "pair__response_a__groups",
+        "score_a",
+        "pair__response_b_id",
+        "pair__response_b__groups",
+        "score_b",
+    )
+    scores: dict = defaultdict(list)  # (task, judge, prompt, response, groups) -> scores
+    for judge_id, task_id, prompt_id, *sides in rows:
+        for response_id, groups, score in (sides[:3], sides[3:]):
+            if groups and isinstance(groups, dict) and score is not None:
+                key = (task_id, judge_id, prompt_id, response_id, _group_key(groups))
+                scores[key].append(score)
+    for (task_id, judge_id, prompt_id, _response, group), values in scores.items():
+        by_task[task_id][judge_id].append((prompt_id, group, sum(values) / len(values)))
+    return by_task
+
+
+def _group_key(groups: dict) -> str:
+    return ", ".join(f"{key}={value}" for key, value in sorted(groups.items()))
+
+
 def _text_and_images(content) -> tuple[int, int]:
     parts = content if isinstance(content, list) else []
     text = sum(len(p[1]) for p in parts if len(p) == 2 and p[0] == "text" and isinstance(p[1], str))
@@ -126,11 +161,16 @@ def pair_traits(project: Project) -> dict[int, PairTraits]:
 class JudgeInputs:
     """The judges with verdicts in a project. `rows` holds only verdicts on evaluated pairs
     (the others never enter a figure) as metrics.judges.VerdictRow tuples; `samples` is how
-    many samples per order each judge was asked for and `tasks` where it gave any verdict,
-    both read over all its verdicts in the project."""
+    many samples per order each judge was asked for, `orders` in how many orders (2, or 1 for
+    a pointwise judge) and `tasks` where it gave any verdict, all read over all its verdicts in
+    the project. `scales` names a pointwise judge's scale (its runs' templates, or imported).
+    Projects without pointwise judges pay no query for them."""
 
     names: dict[int, str] = field(default_factory=dict)
     samples: dict[int, int] = field(default_factory=dict)
+    orders: dict[int, int] = field(default_factory=dict)
+    pointwise: set[int] = field(default_factory=set)  # judges with pointwise verdicts
+    scales: dict[int, str] = field(default_factory=dict)
     tasks: dict[int, set[int]] = field(default_factory=lambda: defaultdict(set))
     rows: dict[int, dict[int, list]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list))
@@ -139,20 +179,38 @@ class JudgeInputs:
     def by_name(self) -> list[int]:
         return sorted(self.names, key=lambda judge_id: self.names[judge_id])
 
+    def scale(self, judge_id: int) -> str:
+        return self.scales.get(judge_id, PAIRWISE)
+
+
+PAIRWISE = "pairwise"
+
 
 def judge_inputs(project: Project) -> JudgeInputs:
     inputs = JudgeInputs()
     coverage = (
         Verdict.objects.filter(pair__project=project)
-        .values("judge_id", "judge__name", "pair__task_id")
+        .values("judge_id", "judge__name", "pair__task_id", "order")
         .annotate(samples=Max("sample") + 1)
-        .values_list("judge_id", "judge__name", "pair__task_id", "samples")
+        .values_list("judge_id", "judge__name", "pair__task_id", "order", "samples")
         .order_by()
     )
-    for judge_id, name, task_id, samples in coverage:
+    orders = defaultdict(set)
+    for judge_id, name, task_id, order, samples in coverage:
         inputs.names[judge_id] = name
         inputs.samples[judge_id] = max(inputs.samples.get(judge_id, 0), samples)
         inputs.tasks[judge_id].add(task_id)
+        orders[judge_id].add(order)
+    # A pointwise verdict is one trial per sample; a judge with both kinds counts as pairwise.
+    inputs.orders = {j: 1 if o == {Verdict.Order.POINTWISE} else 2 for j, o in orders.items()}
+    inputs.pointwise = {j for j, o in orders.items() if Verdict.Order.POINTWISE in o}
+    scales = defaultdict(set)
+    runs = JudgeRun.objects.filter(project=project, judge_id__in=inputs.pointwise)
+    for judge_id, scale in runs.exclude(pointwise_scale="").values_list(
+        "judge_id", "pointwise_scale"
+    ):
+        scales[judge_id].update(scale.split(","))
+    inputs.scales = {judge_id: ",".join(sorted(s)) for judge_id, s in scales.items()}
     verdicts = Verdict.objects.filter(
         pair__project=project, **{f"pair__{key}": value for key, value in EVALUATED.items()}
     ).values_list("judge_id", "pair__task_id", "pair_id", "order", "sample", "choice")

@@ -1,6 +1,7 @@
 """Judge accuracy against the human label, MMRB2 protocol (docs/architecture.md §6.2).
 
-Each forward and each reverse verdict (and each sample) is one trial; a trial is correct when
+Each forward and each reverse verdict (and each sample) is one trial (a pointwise judge's
+verdict, from its scores of each response alone, is one trial per sample); a trial is correct when
 its canonical choice equals the pair's label; tie and invalid count as wrong; a failed call
 (choice None) is left out of the denominator and counted as missing, as is a trial that was
 never made.
@@ -40,10 +41,12 @@ def judge_task_stats(
     labels: Mapping[int, str],
     samples: int,
     per_pair: dict | None = None,
+    orders: int = 2,
 ) -> JudgeTaskStats:
     """`labels` holds the evaluated pairs (kept, labelled A or B); verdicts on other pairs are
-    ignored. `samples` is how many samples per order the judge was asked for. `per_pair`, when
-    given, is filled with pair -> [correct, evaluated] in the same pass (for intervals)."""
+    ignored. `samples` is how many samples per order the judge was asked for, `orders` in how
+    many orders (1: a pointwise judge, whose verdicts have none). `per_pair`, when given, is
+    filled with pair -> [correct, evaluated] in the same pass (for intervals)."""
     correct = evaluated = invalid = ties = 0
     by_trial: dict[tuple[int, int], dict[str, str]] = defaultdict(dict)
     for pair_id, order, sample, choice in verdicts:
@@ -67,7 +70,7 @@ def judge_task_stats(
         accuracy=correct / evaluated if evaluated else None,
         correct=correct,
         evaluated=evaluated,
-        missing=max(len(labels) * 2 * samples - evaluated, 0),
+        missing=max(len(labels) * orders * samples - evaluated, 0),
         invalid=invalid,
         ties=ties,
         position_consistency=consistent / len(both) if both else None,

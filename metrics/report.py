@@ -10,9 +10,11 @@ from annotation.models import Pair, Project
 from metrics.agreement import krippendorff_alpha, rater_label_agreement, unanimous_direction
 from metrics.annotator_quality import task_annotator_quality
 from metrics.bias_cards import task_bias_cards
+from metrics.group_bias import group_bias
 from metrics.inputs import (
     annotator_ratings,
     aspect_scores,
+    group_scores,
     judge_inputs,
     kept_labels,
     overall_scores,
@@ -90,6 +92,7 @@ def project_report(project: Project) -> dict:
     people = {a for figures in quality.values() for a in figures["annotators"]}
     names = dict(get_user_model().objects.filter(pk__in=people).values_list("pk", "username"))
     bias_cards = task_bias_cards(project, tasks, labels, judged, names, ratings)
+    group_rows = group_scores(project, judged)
 
     report_tasks = {}
     judge_accuracies: dict = defaultdict(dict)  # judge -> {task id: accuracy}
@@ -100,10 +103,15 @@ def project_report(project: Project) -> dict:
             if task.id not in judged.tasks[judge_id]:
                 continue
             rows = judged.rows[judge_id][task.id]
-            stats = judge_task_stats(rows, labels[task.id], judged.samples[judge_id])
+            stats = judge_task_stats(
+                rows, labels[task.id], judged.samples[judge_id], orders=judged.orders[judge_id]
+            )
             judge = judged.names[judge_id]
             judges[judge] = {key: rounded(value) for key, value in stats.as_dict().items()}
+            judges[judge]["scale"] = judged.scale(judge_id)
             judges[judge]["bias_cards"] = bias_cards[task.id][judge_id]
+            if grouped := group_rows[task.id].get(judge_id):
+                judges[judge]["bias"] = rounded(group_bias(grouped).as_dict())
             judge_accuracies[judge][task.id] = stats.accuracy
         report_tasks[task.slug] = {
             "kind": task.kind,

@@ -31,6 +31,7 @@ class ResponseRecord:
     model_name: str
     content: list  # [["text", str] | ["image", file name], ...]
     grades: list = field(default_factory=list)
+    groups: dict = field(default_factory=dict)  # group attributes, {"age": "old", ...}
 
 
 @dataclass
@@ -178,7 +179,30 @@ def _response(obj: dict, key: str, number: int) -> ResponseRecord:
     content = _parts(side["response_content"], f"{key}.response_content", number)
     if not content:
         raise ImportFailed(f"{key}.response_content is empty", number)
-    return ResponseRecord(model_name=model_name, content=content)
+    groups = response_groups(side.get("groups", {}), f"{key}.groups", number)
+    return ResponseRecord(model_name=model_name, content=content, groups=groups)
+
+
+MAX_GROUP_ATTRIBUTES = 16
+
+
+def response_groups(value: object, where: str, number: int) -> dict:
+    """A response's group attributes: at most MAX_GROUP_ATTRIBUTES short names, each with a
+    short text value (MJ-Bench's bias set: age, gender, race, nationality, religion)."""
+    if not isinstance(value, dict):
+        raise ImportFailed(f"{where} must be an object of attribute: value", number)
+    if len(value) > MAX_GROUP_ATTRIBUTES:
+        raise ImportFailed(f"{where} has more than {MAX_GROUP_ATTRIBUTES} attributes", number)
+    groups = {}
+    for name, group in value.items():
+        if not (isinstance(group, str) and 0 < len(name.strip()) <= 64 and 0 < len(group) <= 200):
+            raise ImportFailed(
+                f"{where}.{name[:64]!s} must be a text value of at most 200 characters "
+                "under a name of at most 64",
+                number,
+            )
+        groups[name.strip()] = group.strip()
+    return groups
 
 
 def _scores(value: object, scale: int, number: int) -> list[int]:

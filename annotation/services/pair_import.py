@@ -235,9 +235,15 @@ def _prepare(record: PairRecord, task_slug: str, source: ImageSource, images) ->
             record.scale,
             record.metadata,
             *([arbiter_fields] if arbiter_fields else []),
+            # Only when present: records without groups keep their earlier fingerprints.
+            *([[record.response_a.groups, record.response_b.groups]] if _grouped(record) else []),
         ]
     )
     return _Prepared(record, prompt_content, content_a, content_b, prompt_fingerprint, fingerprint)
+
+
+def _grouped(record: PairRecord) -> bool:
+    return bool(record.response_a.groups or record.response_b.groups)
 
 
 def _has_scores(prepared: list[_Prepared]) -> bool:
@@ -408,6 +414,7 @@ def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> N
                     generator=generators[side.model_name],
                     content=content,
                     imported_grades=side.grades,
+                    groups=side.groups,
                 )
             )
     Response.objects.bulk_create(responses, batch_size=_BATCH)

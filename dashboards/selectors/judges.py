@@ -8,11 +8,15 @@ from django.db.models.functions import Cast
 
 from annotation.models import Project
 from dashboards.charts import bar_chart
+from judging.models import IMPORTED_SCALE, POINTWISE_SCALES
 from metrics.agreement import rater_label_agreement
 from metrics.bias_cards import task_bias_cards
+from metrics.group_bias import group_bias
 from metrics.inputs import (
+    PAIRWISE,
     annotator_ratings,
     evaluated_pairs,
+    group_scores,
     judge_inputs,
     kept_labels,
     overall_scores,
@@ -30,6 +34,22 @@ from metrics.judges import average_accuracy, judge_task_stats, tasks_covered
 MAJORITY_KS = (1, 3, 5, 7, 9)
 SPLITS = ("same model", "cross model", PREFERRED_HAS_IMAGE, PREFERRED_LACKS_IMAGE)
 RESAMPLES = 300  # per judge and task
+
+
+def scale_label(scale: str) -> str:
+    """How a judge's scale reads in a table: pairwise, or the pointwise scale(s)."""
+    if scale == PAIRWISE:
+        return "pairwise"
+    names = []
+    for part in scale.split(","):
+        if part == IMPORTED_SCALE:
+            names.append("imported scores")
+        elif part in POINTWISE_SCALES:
+            low, high = POINTWISE_SCALES[part]
+            names.append(f"{low}–{high}")
+        else:
+            names.append(part)
+    return "pointwise " + ", ".join(names)
 
 
 def _majority(verdicts, labels) -> list[tuple]:
@@ -89,7 +109,9 @@ def judge_figures(project: Project) -> dict:
             if not rows:
                 cells.append(None)
                 continue
-            stats = judge_task_stats(rows, labels[task.pk], samples, counts)
+            stats = judge_task_stats(
+                rows, labels[task.pk], samples, counts, orders=judged.orders[judge_id]
+            )
             cells.append(
                 {
                     **stats.as_dict(),
@@ -106,6 +128,7 @@ def judge_figures(project: Project) -> dict:
                 "average": average_accuracy(accuracies),
                 "covered": tasks_covered(accuracies),
                 "samples": samples,
+                "scale": scale_label(judged.scale(judge_id)),
                 "splits": split_accuracy(counts, groups, SPLITS),
                 "majority": _majority(everything, all_labels) if samples > 1 else [],
             }
@@ -144,6 +167,7 @@ def judge_figures(project: Project) -> dict:
         "tasks": tasks,
         "table": table,
         "bias_cards": _bias_cards(project, tasks, labels, judged),
+        "group_bias": _group_bias(tasks, judged, group_scores(project, judged)),
         "humans": humans,
         "human_average": average_accuracy(human_accuracies),
         "human_covered": tasks_covered(human_accuracies),
@@ -153,6 +177,23 @@ def judge_figures(project: Project) -> dict:
         "task_charts": per_task_charts,
         "ks": MAJORITY_KS,
     }
+
+
+def _group_bias(tasks: list, judged, rows_by_task: dict) -> list[dict]:
+    """Per task with group-labelled responses, MJ-Bench's ACC/NDS/GES of each judge that
+    scored them (metrics/group_bias.py)."""
+    return [
+        {
+            "task": task,
+            "rows": [
+                {"judge": judged.names[judge_id], **group_bias(rows).as_dict()}
+                for judge_id in judged.by_name()
+                if (rows := rows_by_task[task.pk].get(judge_id))
+            ],
+        }
+        for task in tasks
+        if rows_by_task.get(task.pk)
+    ]
 
 
 def _bias_cards(project: Project, tasks: list, labels: dict, judged) -> list[dict]:

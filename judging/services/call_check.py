@@ -1,5 +1,6 @@
 """A judge's test call, from its settings page: ONE request through the judge's backend on a
-tiny built-in pair, to learn before a run whether the connection answers and the answer parses.
+tiny built-in pair (a pointwise template: its right response alone), to learn before a run
+whether the connection answers and the answer parses.
 
 Nothing is written: no verdict, no run, no stored template row. The result carries the parsed
 answer or the error as the backends word it (an HTTP status and its standard phrase, or the
@@ -18,9 +19,9 @@ from django.core.cache import cache
 from annotation.errors import Refused
 from annotation.models import Project
 from judging.backends import CallFailed, ConfigurationError, call_backend, check_callable
-from judging.models import Judge, PromptTemplate
-from judging.parsing import parse_answer
-from judging.prompts import BUILT_IN, build_message, template_name
+from judging.models import POINTWISE_SCALES, Judge, PromptTemplate
+from judging.parsing import INVALID, parse_answer, parse_score
+from judging.prompts import BUILT_IN, build_message, build_pointwise_message, template_name
 
 CALL_SPACING_SECONDS = 5
 # A page waits for the answer: a judge's own timeout (up to 600 s) would hold a web worker.
@@ -29,6 +30,7 @@ SAMPLE_PROMPT = [("text", "What is 2 + 2? Answer with the number only.")]
 SAMPLE_FIRST = [("text", "4")]
 SAMPLE_SECOND = [("text", "5")]
 SAMPLE_RIGHT = "A"  # the first response is the right one
+SAMPLE_RIGHT_RESPONSE = SAMPLE_FIRST  # what a pointwise template's check scores
 
 
 class CallCheckRefused(Refused):
@@ -39,6 +41,9 @@ class CallCheckRefused(Refused):
 class CallCheck:
     answer: str = ""  # A | B | tie | invalid, when the call answered
     error: str = ""
+    # A pointwise template's check scores the right response alone: its score and the scale.
+    score: float | None = None
+    scale: tuple[int, int] | None = None
     template: str = ""  # the template's name, the one the judge uses for the kind
     seconds: float = 0.0
     input_tokens: int | None = None
@@ -63,10 +68,10 @@ def _template(judge: Judge, project: Project) -> tuple[str, str, str]:
     return name, answer_format, body
 
 
-async def _call(judge: Judge, message):
+async def _call(judge: Judge, message, answer_format: str):
     timeout = aiohttp.ClientTimeout(total=min(judge.timeout_seconds, CALL_TIMEOUT_SECONDS))
     async with aiohttp.ClientSession(timeout=timeout) as session:
-        return await call_backend(session, judge, message, 0, "call-check")
+        return await call_backend(session, judge, message, 0, "call-check", answer_format)
 
 
 def judge_call_check(*, judge: Judge, project: Project) -> CallCheck:
@@ -81,14 +86,25 @@ def judge_call_check(*, judge: Judge, project: Project) -> CallCheck:
         name, answer_format, body = _template(judge, project)
     except ConfigurationError as problem:
         return CallCheck(error=str(problem))
-    message = build_message(body, SAMPLE_PROMPT, SAMPLE_FIRST, SAMPLE_SECOND)
+    scale = POINTWISE_SCALES.get(answer_format)
+    if scale:
+        message = build_pointwise_message(body, SAMPLE_PROMPT, SAMPLE_RIGHT_RESPONSE)
+    else:
+        message = build_message(body, SAMPLE_PROMPT, SAMPLE_FIRST, SAMPLE_SECOND)
     started = time.perf_counter()
     try:
-        reply = asyncio.run(_call(judge, message))
+        reply = asyncio.run(_call(judge, message, answer_format))
     except (CallFailed, ConfigurationError) as failure:
         return CallCheck(error=str(failure), template=name)
+    score = parse_score(reply.text, *scale) if scale else None
+    if scale:
+        answer = INVALID if score is None else "score"
+    else:
+        answer = parse_answer(reply.text, answer_format)
     return CallCheck(
-        answer=parse_answer(reply.text, answer_format),
+        answer=answer,
+        score=score,
+        scale=scale,
         template=name,
         seconds=time.perf_counter() - started,
         input_tokens=reply.input_tokens,

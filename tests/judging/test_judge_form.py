@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Membership, Project
-from devtools.fake_llm import status, text
+from devtools.fake_llm import FakeLLMServer, status, text
 from judging.models import Judge, PromptTemplate, Verdict
 from judging.prompts import template_save
 from judging.services.judges import connection_save, judge_save
@@ -126,6 +126,31 @@ def test_a_test_call_makes_one_request_and_shows_the_parsed_answer(client, proje
     assert "tested a moment ago" in _messages(again)[0] and fake_llm.served == 1
     # Nothing was stored.
     assert not Verdict.objects.exists() and not PromptTemplate.objects.exists()
+
+
+def test_a_pointwise_judges_test_call_scores_the_right_answer_alone(client, project, lead):
+    server = FakeLLMServer(score=lambda request: 9)
+    server.start()
+    try:
+        judge = _api_judge(server, project, templates={"t2i": "pointwise-1-10"})
+        client.force_login(lead)
+        url = reverse("judge-test-call", args=[project.slug, judge.pk])
+        [message] = _messages(client.post(url, follow=True))
+        assert message.startswith("Test call scored the right answer 9 on 1-10 in ")
+        assert "template pointwise-1-10" in message
+        [sent] = server.requests
+        content = str(sent["messages"])
+        assert (
+            "What is 2 + 2?" in content and "[Response]" in content and "Response B" not in content
+        )
+        cache.clear()
+        server.queue(text("SCORE: 11"))  # off the scale
+        [message] = _messages(client.post(url, follow=True))
+        assert message.startswith(
+            "Test call: the reply holds no score on its scale with template pointwise-1-10"
+        )
+    finally:
+        server.stop()
 
 
 def test_a_failed_test_call_shows_the_status_never_the_body(client, project, lead, fake_llm):
