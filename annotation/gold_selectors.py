@@ -4,8 +4,8 @@ input), the feedback after a qualification answer, and why a task holds an annot
 from django.db.models import Count, Max, Q
 
 from annotation.models import AnnotatorPause, Assignment, Pair, Qualification, Rating, Task
+from annotation.scale import answers_expected_side, side_of
 from annotation.scale import center as scale_center
-from annotation.scale import side_of
 
 
 def qualification_feedback(user, assignment_id: int) -> str | None:
@@ -32,7 +32,8 @@ def qualification_feedback(user, assignment_id: int) -> str | None:
         return {"A": "Right" if swapped else "Left", "B": "Left" if swapped else "Right"}[side]
 
     given = side_of(overall, scale_center(scale))
-    verdict = "Right answer" if given == expected else "Not the expected answer"
+    right = answers_expected_side(overall, scale, expected)
+    verdict = "Right answer" if right else "Not the expected answer"
     chose = f"you preferred {shown(given)}" if given else "you rated them about the same"
     note = f" {explanation}" if explanation else ""
     return f"Qualification: {verdict}: {shown(expected)} is better; {chose}.{note}"

@@ -23,6 +23,12 @@ def side_of(score: float, center: float) -> Side:
     return ""
 
 
+def answers_expected_side(score: float, scale: int, expected: Side) -> bool:
+    """A rating's answer to a gold check: right when it names the expected side; a rating at
+    the centre (a tie) names none and is wrong."""
+    return side_of(score, center(scale)) == expected
+
+
 def to_canonical(form_score: int, scale: int, swapped: bool) -> int:
     """Left/Right form score → canonical score; the mapping is its own inverse."""
     return form_score if swapped else scale + 1 - form_score

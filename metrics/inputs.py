@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from django.db.models import Max
 
 from annotation.models import AspectScore, Pair, Project, Rating
-from annotation.scale import center, side_of
+from annotation.scale import answers_expected_side
 from judging.models import JudgeRun, Verdict
 from metrics.judge_bias import PairTraits
 
@@ -88,8 +88,8 @@ def gold_answers(project: Project) -> dict[int, dict[int, list[bool]]]:
         pair__project=project, pair__status=Pair.Status.GOLD, pair__gold__qualification=False
     ).values_list("pair__task_id", "annotator_id", "overall", "scale", "pair__gold__side")
     by_task: dict = defaultdict(lambda: defaultdict(list))
-    for task_id, annotator_id, overall, scale, side in rows:
-        by_task[task_id][annotator_id].append(side_of(overall, center(scale)) == side)
+    for task_id, annotator_id, *answer in rows:
+        by_task[task_id][annotator_id].append(answers_expected_side(*answer))
     return by_task
 
 

@@ -18,7 +18,7 @@ from annotation.gold_schedule import gold_is_due
 from annotation.gold_selectors import gold_history
 from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Pair, Rating, Task
 from annotation.models.gold import GOLD_FROM_STATUSES
-from annotation.scale import center, side_of
+from annotation.scale import answers_expected_side
 
 GOLD_DRAWN_FROM = 1000  # a gold check is drawn at random among this many left to the annotator
 
@@ -205,7 +205,7 @@ def gold_record(user_id: int, task: Task, since=None) -> tuple[int, int]:
     if since is not None:
         rows = rows.filter(created_at__gte=since)
     answers = rows.values_list("overall", "scale", "pair__gold__side")
-    correct = sum(1 for overall, scale, side in answers if side_of(overall, center(scale)) == side)
+    correct = sum(answers_expected_side(*answer) for answer in answers)
     return correct, len(answers)
 
 

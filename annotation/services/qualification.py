@@ -6,7 +6,7 @@ and kept: passing admits the annotator, failing holds them back until a lead adm
 from django.db import IntegrityError, transaction
 
 from annotation.models import Assignment, Pair, Qualification, Rating, Task
-from annotation.scale import center, side_of
+from annotation.scale import answers_expected_side
 
 HELD = object()  # the annotator failed the qualification: no real pair for them
 
@@ -34,10 +34,10 @@ def qualification_next(user, task: Task):
     if handed == 0:
         return None  # the task has no qualification set yet: nothing to hold anyone to
     correct = sum(
-        side_of(overall, center(scale)) == expected
-        for overall, scale, expected in Rating.objects.filter(
-            annotator=user, pair__in=golds
-        ).values_list("overall", "scale", "pair__gold__side")
+        answers_expected_side(*answer)
+        for answer in Rating.objects.filter(annotator=user, pair__in=golds).values_list(
+            "overall", "scale", "pair__gold__side"
+        )
     )  # a skipped qualification pair counts as answered wrong
     passed = correct / handed >= task.qualification_pass
     try:
