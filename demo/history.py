@@ -61,8 +61,9 @@ def finished_work(project: Project, folder: Path, password: str, judges: list[st
             gold_set(project.tasks.get(slug=slug), entries)
     finished = Pair.objects.filter(project=project, external_id__in=finished_ids)
     verdicts = _judge(project, judges, list(finished.values_list("pk", flat=True)))
+    pairwise = Judge.objects.filter(name__in=judges, project=None, templates={})
     for task in project.tasks.all():
-        ensemble_set(task, Judge.objects.filter(name__in=judges, project=None))
+        ensemble_set(task, pairwise)
     exported = _export(project, LEAD)
     return {"ratings": rated, "candidates": candidates, "verdicts": verdicts, "export": exported}
 

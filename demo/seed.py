@@ -218,10 +218,18 @@ def demo_seed(password: str = DEFAULT_PASSWORD, *, pairs_per_task: int = PAIRS_P
 
 
 def _baseline_judges() -> list[str]:
-    """Two offline judges of the operator's (every project may run them), so that a lead can
-    try judge runs without any connection or key."""
-    for name, backend, sampling in (("always-a", "always-a", {}), ("coin", "random", {"seed": 1})):
+    """Three offline judges of the operator's (every project may run them), so that a lead can
+    try judge runs without any connection or key: two pairwise baselines and a pointwise one
+    (seeded scores on 1-10 for each response alone)."""
+    pointwise = {kind: "pointwise-1-10" for kind in TASKS}
+    for name, backend, sampling, templates in (
+        ("always-a", "always-a", {}, {}),
+        ("coin", "random", {"seed": 1}, {}),
+        ("dice-1-10", "random", {"seed": 2}, pointwise),
+    ):
         Judge.objects.get_or_create(
-            name=name, project=None, defaults={"backend": backend, "sampling": sampling}
+            name=name,
+            project=None,
+            defaults={"backend": backend, "sampling": sampling, "templates": templates},
         )
-    return ["always-a", "coin"]
+    return ["always-a", "coin", "dice-1-10"]

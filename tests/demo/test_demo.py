@@ -222,7 +222,11 @@ def test_every_lead_page_has_something_to_show_on_first_visit(demo_settings, tas
     ratings = Rating.objects.filter(pair__project=project)
     assert set(ratings.values_list("annotator__username", flat=True)) == set(EXPERTS)
     assert ratings.count() == 4 * 6 * 3 and not ratings.filter(imported=True).exists()
-    assert Verdict.objects.filter(pair__project=project).count() == 2 * 4 * 6 * 2
+    # Two pairwise judges in both orders, one pointwise judge once, on 4 tasks × 6 pairs.
+    verdicts = Verdict.objects.filter(pair__project=project)
+    assert verdicts.count() == 2 * 4 * 6 * 2 + 4 * 6
+    assert verdicts.filter(order="pointwise", score_a__gte=1, score_b__lte=10).count() == 4 * 6
+    assert {j.name for j in TaskEnsemble.objects.first().judges.all()} == {"always-a", "coin"}
     assert ExportJob.objects.get().status == "done"
     assert TaskEnsemble.objects.filter(task__project=project).count() == 4
     annotator = get_user_model().objects.get(username="annotator1")
@@ -235,4 +239,4 @@ def test_every_lead_page_has_something_to_show_on_first_visit(demo_settings, tas
 
     run_demo()  # a rerun adds no rating, verdict or export
     assert Rating.objects.count() == 72 and ExportJob.objects.count() == 1
-    assert Verdict.objects.count() == 96
+    assert Verdict.objects.count() == 120
