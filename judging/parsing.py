@@ -22,7 +22,13 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _KEY_VALUE = re.compile(
     r"""better_response["']?\s*[:=]\s*(?:"([^"\n]{1,20})"|'([^'\n]{1,20})'|([A-Za-z_]+))"""
 )
-_MJBENCH = re.compile(r"BETTER\s+IMAGE\s*[:=]\s*\**\s*([0-9])", re.IGNORECASE)
+# MJ-Bench's answer line: `BETTER IMAGE: 2`, also `BETTER IMAGE: IMAGE-1`, `Image 2`, `[2]`
+# and markdown bold around the header (as MJ-Bench's closed-model path reads them: the number
+# after the header). The whole number counts: `12` is no image, never image 1.
+_MJBENCH = re.compile(
+    r"BETTER\s+IMAGE\s*\**\s*[:=]\s*\**\s*(?:image\s*[-_ ]?\s*)?\[?\s*(\d+)(?![\d.]*\d)",
+    re.IGNORECASE,
+)
 _VALUES = {
     "a": FIRST,
     "response a": FIRST,
@@ -54,7 +60,7 @@ def parse_mjbench_answer(text: str) -> str:
     matches = _MJBENCH.findall(text)
     if not matches:
         return INVALID
-    return {"1": FIRST, "2": SECOND, "0": TIE}.get(matches[-1], INVALID)
+    return {"1": FIRST, "2": SECOND, "0": TIE}.get(matches[-1].lstrip("0") or "0", INVALID)
 
 
 _SCORE = re.compile(

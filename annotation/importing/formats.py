@@ -2,8 +2,7 @@
 
 - native:  JSONL, one MMRB2 pair object per line (optionally `"scale": K` for its scores).
 - mmrb2:   `{"pairs": [PAIR, ...]}`, MMRB2's release files (prompt_content may be absent).
-- mjbench: JSON list or JSONL of `{id, caption, image0, image1, label, category?, subcategory?,
-           model?}`, `label` being the index of the preferred image (0.5 = tie).
+- mjbench: JSON list or JSONL of MJ-Bench rows, every shape of its files (see mjbench_record).
 - parquet: Arbiter's export or MMRB2's Hugging Face layout, images inside (see parquet.py).
 A native row may carry Arbiter's own fields (ratings, adjudication, ...; see native.py).
 Every problem is raised as ImportFailed with the record number (1-based: line for JSONL,
@@ -12,6 +11,7 @@ MAX_JSON_DEPTH is refused before it is parsed, a string longer than ARBITER_MAX_
 anywhere in a record refuses the import.
 """
 
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -47,6 +47,10 @@ class PairRecord:
     scores: list[int]  # canonical pairwise scores on 1..scale
     scale: int | None  # the scale of `scores`; None when the format carries none
     metadata: dict = field(default_factory=dict)
+    # Where the record came from in its file (MJ-Bench: image names, row), kept in the pair's
+    # metadata under "origin" to match result files later; not part of its content: the same
+    # record at another row of another file is the same pair.
+    origin: dict = field(default_factory=dict)
     # Arbiter's own fields (native rows of an export); None when the row has none.
     ratings: list[RatingRecord] | None = None  # else `scores` belong to placeholders 1, 2, ...
     reference_label: str | None = None  # else `chosen` is the label the pair is imported with
@@ -87,7 +91,7 @@ def read_records(path: Path, file_format: str) -> Iterator[PairRecord]:
     else:
         objects = _json_list(text) if text.lstrip().startswith("[") else _jsonl_objects(text)
         for number, obj in objects:
-            yield _mjbench_row(obj, number)
+            yield mjbench_record(obj, number)
 
 
 def _jsonl_objects(text: str) -> Iterator[tuple[int, object]]:
@@ -287,39 +291,99 @@ def native_record(obj: object, number: int) -> PairRecord:
     return record
 
 
-_MJBENCH_LABELS = {0: "A", 1: "B", 0.5: "tie"}
+# MJ-Bench's pair shapes (all real files of its repository and its Hugging Face card):
+# - alignment: {id, source, caption, image0, image1, label}; `label` = index of the preferred
+#   image (0, 1, or 0.5 for a tie);
+# - quality and safety captions: {caption, image_0, image_1, label_0}; `label_0` = 1 when
+#   image_0 is the better one (0: image_1, 0.5: a tie);
+# - scoring-model results read as pairs: {id, caption, image_0_path, image_1_path, label} or
+#   the blur subset's {sharp_image, motion_blur_image}, `label` "0" | "1" | a tie value;
+# - the Hugging Face card: {caption, image0, image1, label}, without an id.
+# A record without an id gets one derived from its caption and image names (stable across
+# files and re-imports); a numeric id is prefixed with the record's source, because MJ-Bench
+# numbers the rows of each source file from 0 (hpdv2's 5 is not imagereward's 5).
+MJBENCH_IMAGE_KEYS = (
+    ("image0", "image1"),
+    ("image_0", "image_1"),
+    ("image_0_path", "image_1_path"),
+    ("sharp_image", "motion_blur_image"),
+)
+_MJBENCH_INDEX_LABELS = {0: "A", 1: "B", 0.5: "tie", "0": "A", "1": "B", "0.5": "tie", "tie": "tie"}
+_MJBENCH_LABEL_0 = {1: "A", 0: "B", 0.5: "tie"}  # label_0: is image_0 the better one?
 
 
-def _mjbench_row(obj: object, number: int) -> PairRecord:
+def mjbench_images(obj: dict, number: int) -> tuple[str, str]:
+    """The two image names of an MJ-Bench row, in order (image 0 = response A)."""
+    for first, second in MJBENCH_IMAGE_KEYS:
+        if first in obj or second in obj:
+            return _require(obj, first, str, number), _require(obj, second, str, number)
+    keys = " / ".join(f"{a}, {b}" for a, b in MJBENCH_IMAGE_KEYS)
+    raise ImportFailed(f"no image fields: expected one of {keys}", number)
+
+
+def mjbench_label(obj: dict, number: int) -> str:
+    if "label" in obj:
+        label = obj["label"]
+        if isinstance(label, bool) or label not in _MJBENCH_INDEX_LABELS:
+            raise ImportFailed(f"label={label!r} must be 0, 1 or 0.5 (tie)", number)
+        return _MJBENCH_INDEX_LABELS[label]
+    if "label_0" in obj:
+        label = obj["label_0"]
+        if isinstance(label, bool) or label not in _MJBENCH_LABEL_0:
+            raise ImportFailed(f"label_0={label!r} must be 1, 0 or 0.5 (tie)", number)
+        return _MJBENCH_LABEL_0[label]
+    raise ImportFailed("missing field 'label' (or 'label_0')", number)
+
+
+def mjbench_external_id(obj: dict, caption: str, images: tuple[str, str], number: int) -> str:
+    if obj.get("id") is None:
+        digest = hashlib.sha256("\0".join([caption, *images]).encode()).hexdigest()
+        return f"mjbench-{digest[:16]}"
+    value = _external_id(obj, "id", number)
+    source = obj.get("source")
+    if isinstance(obj["id"], int) and isinstance(source, str) and source.strip():
+        return f"{source.strip()}-{value}"[:255]
+    return value
+
+
+def mjbench_record(obj: object, number: int) -> PairRecord:
     if not isinstance(obj, dict):
         raise ImportFailed("a row must be a JSON object", number)
-    external_id = _external_id(obj, "id", number)
-    require_storable_text(obj, number, max_chars=max_text_chars(), record_id=external_id)
+    given_id = obj.get("id")
+    record_id = str(given_id) if isinstance(given_id, str | int) else None
+    require_storable_text(obj, number, max_chars=max_text_chars(), record_id=record_id)
     caption = _require(obj, "caption", str, number)
-    image0 = _require(obj, "image0", str, number)
-    image1 = _require(obj, "image1", str, number)
-    label = _require(obj, "label", (int, float), number)
-    if label not in _MJBENCH_LABELS:
-        raise ImportFailed(f"label={label!r} must be 0, 1 or 0.5 (tie)", number)
+    images = mjbench_images(obj, number)
+    external_id = mjbench_external_id(obj, caption, images, number)
+    chosen = mjbench_label(obj, number)
     model = obj.get("model") or "unknown"
     if not isinstance(model, str):
         raise ImportFailed("model must be a string", number)
+    source = obj.get("source") or "mjbench"
+    if not isinstance(source, str):
+        raise ImportFailed("source must be a string", number)
     metadata = {}
     for key in ("category", "subcategory"):
         if obj.get(key) is not None:
             if not isinstance(obj[key], str):
                 raise ImportFailed(f"{key} must be a string", number)
             metadata[key] = obj[key]
+    # Where the row came from, for matching MJ-Bench's result files to these pairs later
+    # (import_verdicts --format mjbench-scores): its image names and its index in the file.
+    origin = {"format": "mjbench", "image_0": images[0], "image_1": images[1], "row": number - 1}
+    if obj.get("id") is None:
+        origin["derived_id"] = True
     return PairRecord(
         number=number,
         external_id=external_id,
-        prompt_source="mjbench",
+        prompt_source=source.strip(),
         prompt_metadata=metadata,
         prompt_content=[["text", caption]],
-        response_a=ResponseRecord(model_name=model, content=[["image", image0]]),
-        response_b=ResponseRecord(model_name=model, content=[["image", image1]]),
-        chosen=_MJBENCH_LABELS[label],
+        response_a=ResponseRecord(model_name=model, content=[["image", images[0]]]),
+        response_b=ResponseRecord(model_name=model, content=[["image", images[1]]]),
+        chosen=chosen,
         scores=[],
         scale=None,
         metadata=metadata,
+        origin=origin,
     )

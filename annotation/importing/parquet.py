@@ -1,9 +1,11 @@
 """Parquet pair files with the images inside, read batch by batch (docs/export-format.md).
 
-Two layouts, told apart by their columns:
+Three layouts, told apart by their columns:
 - Arbiter's export: the `*_content` JSON columns give the exact interleaving of text and
   images, the other JSON columns are decoded, and the row is then read like a native row.
 - MMRB2's Hugging Face layout: content is the text (when not empty) followed by the images.
+- MJ-Bench's Hugging Face layout: `caption`, `image0`, `image1` (one image each) and `label`
+  (or `label_0`), read like an MJ-Bench JSON row (formats.py).
 Image columns are Hugging Face `Sequence(Image())`, list<struct<bytes, path>>. Only the bytes
 are used, never the path. Each image is checked and staged on disk as its row is read, so
 memory holds one batch of rows at most. Record numbers are row numbers (1-based).
@@ -22,6 +24,7 @@ before its rows become Python objects. Any breach is an ImportFailed: nothing is
 JSON cells are depth-checked before parsing, and every text obeys ARBITER_MAX_TEXT_CHARS.
 """
 
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,7 +35,7 @@ import pyarrow.parquet as pq
 from django.conf import settings
 
 from annotation.importing.errors import ImportFailed
-from annotation.importing.formats import PairRecord, mmrb2_record, native_record
+from annotation.importing.formats import PairRecord, mjbench_record, mmrb2_record, native_record
 from annotation.importing.images import ImageRejected, StagedImages
 from annotation.importing.limits import max_text_chars, require_json_depth
 
@@ -72,6 +75,10 @@ HF_REQUIRED = (
     "human_annotations",
 )
 HF_OPTIONAL = ("prompt_source", "prompt_metadata", "scale")
+MJBENCH_REQUIRED = ("caption", "image0", "image1")
+MJBENCH_OPTIONAL = ("id", "source", "label", "label_0", "category", "subcategory", "model")
+MJBENCH_IMAGE_COLUMNS = ("image0", "image1")
+BINARY_COLUMNS = {*IMAGE_COLUMNS, *MJBENCH_IMAGE_COLUMNS}  # not bound like text
 # Decompression bounds (see the module's docstring); the settings' defaults are upload.py's.
 DEFAULT_MAX_RATIO = 200
 DEFAULT_MAX_UNPACKED_BYTES = 4 * 1024**3
@@ -100,6 +107,12 @@ def read_parquet_records(path: Path, staged: StagedImages) -> Iterator[PairRecor
             _check_metadata(parquet, columns, bounds)
             for number, row in _rows(parquet, columns, bounds):
                 yield _hugging_face_row(row, number, staged)
+        elif set(MJBENCH_REQUIRED) <= names:
+            columns = [*MJBENCH_REQUIRED, *(name for name in MJBENCH_OPTIONAL if name in names)]
+            bounds = _Bounds.from_settings()
+            _check_metadata(parquet, columns, bounds)
+            for number, row in _rows(parquet, columns, bounds):
+                yield _mjbench_parquet_row(row, number, staged)
         else:
             missing = sorted(set(HF_REQUIRED) - names)
             raise ImportFailed(
@@ -143,7 +156,7 @@ def _check_metadata(parquet: pq.ParquetFile, columns: list[str], bounds: _Bounds
                     f"{bounds.max_ratio}:1 limit (a Parquet bomb?)"
                 )
             rows = max(group.num_rows, 1)
-            if name not in IMAGE_COLUMNS and unpacked > rows * bounds.text_cell_bytes:
+            if name not in BINARY_COLUMNS and unpacked > rows * bounds.text_cell_bytes:
                 raise ImportFailed(f"{where} {_too_much_text(unpacked, group.num_rows, bounds)}")
             total += unpacked
             if total > bounds.max_unpacked_bytes:
@@ -163,7 +176,7 @@ def _too_much_text(size: int, rows: int, bounds: _Bounds) -> str:
 def _check_batch(batch: pa.RecordBatch, first: int, bounds: _Bounds, total: int) -> int:
     """The batch's actual bytes against the bounds; returns the new running total."""
     for name, column in zip(batch.schema.names, batch.columns, strict=True):
-        if name not in IMAGE_COLUMNS and column.nbytes > batch.num_rows * bounds.text_cell_bytes:
+        if name not in BINARY_COLUMNS and column.nbytes > batch.num_rows * bounds.text_cell_bytes:
             where = f"column {name!r} of rows {first}..{first + batch.num_rows - 1}"
             raise ImportFailed(f"{where} {_too_much_text(column.nbytes, batch.num_rows, bounds)}")
     total += batch.nbytes
@@ -285,6 +298,29 @@ def _hugging_face_row(row: dict, number: int, staged: StagedImages) -> PairRecor
         }
     )
     record = mmrb2_record(obj, number)
+    _stage(record, embedded, staged, number)
+    return record
+
+
+def _mjbench_parquet_row(row: dict, number: int, staged: StagedImages) -> PairRecord:
+    """An MJ-Bench row with its two images inside: each is named by its path when it has one
+    (the names derive the id of a row without one), else by the hash of its bytes."""
+    embedded: dict[str, bytes | None] = {}
+    obj = _present({key: row.get(key) for key in (*MJBENCH_REQUIRED, *MJBENCH_OPTIONAL)})
+    for column in MJBENCH_IMAGE_COLUMNS:
+        image = row.get(column)
+        if not isinstance(image, dict):
+            raise ImportFailed(
+                f"column {column!r} must hold an image (struct<bytes, path>)", number
+            )
+        data = _image_bytes(image, column, number)
+        path = image.get("path")
+        name = path if isinstance(path, str) and path else hashlib.sha256(data).hexdigest()[:16]
+        if name in embedded:  # the same file on both sides still makes two parts
+            name = f"{column}/{name}"
+        embedded[name] = data
+        obj[column] = name
+    record = mjbench_record(obj, number)
     _stage(record, embedded, staged, number)
     return record
 

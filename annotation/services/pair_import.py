@@ -60,6 +60,8 @@ class ImportSummary:
     records: int = 0
     pairs: int = 0
     unchanged: int = 0
+    in_other_tasks: int = 0  # of `unchanged`: the same record already in another task
+    derived_ids: int = 0  # records without an id (MJ-Bench's captions files, its HF card)
     prompts_new: int = 0
     prompts_reused: int = 0
     responses: int = 0
@@ -79,6 +81,8 @@ class ImportSummary:
             "records": self.records,
             "pairs": self.pairs,
             "unchanged": self.unchanged,
+            "in_other_tasks": self.in_other_tasks,
+            "derived_ids": self.derived_ids,
             "prompts": {"new": self.prompts_new, "reused": self.prompts_reused},
             "responses": self.responses,
             "images": {"new": self.images_new, "reused": self.images_reused},
@@ -100,6 +104,7 @@ class _Prepared:
     content_b: list
     prompt_fingerprint: str
     fingerprint: str
+    legacy_fingerprint: str  # with the task slug, as pairs were fingerprinted until 2026-12
 
 
 def pairs_import(
@@ -125,6 +130,7 @@ def pairs_import(
     with _records_and_images(path, file_format, images_dir) as (records, source):
         prepared = _prepare_all(path, records, task_slug, source, images, progress)
         summary.records = len(prepared)
+        summary.derived_ids = sum(1 for item in prepared if item.record.origin.get("derived_id"))
         file_scale = _file_scale(prepared, file_format)
         try:
             _write_all(prepared, images, summary, file_scale, as_candidates, queue)
@@ -223,23 +229,27 @@ def _prepare(record: PairRecord, task_slug: str, source: ImageSource, images) ->
     # the fingerprints they were imported with. Derived fields (mean, status, ...) are left
     # out: they are decided again on import.
     arbiter_fields = record.arbiter_fields()
-    fingerprint = _digest(
-        [
-            task_slug,
-            record.external_id,
-            prompt_fingerprint,
-            [record.response_a.model_name, content_a, record.response_a.grades],
-            [record.response_b.model_name, content_b, record.response_b.grades],
-            record.chosen,
-            record.scores,
-            record.scale,
-            record.metadata,
-            *([arbiter_fields] if arbiter_fields else []),
-            # Only when present: records without groups keep their earlier fingerprints.
-            *([[record.response_a.groups, record.response_b.groups]] if _grouped(record) else []),
-        ]
+    content = [
+        record.external_id,
+        prompt_fingerprint,
+        [record.response_a.model_name, content_a, record.response_a.grades],
+        [record.response_b.model_name, content_b, record.response_b.grades],
+        record.chosen,
+        record.scores,
+        record.scale,
+        record.metadata,
+        *([arbiter_fields] if arbiter_fields else []),
+        # Only when present: records without groups keep their earlier fingerprints.
+        *([[record.response_a.groups, record.response_b.groups]] if _grouped(record) else []),
+    ]
+    # The fingerprint is the record's content, whichever task it is imported into: the same
+    # record in two files (MJ-Bench repeats pairs across its category files) is one pair.
+    # Pairs imported before kept the task in theirs, which still reads as unchanged.
+    fingerprint = _digest(content)
+    legacy = _digest([task_slug, *content])
+    return _Prepared(
+        record, prompt_content, content_a, content_b, prompt_fingerprint, fingerprint, legacy
     )
-    return _Prepared(record, prompt_content, content_a, content_b, prompt_fingerprint, fingerprint)
 
 
 def _grouped(record: PairRecord) -> bool:
@@ -260,18 +270,28 @@ def _file_scale(prepared: list[_Prepared], file_format: str) -> int | None:
 
 
 def _skip_unchanged(project, task, prepared, summary) -> list[_Prepared]:
-    existing: dict[str, str] = {}
+    """The records not in the project yet. A record already there with the same content is
+    skipped (`unchanged`; `in_other_tasks` when it lives in another task, where it stays:
+    a pair belongs to one task); the same id with other content refuses the import."""
+    existing: dict[str, tuple[str, int]] = {}
     ids = [item.record.external_id for item in prepared]
     for start in range(0, len(ids), _BATCH):
         rows = Pair.objects.filter(project=project, external_id__in=ids[start : start + _BATCH])
-        existing.update(rows.values_list("external_id", "fingerprint"))
+        existing.update(
+            (external_id, (fingerprint, task_id))
+            for external_id, fingerprint, task_id in rows.values_list(
+                "external_id", "fingerprint", "task_id"
+            )
+        )
     new_records = []
     for item in prepared:
-        fingerprint = existing.get(item.record.external_id)
+        fingerprint, task_id = existing.get(item.record.external_id, (None, None))
         if fingerprint is None:
             new_records.append(item)
-        elif fingerprint == item.fingerprint:
+        elif fingerprint in (item.fingerprint, item.legacy_fingerprint):
             summary.unchanged += 1
+            if task is not None and task_id != task.pk:
+                summary.in_other_tasks += 1
         else:
             raise ImportFailed(
                 f"pair id {item.record.external_id!r} already exists in project "
@@ -432,7 +452,9 @@ def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> N
             response_a=responses[2 * index],
             response_b=responses[2 * index + 1],
             source=record.prompt_source,
-            metadata=record.metadata,
+            metadata={**record.metadata, "origin": record.origin}
+            if record.origin
+            else record.metadata,
             same_model=record.response_a.model_name == record.response_b.model_name,
             reference_label=record.reference,
             fingerprint=item.fingerprint,

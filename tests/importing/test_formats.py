@@ -160,13 +160,18 @@ def test_mjbench_rows_labels_become_reference_labels(tmp_path, images, as_jsonl)
     assert r0.prompt.content == [["text", "caption of r0"]]
     assert r0.response_a.content == [["image", sha256_of(images / "a.png")]]
     assert r0.response_a.generator.name == "sd-xl"
-    assert r0.metadata == {"category": "alignment", "subcategory": "count"}
+    assert r0.metadata == {
+        "category": "alignment",
+        "subcategory": "count",
+        # Where it came from, to match MJ-Bench's result files to it later.
+        "origin": {"format": "mjbench", "image_0": "a.png", "image_1": "b.png", "row": 0},
+    }
     assert r0.source == "mjbench"
     # MJ-Bench compares two images of one model.
     assert r0.same_model
 
 
-@pytest.mark.parametrize("label", [2, -1, 0.25, "0", None, True])
+@pytest.mark.parametrize("label", [2, -1, 0.25, "2", None, True])
 def test_mjbench_label_outside_0_1_half_is_rejected(tmp_path, images, label, media_root):
     path = tmp_path / "rows.json"
     path.write_text(json.dumps([mjbench_row("r0", 0), mjbench_row("r1", label)]))

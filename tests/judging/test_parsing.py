@@ -68,6 +68,17 @@ def test_the_top_level_answer_beats_a_quoted_one_inside_the_analysis():
         ("BETTER IMAGE: 2 ... on reflection BETTER IMAGE: **1**", "A"),
         ("BETTER IMAGE: 3", "invalid"),
         ("I prefer the first one", "invalid"),
+        # The whole number counts: 12 names no image (it read as 1, image 1, before).
+        ("BETTER IMAGE: 12", "invalid"),
+        ("BETTER IMAGE: 1.5", "invalid"),
+        # As MJ-Bench reads the number after its header (its closed-model path).
+        ("BETTER IMAGE: Image 2", "B"),
+        ("BETTER IMAGE: IMAGE-1", "A"),
+        ("BETTER IMAGE: [2]", "B"),
+        ("**BETTER IMAGE:** 2", "B"),
+        ("BETTER IMAGE:2", "B"),
+        ("The better image is image 1. BETTER IMAGE: 2", "B"),
+        ("Image 2", "invalid"),  # no header: MJ-Bench reads nothing either
     ],
 )
 def test_mjbench_answers(text, side):

@@ -57,3 +57,13 @@ class Command(BaseCommand):
             f"{result['images']['new']} new images ({result['images']['reused']} reused), "
             f"{result['ratings']} ratings in {result['seconds']} s."
         )
+        if summary.in_other_tasks:
+            self.stdout.write(
+                f"{summary.in_other_tasks} records were already in another task of the project "
+                "with the same content: each stays in its first task (a pair has one task)."
+            )
+        if summary.derived_ids:
+            self.stdout.write(
+                f"{summary.derived_ids} records had no id: each got mjbench-<hash of its caption "
+                "and image names>, the same on every import."
+            )
