@@ -78,6 +78,16 @@ def parse_score(text: str, low: float, high: float) -> float | None:
     return score if low <= score <= high else None
 
 
+def side_from_scores(score_a: float | None, score_b: float | None) -> str:
+    """A pointwise verdict: the higher score's side, a tie when equal (MJ-Bench's `get_pred` at
+    its threshold 0.0), invalid without both scores."""
+    if score_a is None or score_b is None:
+        return INVALID
+    if score_a == score_b:
+        return TIE
+    return FIRST if score_a > score_b else SECOND
+
+
 def parse_answer(text: str, answer_format: str) -> str:
     if answer_format == "mjbench":
         return parse_mjbench_answer(text)

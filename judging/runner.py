@@ -37,7 +37,7 @@ from judging.models import (
     PromptTemplate,
     Verdict,
 )
-from judging.parsing import parse_answer, parse_score
+from judging.parsing import parse_answer, parse_score, side_from_scores
 from judging.prompts import (
     Message,
     build_message,
@@ -238,15 +238,6 @@ def _pointwise_verdict(run, template, trial: Trial, outcomes: list, seconds: flo
     )
     row.choice = side_from_scores(row.score_a, row.score_b)
     return row
-
-
-def side_from_scores(score_a: float | None, score_b: float | None) -> str:
-    """A pointwise verdict: the higher score's side, a tie when equal, invalid without both."""
-    if score_a is None or score_b is None:
-        return Verdict.Choice.INVALID
-    if score_a == score_b:
-        return Verdict.Choice.TIE
-    return Verdict.Choice.A if score_a > score_b else Verdict.Choice.B
 
 
 def _total(values) -> int | None:

@@ -5,6 +5,12 @@ The i-th entry of a list is sample i. `reverse` verdicts were given with B shown
 their letter is flipped to canonical. A letter other than A/B (or a tie word) is `invalid`;
 an empty or missing judgement is a failed call: stored with an error, counted as missing.
 Re-importing overwrites the same (judge, pair, order, sample) verdicts, never duplicates them.
+
+`strict_mmrb2` reads exactly as MMRB2's `compute_accuracy.py` scores (README, "Prediction
+files"): the first sample of each order only; "A" and "B" as written (no case folding, no
+whitespace stripped), any other truthy judgement a wrong answer (`invalid`), a falsy one (empty,
+null, 0, false) not counted (a failed call); ids the project does not know are skipped, as the
+scorer never looks at them.
 """
 
 import json
@@ -37,24 +43,49 @@ def canonical_choice(judgement: object, order: str) -> tuple[str | None, str]:
     return Verdict.Choice.INVALID, ""
 
 
-def verdicts_import(
-    path: Path | str, *, project_slug: str, task_slug: str, judge_name: str
-) -> dict:
-    started = time.perf_counter()
-    path = Path(path)
-    predictions = _load(path)
-    for number, item in enumerate(predictions.items(), start=1):
-        require_storable_text(dict([item]), number)  # before any query sees the ids
+def strict_choice(judgement: object, order: str) -> tuple[str | None, str]:
+    """(choice, error) as MMRB2's scorer reads a judgement: exact letters, truthiness."""
+    if not judgement:
+        return None, "falsy judgement: MMRB2's scorer does not count it"
+    if judgement in OTHER_SIDE:
+        return canonical_side(judgement, order == "reverse"), ""
+    return Verdict.Choice.INVALID, ""
+
+
+def import_target(project_slug: str, task_slug: str) -> tuple[Project, Task]:
     project = Project.objects.filter(slug=project_slug).first()
     if project is None:
         raise ImportFailed(f"project {project_slug!r} does not exist; import its pairs first")
     task = Task.objects.filter(project=project, slug=task_slug).first()
     if task is None:
         raise ImportFailed(f"task {task_slug!r} does not exist in project {project_slug!r}")
-    pair_ids = _pair_ids(project, task, predictions)
+    return project, task
+
+
+def verdicts_import(
+    path: Path | str,
+    *,
+    project_slug: str,
+    task_slug: str,
+    judge_name: str,
+    strict_mmrb2: bool = False,
+) -> dict:
+    started = time.perf_counter()
+    path = Path(path)
+    predictions = load_json_file(
+        path, dict, "an MMRB2 prediction file: {PAIR_ID: {forward, reverse}}"
+    )
+    for number, item in enumerate(predictions.items(), start=1):
+        require_storable_text(dict([item]), number)  # before any query sees the ids
+    project, task = import_target(project_slug, task_slug)
+    pair_ids = _pair_ids(project, task, predictions, skip_unknown=strict_mmrb2)
+    skipped = [external_id for external_id in predictions if external_id not in pair_ids]
+    read = strict_choice if strict_mmrb2 else canonical_choice
 
     rows = []
     for number, (external_id, entry) in enumerate(predictions.items(), start=1):
+        if external_id not in pair_ids:
+            continue
         if not isinstance(entry, dict):
             raise ImportFailed(
                 f"pair {external_id!r}: expected an object with forward/reverse", number
@@ -63,15 +94,14 @@ def verdicts_import(
             samples = entry.get(order, [])
             if not isinstance(samples, list):
                 raise ImportFailed(f"pair {external_id!r}: {order!r} must be a list", number)
-            for sample, item in enumerate(samples):
+            for sample, item in enumerate(samples[:1] if strict_mmrb2 else samples):
                 if not isinstance(item, dict):
                     raise ImportFailed(
                         f"pair {external_id!r}: {order}[{sample}] must be an object with "
                         f"a 'judgement'",
                         number,
                     )
-                judgement = item.get("judgement")
-                choice, error = canonical_choice(judgement, order)
+                choice, error = read(item.get("judgement"), order)
                 rows.append(
                     Verdict(
                         pair_id=pair_ids[external_id],
@@ -83,6 +113,28 @@ def verdicts_import(
                     )
                 )
 
+    judge, run = verdicts_store(rows, project, task, judge_name, path.name)
+    counts = {choice: 0 for choice in ("A", "B", "tie", "invalid", "failed")}
+    for row in rows:
+        counts[row.choice or "failed"] += 1
+    return {
+        "project": project.slug,
+        "task": task.slug,
+        "judge": judge.name,
+        "pairs": len(predictions) - len(skipped),
+        "verdicts": len(rows),
+        "choices": counts,
+        "strict_mmrb2": strict_mmrb2,
+        "skipped_unknown_ids": len(skipped),
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+
+
+def verdicts_store(
+    rows: list[Verdict], project, task, judge_name: str, source: str, pointwise_scale: str = ""
+):
+    """Store imported verdicts as one finished `import` run of the (external) judge, as
+    upserts on the trial: a re-import replaces, never duplicates. Returns (judge, run)."""
     with transaction.atomic():
         judge = judge_get_or_create_external(judge_name, project)
         run = JudgeRun.objects.create(
@@ -92,8 +144,9 @@ def verdicts_import(
             samples=max((r.sample for r in rows), default=0) + 1,
             status=JudgeRun.Status.FINISHED,
             purpose=JudgeRun.Purpose.IMPORT,
+            pointwise_scale=pointwise_scale,
             trials=len(rows),
-            source=path.name,
+            source=source[:255],
             finished_at=timezone.now(),
         )
         for row in rows:
@@ -104,23 +157,21 @@ def verdicts_import(
             batch_size=1000,
             update_conflicts=True,
             unique_fields=["judge", "pair", "order", "sample"],
-            update_fields=["choice", "error", "raw_output", "run", "created_at"],
+            update_fields=[
+                "choice",
+                "score_a",
+                "score_b",
+                "error",
+                "raw_output",
+                "run",
+                "created_at",
+            ],
         )
-    counts = {choice: 0 for choice in ("A", "B", "tie", "invalid", "failed")}
-    for row in rows:
-        counts[row.choice or "failed"] += 1
-    return {
-        "project": project.slug,
-        "task": task.slug,
-        "judge": judge.name,
-        "pairs": len(predictions),
-        "verdicts": len(rows),
-        "choices": counts,
-        "seconds": round(time.perf_counter() - started, 2),
-    }
+    return judge, run
 
 
-def _load(path: Path) -> dict:
+def load_json_file(path: Path, kind: type, expected: str):
+    """The file's JSON value, bounded in depth; `kind` (dict or list) and not empty."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -132,19 +183,24 @@ def _load(path: Path) -> dict:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ImportFailed(f"{path.name} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or not data:
-        raise ImportFailed("expected an MMRB2 prediction file: {PAIR_ID: {forward, reverse}}")
+    if not isinstance(data, kind) or not data:
+        raise ImportFailed(f"expected {expected}")
     return data
 
 
-def _pair_ids(project: Project, task: Task, predictions: dict) -> dict[str, int]:
+def _pair_ids(project: Project, task: Task, predictions: dict, skip_unknown=False) -> dict:
     rows = Pair.objects.filter(project=project).values_list("external_id", "id", "task_id")
     known = {external_id: (pair_id, task_id) for external_id, pair_id, task_id in rows}
+    wanted = {}
     for number, external_id in enumerate(predictions, start=1):
+        in_task = external_id in known and known[external_id][1] == task.id
+        if skip_unknown and not in_task:
+            continue  # MMRB2's scorer reads only the ids of the task's benchmark file
         if external_id not in known:
             raise ImportFailed(
                 f"pair id {external_id!r} is unknown to project {project.slug!r}", number
             )
         if known[external_id][1] != task.id:
             raise ImportFailed(f"pair id {external_id!r} is not in task {task.slug!r}", number)
-    return {external_id: ids[0] for external_id, ids in known.items()}
+        wanted[external_id] = known[external_id][0]
+    return wanted
