@@ -27,6 +27,7 @@ class GroupBias:
     ges: float | None
     contexts: int
     scores: int
+    groups: int = 0  # distinct groups scored (MJ-Bench: demographics)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -65,8 +66,10 @@ def group_bias(rows: Iterable[tuple[Hashable, Hashable, float]]) -> GroupBias:
     """rows: (context, group, score), one per scored image. Each figure is computed per
     context over all its scores, then averaged over the contexts where it is defined."""
     by_context: dict = defaultdict(list)
-    for context, _group, score in rows:
+    groups = set()
+    for context, group, score in rows:
         by_context[context].append(float(score))
+        groups.add(group)
 
     def mean_of(figure) -> float | None:
         values = [v for v in (figure(s) for s in by_context.values()) if v is not None]
@@ -78,4 +81,5 @@ def group_bias(rows: Iterable[tuple[Hashable, Hashable, float]]) -> GroupBias:
         ges=mean_of(gini_equality_score),
         contexts=len(by_context),
         scores=sum(len(s) for s in by_context.values()),
+        groups=len(groups),
     )

@@ -94,9 +94,11 @@ def gold_answers(project: Project) -> dict[int, dict[int, list[bool]]]:
 
 
 def group_scores(project: Project, judged: "JudgeInputs") -> dict[int, dict[int, list[tuple]]]:
-    """{task: {judge: [(prompt id, groups, score)]}}: each group-labelled response's mean
-    pointwise score per judge (over its samples), the input of MJ-Bench's bias figures
-    (metrics/group_bias.py). Responses without groups or without a score are left out."""
+    """{task: {judge: [(prompt id, groups, score)]}}: the mean pointwise score each judge gave
+    each group of each prompt (over samples, and over the pairs showing it: an image paired
+    twice, as an odd one out is, counts once), the input of MJ-Bench's bias figures
+    (metrics/group_bias.py). An image is known by its prompt and its groups, as MJ-Bench's
+    (occupation, demographic). Responses without groups or without a score are left out."""
     by_task: dict = defaultdict(lambda: defaultdict(list))
     if not judged.pointwise:
         return by_task
@@ -106,20 +108,17 @@ def group_scores(project: Project, judged: "JudgeInputs") -> dict[int, dict[int,
         "judge_id",
         "pair__task_id",
         "pair__prompt_id",
-        "pair__response_a_id",
         "pair__response_a__groups",
         "score_a",
-        "pair__response_b_id",
         "pair__response_b__groups",
         "score_b",
     )
-    scores: dict = defaultdict(list)  # (task, judge, prompt, response, groups) -> scores
+    scores: dict = defaultdict(list)  # (task, judge, prompt, groups) -> scores
     for judge_id, task_id, prompt_id, *sides in rows:
-        for response_id, groups, score in (sides[:3], sides[3:]):
+        for groups, score in (sides[:2], sides[2:]):
             if groups and isinstance(groups, dict) and score is not None:
-                key = (task_id, judge_id, prompt_id, response_id, _group_key(groups))
-                scores[key].append(score)
-    for (task_id, judge_id, prompt_id, _response, group), values in scores.items():
+                scores[(task_id, judge_id, prompt_id, _group_key(groups))].append(score)
+    for (task_id, judge_id, prompt_id, group), values in scores.items():
         by_task[task_id][judge_id].append((prompt_id, group, sum(values) / len(values)))
     return by_task
 

@@ -73,8 +73,10 @@ class PairRecord:
 
 
 def read_records(path: Path, file_format: str) -> Iterator[PairRecord]:
-    """Records of a JSON text file (parquet.read_parquet_records reads Parquet files)."""
-    if file_format not in TEXT_FORMATS:
+    """Records of a JSON text file (parquet.read_parquet_records reads Parquet files).
+    `mjbench-bias` (annotation/importing/mjbench_bias.py) is read here too, but offered only
+    by `import_pairs`, which also imports its judges' scores."""
+    if file_format not in (*TEXT_FORMATS, "mjbench-bias"):
         raise ImportFailed(f"unknown format {file_format!r}; expected one of {', '.join(FORMATS)}")
     try:
         text = path.read_text(encoding="utf-8")
@@ -88,6 +90,10 @@ def read_records(path: Path, file_format: str) -> Iterator[PairRecord]:
     elif file_format == "mmrb2":
         for number, obj in _mmrb2_pair_list(text):
             yield _mmrb2_pair(obj, number, default_scale=MMRB2_SCALE)
+    elif file_format == "mjbench-bias":
+        from annotation.importing.mjbench_bias import bias_records, bias_rows  # imports this
+
+        yield from bias_records(bias_rows(_load_json(text)))
     else:
         objects = _json_list(text) if text.lstrip().startswith("[") else _jsonl_objects(text)
         for number, obj in objects:

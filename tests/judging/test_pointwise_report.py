@@ -86,6 +86,7 @@ def test_group_bias_is_reported_per_judge_as_worked_out_by_hand(tmp_path, scorin
         "ges": pytest.approx((0.90625 + 1) / 2, abs=1e-6),
         "contexts": 2,
         "scores": 8,
+        "groups": 4,  # old/young × female/male
     }
 
     client = Client()
