@@ -31,6 +31,12 @@ def agreement(project: Project, tasks: list[Task]) -> dict:
     return {task.slug: _finite(figures.get(task.slug)) for task in tasks}
 
 
+def task_file(slug: str, file_format: str) -> str:
+    """The file of one task in an export: `<task>.jsonl`, `<task>.parquet`, or MMRB2's
+    `<task>.json`."""
+    return f"{slug}.json" if file_format == "mmrb2" else f"{slug}.{file_format}"
+
+
 def manifest(
     project: Project,
     tasks: list[Task],
@@ -66,7 +72,7 @@ def manifest(
                 "aspects": task.aspects,
                 "guidelines": task.guidelines,
                 "pairs": task_pairs[task.slug],
-                "file": f"{task.slug}.{file_format}",
+                "file": task_file(task.slug, file_format),
             }
             for task in tasks
         ],

@@ -6,6 +6,7 @@ from django.db.models import Q
 class ExportJobFormat(models.TextChoices):
     JSONL = "jsonl", "JSONL + image files"
     PARQUET = "parquet", "Parquet (images embedded)"
+    MMRB2 = "mmrb2", "MMRB2 benchmark files + image files"
 
 
 class ExportJobStatus(models.TextChoices):

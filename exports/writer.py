@@ -15,11 +15,12 @@ from annotation.models import Pair, Project, Task
 from exports.errors import ExportRefused
 from exports.images import ImageBytes, ImageFiles
 from exports.jsonl import JsonlTaskWriter
-from exports.manifest import agreement, manifest, write_manifest
+from exports.manifest import agreement, manifest, task_file, write_manifest
+from exports.mmrb2 import Mmrb2TaskWriter
 from exports.rows import task_batches
 from exports.sink import FileLedger
 
-FILE_FORMATS = ("jsonl", "parquet")
+FILE_FORMATS = ("jsonl", "parquet", "mmrb2")
 
 
 @dataclass
@@ -122,6 +123,8 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
     try:
         if file_format == "jsonl":
             images, writer_class = ImageFiles(ledger), JsonlTaskWriter
+        elif file_format == "mmrb2":
+            images, writer_class = ImageFiles(ledger), Mmrb2TaskWriter
         else:
             # pyarrow costs some 60 MB: only processes that write Parquet load it.
             from exports.parquet import ParquetTaskWriter
@@ -129,14 +132,20 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
             images, writer_class = ImageBytes(), ParquetTaskWriter
         summary = ExportSummary(project=project.slug, file_format=file_format, out="")
         tally = {"by_status": Counter(), "by_decided_by": Counter()}
+        if file_format == "mmrb2":
+            # Pairs without a side are left out of MMRB2's files and counted here.
+            tally["left_out"] = Counter()
         for task in tasks:
-            writer = writer_class(ledger, f"{task.slug}.{file_format}", images)
+            writer = writer_class(ledger, task_file(task.slug, file_format), images)
             try:
                 counts = _write_task(project, task, writer, options, tally)
             except BaseException:
                 writer.abort()
                 raise
             writer.close()
+            if isinstance(writer, Mmrb2TaskWriter):
+                counts["left_out"] = dict(sorted(writer.left_out.items()))
+                tally["left_out"].update(writer.left_out)
             summary.tasks[task.slug] = counts
             summary.pairs += counts["pairs"]
             summary.ratings += counts["ratings"]
@@ -163,11 +172,14 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
 
 
 def _write_task(project, task, writer, options: dict, tally: dict) -> dict:
-    statuses = [Pair.Status.KEPT, *([Pair.Status.DROPPED] if options["include_dropped"] else [])]
+    # MMRB2's files read the dropped pairs too, to count them as left out.
+    with_dropped = options["include_dropped"] or isinstance(writer, Mmrb2TaskWriter)
+    statuses = [Pair.Status.KEPT, *([Pair.Status.DROPPED] if with_dropped else [])]
+    keeps = getattr(writer, "keeps", lambda row: True)
     counts = {"pairs": 0, "ratings": 0}
     for batch in task_batches(project, task, statuses, with_verdicts=options["with_verdicts"]):
         writer.write(batch)
-        for row in batch.rows:
+        for row in filter(keeps, batch.rows):
             counts["pairs"] += 1
             counts["ratings"] += len(row["ratings"])
             tally["by_status"][row["status"]] += 1
