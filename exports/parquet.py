@@ -9,6 +9,7 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from annotation.placeholders import parts_to_text
 from exports.images import ImageBytes
 from exports.rows import RowBatch
 from exports.sink import FileLedger
@@ -89,9 +90,8 @@ def _dumps(value) -> str:
 
 
 def _text(parts: list | None) -> str | None:
-    if parts is None:
-        return None
-    return "\n\n".join(value for kind, value in parts if kind == "text")
+    """MMRB2's Hugging Face text column: `<image_N>` where the N-th image goes."""
+    return None if parts is None else parts_to_text(parts)
 
 
 class ParquetTaskWriter:

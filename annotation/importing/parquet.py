@@ -3,7 +3,8 @@
 Three layouts, told apart by their columns:
 - Arbiter's export: the `*_content` JSON columns give the exact interleaving of text and
   images, the other JSON columns are decoded, and the row is then read like a native row.
-- MMRB2's Hugging Face layout: content is the text (when not empty) followed by the images.
+- MMRB2's Hugging Face layout: the text's `<image_N>` placeholders say where the images go
+  (annotation/placeholders.py); a text without any is followed by all the images.
 - MJ-Bench's Hugging Face layout: `caption`, `image0`, `image1` (one image each) and `label`
   (or `label_0`), read like an MJ-Bench JSON row (formats.py).
 Image columns are Hugging Face `Sequence(Image())`, list<struct<bytes, path>>. Only the bytes
@@ -38,6 +39,7 @@ from annotation.importing.errors import ImportFailed
 from annotation.importing.formats import PairRecord, mjbench_record, mmrb2_record, native_record
 from annotation.importing.images import ImageRejected, StagedImages
 from annotation.importing.limits import max_text_chars, require_json_depth
+from annotation.placeholders import text_to_parts
 
 # Rows per batch: a batch with its images is what the reader holds in memory.
 BATCH_ROWS = 16
@@ -266,13 +268,12 @@ def _hugging_face_row(row: dict, number: int, staged: StagedImages) -> PairRecor
         text = row.get(f"{prefix}_text") or ""
         if not isinstance(text, str):
             raise ImportFailed(f"column '{prefix}_text' must hold text", number)
-        parts = [["text", text]] if text else []
-        column = f"{prefix}_images"
+        column, names = f"{prefix}_images", []
         for index, image in enumerate(_image_list(row, column, number)):
             name = f"{column}[{index}]"
             embedded[name] = _image_bytes(image, name, number)
-            parts.append(["image", name])
-        return parts
+            names.append(name)
+        return text_to_parts(text, names)  # the images where its <image_N> say
 
     annotations = row.get("human_annotations")
     if isinstance(annotations, str):

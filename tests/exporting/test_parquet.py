@@ -48,7 +48,11 @@ EXPECTED_TYPES = {
 
 
 def _text(parts):
-    return None if parts is None else "\n\n".join(v for k, v in parts if k == "text")
+    """Texts and MMRB2's `<image_N>` placeholders (numbered from 1), by blank lines."""
+    if parts is None:
+        return None
+    numbers = iter(range(1, len(parts) + 1))
+    return "\n\n".join(v if k == "text" else f"<image_{next(numbers)}>" for k, v in parts)
 
 
 def _image_paths(parts):

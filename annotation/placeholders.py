@@ -1,0 +1,40 @@
+"""Interleaved content as MMRB2's Hugging Face layout writes it: one text with `<image_N>`
+placeholders where the images go, and the images in a list beside it. Plain Python.
+
+MMRB2's own converter (`benchmark/build_from_hf.py`) splits the text on `<image_(\\d+)>`,
+strips each text piece and drops empty ones, and gives each placeholder the next image in the
+list (the number itself is not used); a text without placeholders gets all the images after
+it. Arbiter writes placeholders numbered from 1, joined to the text by blank lines, and reads
+them by that rule, except that images left over after the last placeholder are appended
+rather than dropped (nothing is lost)."""
+
+import re
+
+PLACEHOLDER = re.compile(r"<image_(\d+)>")
+_SEPARATOR = "\n\n"
+
+
+def parts_to_text(parts: list) -> str:
+    """The text column of a part list: texts, and `<image_N>` for the N-th image."""
+    pieces, number = [], 0
+    for kind, value in parts:
+        if kind == "image":
+            number += 1
+            pieces.append(f"<image_{number}>")
+        else:
+            pieces.append(value)
+    return _SEPARATOR.join(pieces)
+
+
+def text_to_parts(text: str, images: list) -> list:
+    """A part list from a text column and its images (in order), by MMRB2's rule."""
+    if not PLACEHOLDER.search(text or ""):
+        return ([["text", text]] if text else []) + [["image", image] for image in images]
+    parts, pending = [], list(images)
+    for index, piece in enumerate(PLACEHOLDER.split(text)):
+        if index % 2 == 0:
+            if piece.strip():
+                parts.append(["text", piece.strip()])
+        elif pending:
+            parts.append(["image", pending.pop(0)])
+    return parts + [["image", image] for image in pending]
