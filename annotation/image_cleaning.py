@@ -40,7 +40,7 @@ class _Malformed(ValueError):
 def image_bytes_clean(data: bytes) -> tuple[bytes, str]:
     """The image without its metadata, and its media type (the format does not change)."""
     with Image.open(io.BytesIO(data)) as image:
-        image_format = (image.format or "").upper()
+        image_format = _saved_as(image.format)
         size = image.size
     strip = _STRIPPERS.get(image_format)
     if strip is None:
@@ -126,6 +126,12 @@ def _write_once(clean_name: str, data: bytes, same_as: str | None) -> None:
 # -- checks and the Pillow fallback ------------------------------------------------------------
 
 
+def _saved_as(image_format: str | None) -> str:
+    """The format an image is kept and sent in: a phone's MPO is a JPEG (its first frame)."""
+    image_format = (image_format or "").upper()
+    return "JPEG" if image_format == "MPO" else image_format
+
+
 def _decodes(data: bytes, size: tuple[int, int]) -> bool:
     try:
         with Image.open(io.BytesIO(data)) as image:
@@ -139,8 +145,9 @@ def _reencode(data: bytes) -> bytes:
     """Orientation applied, pixels re-encoded, and only the ICC profile (and what decoding
     needs) carried over."""
     with Image.open(io.BytesIO(data)) as image:
-        image_format = image.format
-        frames = getattr(image, "n_frames", 1)
+        image_format = _saved_as(image.format)
+        # An MPO's other frames are the phone's extra pictures: the first one is the image.
+        frames = 1 if image.format == "MPO" else getattr(image, "n_frames", 1)
         icc = image.info.get("icc_profile")
         transparency = image.info.get("transparency")
         params: dict = {}

@@ -139,6 +139,10 @@ def inspect_image_bytes(data: bytes, name: str, allowed_formats, max_pixels: int
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as image:
                 image_format = (image.format or "").upper()
+                # Phones' JPEGs carry a second image (MPF): Pillow calls them MPO. They are
+                # JPEG to every browser and API (the first frame); stored and sent as JPEG.
+                if image_format == "MPO":
+                    image_format = "JPEG"
                 if image_format not in allowed_formats:
                     raise ImageRejected(
                         f"image {name!r} is {image_format or 'an unknown format'}; "

@@ -341,3 +341,37 @@ def test_judges_receive_clean_images(dirty):
                 media_type = header.removeprefix("data:").removesuffix(";base64")
                 sent.append((media_type, base64.b64decode(encoded)))
     _assert_judge_images_clean(sent)
+
+
+def _mpo(orientation: int = 1) -> bytes:
+    """A phone's JPEG: two frames in an MPO (Pillow writes the MPF index), EXIF on the first."""
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    exif[0x0131] = "SecretGen"
+    buffer = io.BytesIO()
+    first, second = _pattern(), Image.new("RGB", (40, 30), (255, 0, 0))
+    first.save(buffer, "MPO", save_all=True, append_images=[second], exif=exif.tobytes())
+    return buffer.getvalue()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("orientation", [1, 6])
+def test_a_phone_mpo_is_a_jpeg_of_its_first_frame(orientation, tmp_path, settings):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    original = _mpo(orientation)
+    with Image.open(io.BytesIO(original)) as image:
+        assert image.format == "MPO" and image.n_frames == 2
+    (tmp_path / "phone.jpg").write_bytes(original)
+    record = mmrb2_pair("phone", image_a="phone.jpg", image_b="phone.jpg")
+    pairs_import(write_jsonl(tmp_path / "p.jsonl", [record]), project_slug="mpo",
+                 task_slug="t2i", images_dir=tmp_path)  # fmt: skip
+    asset = Asset.objects.get()
+    assert asset.format == "JPEG" and asset.content_type == "image/jpeg"
+    assert asset.file.read() == original  # stored as it came; exports keep it
+    cleaned, media_type = image_bytes_clean(original)
+    assert media_type == "image/jpeg"
+    assert_clean(cleaned)
+    with Image.open(io.BytesIO(cleaned)) as image:
+        assert image.format == "JPEG" and getattr(image, "n_frames", 1) == 1
+        assert image.size == ((30, 40) if orientation == 6 else (40, 30))
+        assert image.convert("RGB").getpixel((0, 0))[0] < 200  # the pattern, not the red frame
