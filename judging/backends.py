@@ -18,11 +18,11 @@ from django.utils import timezone
 from judging.models import (
     API_BACKENDS,
     POINTWISE_SCALES,
-    SAMPLING_RANGES,
     Judge,
     PromptTemplateAnswerFormat,
 )
 from judging.prompts import Message
+from judging.sampling import request_sampling
 from judging.selectors import connection_allows
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -151,19 +151,6 @@ def _data_url(media_type: str, encoded: str) -> str:
     return f"data:{media_type};base64,{encoded}"
 
 
-def _sampling(judge: Judge, sample: int) -> dict:
-    """The judge's sampling parameters for one call. Only the known numeric ones: a row saved
-    before they were checked (or by hand) cannot put anything else into the request."""
-    params = {
-        key: value
-        for key, value in (judge.sampling or {}).items()
-        if key in SAMPLING_RANGES and isinstance(value, int | float) and not isinstance(value, bool)
-    }
-    if isinstance(params.get("seed"), int):
-        params["seed"] += sample  # K samples must not be K copies of one answer
-    return params
-
-
 async def call_openai(client, judge: Judge, message: Message, sample: int) -> Reply:
     content = []
     for kind, value in message.parts:
@@ -175,7 +162,7 @@ async def call_openai(client, judge: Judge, message: Message, sample: int) -> Re
     if key := api_key(judge):
         headers["Authorization"] = f"Bearer {key}"
     body = {
-        **_sampling(judge, sample),
+        **request_sampling("openai", judge.model, judge.sampling, sample),
         "model": judge.model,
         "messages": [{"role": "user", "content": content}],
     }
@@ -203,12 +190,9 @@ async def call_anthropic(client, judge: Judge, message: Message, sample: int) ->
     headers = {"anthropic-version": ANTHROPIC_VERSION}
     if key := api_key(judge):
         headers["x-api-key"] = key
-    params = _sampling(judge, sample)
-    params.pop("seed", None)  # not an Anthropic parameter
     body = {
-        **params,
+        **request_sampling("anthropic", judge.model, judge.sampling, sample),
         "model": judge.model,
-        "max_tokens": params.pop("max_tokens", 1024),
         "messages": [{"role": "user", "content": content}],
     }
     url = judge.connection.base_url.rstrip("/") + "/v1/messages"

@@ -18,6 +18,7 @@ SAMPLING_RANGES = {
     "top_p": (0.0, 1.0),
     "top_k": (1, 1000),
     "max_tokens": (1, 65_536),
+    "max_completion_tokens": (1, 65_536),
     "seed": (0, 2**31 - 1),
 }
 

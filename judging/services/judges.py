@@ -25,6 +25,7 @@ from judging.models import (
     Verdict,
 )
 from judging.prompts import BUILT_IN
+from judging.sampling import sampling_problem
 from judging.selectors import connection_allows
 
 EDITABLE_FIELDS = (
@@ -39,7 +40,7 @@ EDITABLE_FIELDS = (
     "price_input_per_mtok",
     "price_output_per_mtok",
 )
-_INTEGER_SAMPLING = {"top_k", "max_tokens", "seed"}
+_INTEGER_SAMPLING = {"top_k", "max_tokens", "max_completion_tokens", "seed"}
 
 
 def sampling_check(sampling) -> dict:
@@ -151,6 +152,8 @@ def judge_save(
         for field, value in changes.items():
             setattr(judge, field, value)
         _connection_check(judge)
+        if problem := sampling_problem(judge.backend, judge.model, judge.sampling or {}):
+            raise ValidationError({"sampling": problem})
         if check_ready:
             judge_ready_check(judge)
         judge.full_clean()

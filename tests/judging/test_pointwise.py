@@ -101,7 +101,7 @@ def test_a_failed_response_call_fails_the_trial_and_a_resume_asks_for_both_again
     scoring_server, pairs_task
 ):
     judge = openai_judge(scoring_server, templates={"t2i": "pointwise-1-5"})
-    scoring_server.queue(status(400), status(400))  # the first request fails, not retried
+    scoring_server.queue(status(400))  # one request fails (not retried): its trial fails
     run = judge_run_start(judge, pairs_task.project)
     failed = list(Verdict.objects.filter(judge=judge, choice__isnull=True))
     assert len(failed) == 1
