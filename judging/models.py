@@ -248,6 +248,9 @@ class Verdict(models.Model):
     template = models.ForeignKey(
         "judging.PromptTemplate", null=True, blank=True, on_delete=models.PROTECT
     )
+    # What was changed in the images to fit the API's limits (judging/image_limits.py): one
+    # entry per image scaled or re-encoded for this request, never for storage.
+    images_adapted = models.JSONField(default=list, blank=True)
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
     input_tokens = models.PositiveIntegerField(null=True, blank=True)
     output_tokens = models.PositiveIntegerField(null=True, blank=True)

@@ -9,14 +9,9 @@ stored with their error and are called again by the next resume or rerun.
 """
 
 import asyncio
-import base64
-import json
 import logging
-import threading
 import time
-from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 import aiohttp
 from django.conf import settings
@@ -24,10 +19,11 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.image_cleaning import clean_asset_bytes
-from annotation.models import Asset, Pair
+from annotation.models import Pair
 from annotation.scale import canonical_side
 from judging.backends import call_backend
+from judging.contents import PairContents, Trial
+from judging.image_limits import TooManyImages
 from judging.limits import limits_for
 from judging.models import (
     POINTWISE_SCALES,
@@ -39,9 +35,6 @@ from judging.models import (
 )
 from judging.parsing import parse_answer, parse_score, side_from_scores
 from judging.prompts import (
-    Message,
-    build_message,
-    build_pointwise_message,
     is_pointwise,
     run_template_stored,
 )
@@ -55,13 +48,6 @@ _FLUSH_SECONDS = 0.5
 _FLUSH_ROWS = 200
 _BASELINES = (Judge.Backend.ALWAYS_A, Judge.Backend.RANDOM)
 RETRY_POLICY = RetryPolicy()
-
-
-@dataclass(frozen=True)
-class Trial:
-    pair_id: int
-    order: str
-    sample: int
 
 
 def trial_orders(template: PromptTemplate) -> tuple[str, ...]:
@@ -96,73 +82,6 @@ def chunk_tally(chunk: JudgeRunChunk) -> dict:
     )
 
 
-class _PairContents:
-    """What the judge sees of each pair. A pair's parts (images read and base64-encoded once)
-    are kept while trials of the pair remain, so both orders and all samples share them."""
-
-    def __init__(self, pairs: list[Pair], trials: list[Trial]):
-        shas = {
-            value
-            for pair in pairs
-            for content in (pair.prompt.content, pair.response_a.content, pair.response_b.content)
-            for kind, value in (content or [])
-            if kind == "image"
-        }
-        self.assets = {
-            sha: (name, f"image/{fmt.lower()}")
-            for sha, name, fmt in Asset.objects.filter(sha256__in=shas).values_list(
-                "sha256", "file", "format"
-            )
-        }
-        self.pairs = {pair.pk: pair for pair in pairs}
-        self._uses = Counter(trial.pair_id for trial in trials)
-        self._cache: dict[int, tuple[list, list, list]] = {}
-        self._lock = threading.Lock()
-
-    def _parts(self, content) -> list:
-        parts = []
-        for kind, value in content or []:
-            if kind == "text":
-                parts.append(("text", value))
-            elif value in self.assets:
-                name, media_type = self.assets[value]
-                # Cleaned like annotators' copies: metadata often names the generator.
-                encoded = base64.b64encode(clean_asset_bytes(value, name)).decode()
-                parts.append(("image", (media_type, encoded)))
-            else:
-                parts.append(("text", "[image missing]"))
-        return parts
-
-    def _pair_parts(self, pair: Pair) -> tuple[list, list, list]:
-        with self._lock:
-            cached = self._cache.get(pair.pk)
-        if cached is None:
-            prompt = pair.prompt
-            if prompt.content is None:
-                about = json.dumps(prompt.metadata, ensure_ascii=False)
-                prompt_parts = [("text", f"(prompt not provided; source {prompt.source}: {about})")]
-            else:
-                prompt_parts = self._parts(prompt.content)
-            a, b = self._parts(pair.response_a.content), self._parts(pair.response_b.content)
-            cached = (prompt_parts, a, b)
-        with self._lock:
-            self._uses[pair.pk] -= 1
-            if self._uses[pair.pk] > 0:
-                self._cache[pair.pk] = cached
-            else:
-                self._cache.pop(pair.pk, None)
-        return cached
-
-    def messages(self, template: PromptTemplate, trial: Trial) -> list[Message]:
-        """The trial's requests: one for a pairwise trial, one per response (A, then B) for a
-        pointwise one. Blocking (may read image files): call through asyncio.to_thread."""
-        prompt_parts, a, b = self._pair_parts(self.pairs[trial.pair_id])
-        if trial.order == Verdict.Order.POINTWISE:
-            return [build_pointwise_message(template.body, prompt_parts, side) for side in (a, b)]
-        first, second = (a, b) if trial.order == Verdict.Order.FORWARD else (b, a)
-        return [build_message(template.body, prompt_parts, first, second)]
-
-
 class _VerdictWriter:
     """Writes batches from one dedicated thread (Django connections are per thread)."""
 
@@ -175,7 +94,7 @@ class _VerdictWriter:
         failed = [row for row in rows if row.choice is None]
         unique = ["judge", "pair", "order", "sample"]
         fields = ["choice", "score_a", "score_b", "error", "raw_output", "run", "template"]
-        fields += ["latency_ms"]
+        fields += ["latency_ms", "images_adapted"]
         fields += ["input_tokens", "output_tokens", "created_at"]
         Verdict.objects.bulk_create(
             answered, update_conflicts=True, unique_fields=unique, update_fields=fields
@@ -283,9 +202,9 @@ async def _execute(run, trials, contents, templates, writer) -> bool:
                 template = templates[contents.pairs[trial.pair_id].task_id]
                 trial_key = f"{trial.pair_id}:{trial.order}:{trial.sample}"
                 try:
-                    messages = await asyncio.to_thread(contents.messages, template, trial)
-                except OSError as error:  # an image file gone from the media folder
-                    outcome = Outcome(None, f"cannot read the pair's content: {error}", 0)
+                    messages, adapted = await asyncio.to_thread(contents.messages, template, trial)
+                except (OSError, TooManyImages) as error:  # a file gone; more than the API takes
+                    outcome = Outcome(None, f"cannot send the pair's content: {error}", 0)
                     outcomes = [outcome] * (2 if trial.order == Verdict.Order.POINTWISE else 1)
                     pending.append(_verdict(run, template, trial, outcomes, 0.0))
                     return
@@ -312,9 +231,9 @@ async def _execute(run, trials, contents, templates, writer) -> bool:
                         return
                     started = time.perf_counter()
                     outcomes = await asyncio.gather(*map(call, messages, keys))
-                pending.append(
-                    _verdict(run, template, trial, outcomes, time.perf_counter() - started)
-                )
+                verdict = _verdict(run, template, trial, outcomes, time.perf_counter() - started)
+                verdict.images_adapted = adapted
+                pending.append(verdict)
 
         async def flush_periodically():
             while True:
@@ -365,7 +284,9 @@ def chunk_execute(chunk: JudgeRunChunk) -> bool:
         writer = _VerdictWriter(chunk)
         try:
             completed = asyncio.run(
-                _execute(run, trials, _PairContents(pairs, trials), templates, writer)
+                _execute(
+                    run, trials, PairContents(pairs, trials, run.judge.backend), templates, writer
+                )
             )
         finally:
             writer.close()

@@ -17,7 +17,9 @@ from annotation.image_cleaning import image_bytes_clean
 from annotation.models import Asset, Membership, Pair, Project
 from annotation.services.pair_import import pairs_import
 from devtools.fake_llm import FakeLLMServer
-from judging import runner
+from judging.contents import PairContents, Trial
+from judging.models import Judge
+from judging.prompts import run_template_stored
 from judging.services.runs import judge_run_start
 from tests.api.conftest import token_client
 from tests.exporting.helpers import files_under, run_export
@@ -317,9 +319,11 @@ def _assert_judge_images_clean(sent) -> None:
 def test_the_judge_message_is_built_from_clean_images(dirty):
     project, originals, annotator, lead = dirty
     pair = Pair.objects.select_related("prompt", "response_a", "response_b").get(project=project)
-    contents = runner._PairContents([pair], [runner.Trial(pair.pk, "forward", 0)])
-    _prompt, a, b = contents._pair_parts(pair)
-    _assert_judge_images_clean(_sent_images(a + b))
+    trial = Trial(pair.pk, "forward", 0)
+    template = run_template_stored(Judge(name="x", backend="openai"), "t2i", project)
+    [message], adapted = PairContents([pair], [trial], "openai").messages(template, trial)
+    _assert_judge_images_clean(_sent_images(message.parts))
+    assert adapted == []  # small images: sent as they are (cleaned)
 
 
 @pytest.mark.django_db(transaction=True)
