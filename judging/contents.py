@@ -69,18 +69,21 @@ class PairContents:
                 parts.append(("text", "[image missing]"))
         return parts
 
+    def _prompt_parts(self, pair: Pair) -> list:
+        prompt = pair.prompt
+        if prompt.content is None:
+            about = json.dumps(prompt.metadata, ensure_ascii=False)
+            return [("text", f"(prompt not provided; source {prompt.source}: {about})")]
+        return self._parts(prompt.content)
+
+    def _response_parts(self, pair: Pair) -> tuple[list, list]:
+        return self._parts(pair.response_a.content), self._parts(pair.response_b.content)
+
     def _pair_entry(self, pair: Pair) -> tuple[tuple[list, list, list], dict]:
         with self._lock:
             cached = self._cache.get(pair.pk)
         if cached is None:
-            prompt = pair.prompt
-            if prompt.content is None:
-                about = json.dumps(prompt.metadata, ensure_ascii=False)
-                prompt_parts = [("text", f"(prompt not provided; source {prompt.source}: {about})")]
-            else:
-                prompt_parts = self._parts(prompt.content)
-            a, b = self._parts(pair.response_a.content), self._parts(pair.response_b.content)
-            cached = ((prompt_parts, a, b), {})
+            cached = ((self._prompt_parts(pair), *self._response_parts(pair)), {})
         with self._lock:
             self._uses[pair.pk] -= 1
             if self._uses[pair.pk] > 0:
@@ -93,26 +96,37 @@ class PairContents:
         """The trial's requests (one for a pairwise trial, one per response, A then B, for a
         pointwise one) and what was changed in their images to fit the API. Blocking (reads
         image files): call through asyncio.to_thread. Raises TooManyImages."""
-        (prompt_parts, a, b), encoded = self._pair_entry(self.pairs[trial.pair_id])
-        if trial.order == Verdict.Order.POINTWISE:
-            drafts = [build_pointwise_message(template.body, prompt_parts, side) for side in (a, b)]
-        else:
-            first, second = (a, b) if trial.order == Verdict.Order.FORWARD else (b, a)
-            drafts = [build_message(template.body, prompt_parts, first, second)]
+        parts, encoded = self._pair_entry(self.pairs[trial.pair_id])
+        drafts = _drafts(template, trial, *parts)
         adapted: dict[str, dict] = {}
         messages = [self._sendable(draft, encoded, adapted) for draft in drafts]
         return messages, list(adapted.values())
 
+    def request_contents(self, template: PromptTemplate, trial: Trial) -> list[list]:
+        """What identifies each of the trial's requests for the response cache, without
+        reading any image: texts, and images as (sha256, the side they are fitted to)."""
+        pair = self.pairs[trial.pair_id]
+        parts = (self._prompt_parts(pair), *self._response_parts(pair))
+        return [
+            [
+                ["text", value] if kind != "image" else ["image", value.sha256, self._side(draft)]
+                for kind, value in draft.parts
+            ]
+            for draft in _drafts(template, trial, *parts)
+        ]
+
+    def _side(self, draft: Message) -> int | None:
+        images = sum(1 for kind, _ in draft.parts if kind == "image")
+        return None if self.limits is None else self.limits.side_for(images)
+
     def _sendable(self, draft: Message, encoded: dict, adapted: dict) -> Message:
         images = sum(1 for kind, _ in draft.parts if kind == "image")
-        max_side = None
-        if self.limits is not None:
-            if images > self.limits.max_images:
-                raise TooManyImages(
-                    f"the request would hold {images} images; the API takes at most "
-                    f"{self.limits.max_images}"
-                )
-            max_side = self.limits.side_for(images)
+        if self.limits is not None and images > self.limits.max_images:
+            raise TooManyImages(
+                f"the request would hold {images} images; the API takes at most "
+                f"{self.limits.max_images}"
+            )
+        max_side = self._side(draft)
         parts = []
         for kind, value in draft.parts:
             if kind != "image":
@@ -153,3 +167,11 @@ class PairContents:
                     },
                 }
         return media_type, base64.b64encode(data).decode(), change
+
+
+def _drafts(template: PromptTemplate, trial: Trial, prompt_parts, a, b) -> list[Message]:
+    """The trial's messages with images not yet encoded."""
+    if trial.order == Verdict.Order.POINTWISE:
+        return [build_pointwise_message(template.body, prompt_parts, side) for side in (a, b)]
+    first, second = (a, b) if trial.order == Verdict.Order.FORWARD else (b, a)
+    return [build_message(template.body, prompt_parts, first, second)]

@@ -248,6 +248,8 @@ class Verdict(models.Model):
     template = models.ForeignKey(
         "judging.PromptTemplate", null=True, blank=True, on_delete=models.PROTECT
     )
+    # The answer came from the response cache (an identical request paid before): no call.
+    from_cache = models.BooleanField(default=False)
     # What was changed in the images to fit the API's limits (judging/image_limits.py): one
     # entry per image scaled or re-encoded for this request, never for storage.
     images_adapted = models.JSONField(default=list, blank=True)
@@ -323,6 +325,7 @@ class JudgeRunChunk(models.Model):
     ties = models.PositiveIntegerField(default=0)
     invalid = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
+    cached = models.PositiveIntegerField(default=0)  # of the answers: from the response cache
     input_tokens = models.PositiveBigIntegerField(default=0)
     output_tokens = models.PositiveBigIntegerField(default=0)
 
@@ -334,6 +337,23 @@ class JudgeRunChunk(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.run_id} chunk {self.index}"
+
+
+class CachedReply(models.Model):
+    """A judge API's answer to one request, kept so that the identical request is never paid
+    twice, across runs, judges and projects (judging/response_cache.py). `key` is the SHA-256
+    of what identifies the request: the connection's URL and backend, the model, the sampling
+    as sent, the template's text and format, the order, the sample, and the content (texts,
+    and images by their hash and the size they were sent at)."""
+
+    key = models.CharField(max_length=64, primary_key=True)
+    text = models.TextField()
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.key[:12]
 
 
 class PromptTemplateAnswerFormat(models.TextChoices):

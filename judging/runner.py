@@ -12,6 +12,7 @@ import asyncio
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 import aiohttp
 from django.conf import settings
@@ -26,6 +27,7 @@ from judging.contents import PairContents, Trial
 from judging.image_limits import TooManyImages
 from judging.limits import limits_for
 from judging.models import (
+    API_BACKENDS,
     POINTWISE_SCALES,
     Judge,
     JudgeRun,
@@ -38,6 +40,7 @@ from judging.prompts import (
     is_pointwise,
     run_template_stored,
 )
+from judging.response_cache import cached_replies, replies_store, request_identity, request_key
 from judging.retry import Outcome, RetryPolicy, call_with_retries
 from judging.selectors import verdict_tally
 
@@ -89,12 +92,13 @@ class _VerdictWriter:
         self.chunk = chunk
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="verdicts")
 
-    def _write(self, rows: list[Verdict]) -> bool:
+    def _write(self, rows: list[Verdict], replies: list) -> bool:
+        replies_store(replies)
         answered = [row for row in rows if row.choice is not None]
         failed = [row for row in rows if row.choice is None]
         unique = ["judge", "pair", "order", "sample"]
         fields = ["choice", "score_a", "score_b", "error", "raw_output", "run", "template"]
-        fields += ["latency_ms", "images_adapted"]
+        fields += ["latency_ms", "images_adapted", "from_cache"]
         fields += ["input_tokens", "output_tokens", "created_at"]
         Verdict.objects.bulk_create(
             answered, update_conflicts=True, unique_fields=unique, update_fields=fields
@@ -107,10 +111,11 @@ class _VerdictWriter:
             pk=self.chunk.run_id, status=JudgeRun.Status.CANCELLED
         ).exists()
 
-    async def write(self, rows: list[Verdict]) -> bool:
-        """Store the rows; True when the run has been cancelled meanwhile."""
+    async def write(self, rows: list[Verdict], replies: list) -> bool:
+        """Store the rows and the new answers for the response cache; True when the run has
+        been cancelled meanwhile."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, self._write, rows)
+        return await loop.run_in_executor(self.executor, self._write, rows, replies)
 
     def close(self):
         # Resolved inside the writer thread: its own connection, not the caller's.
@@ -177,7 +182,36 @@ def _verdict_row(run: JudgeRun, template, trial: Trial, seconds: float) -> Verdi
     )
 
 
-async def _execute(run, trials, contents, templates, writer) -> bool:
+@dataclass
+class _Cache:
+    """The response cache as a chunk uses it: each trial's request keys, the answers already
+    stored for them (read once, before any call), and the new answers waiting to be stored."""
+
+    keys: dict  # Trial -> [request key, ...]
+    found: dict  # request key -> Reply
+    new: list = field(default_factory=list)  # (request key, Reply)
+
+    def replies(self, trial: Trial) -> list | None:
+        keys = self.keys.get(trial)
+        if keys and all(key in self.found for key in keys):
+            return [self.found[key] for key in keys]
+        return None
+
+
+def _response_cache(run: JudgeRun, trials, contents, templates) -> _Cache | None:
+    if run.judge.backend not in API_BACKENDS:
+        return None  # baselines cost nothing
+    keys = {}
+    for trial in trials:
+        template = templates[contents.pairs[trial.pair_id].task_id]
+        identity = request_identity(run.judge, template, trial.order, trial.sample)
+        keys[trial] = [
+            request_key(identity, content) for content in contents.request_contents(template, trial)
+        ]
+    return _Cache(keys, cached_replies(key for ks in keys.values() for key in ks))
+
+
+async def _execute(run, trials, contents, templates, writer, cache: _Cache | None) -> bool:
     """Run the trials; returns False when stopped by a cancellation."""
     judge = run.judge
     limits = limits_for(judge, settings.REDIS_URL)
@@ -201,6 +235,12 @@ async def _execute(run, trials, contents, templates, writer) -> bool:
                     return
                 template = templates[contents.pairs[trial.pair_id].task_id]
                 trial_key = f"{trial.pair_id}:{trial.order}:{trial.sample}"
+                if cache is not None and (replies := cache.replies(trial)) is not None:
+                    outcomes = [Outcome(reply, "", 0) for reply in replies]
+                    verdict = _verdict(run, template, trial, outcomes, 0.0)
+                    verdict.from_cache = True  # paid before: no call
+                    pending.append(verdict)
+                    return
                 try:
                     messages, adapted = await asyncio.to_thread(contents.messages, template, trial)
                 except (OSError, TooManyImages) as error:  # a file gone; more than the API takes
@@ -234,6 +274,12 @@ async def _execute(run, trials, contents, templates, writer) -> bool:
                 verdict = _verdict(run, template, trial, outcomes, time.perf_counter() - started)
                 verdict.images_adapted = adapted
                 pending.append(verdict)
+                if cache is not None:
+                    cache.new += [
+                        (key, outcome.reply)
+                        for key, outcome in zip(cache.keys[trial], outcomes, strict=True)
+                        if outcome.reply is not None
+                    ]
 
         async def flush_periodically():
             while True:
@@ -243,7 +289,11 @@ async def _execute(run, trials, contents, templates, writer) -> bool:
         async def flush():
             batch = pending[:]
             del pending[: len(batch)]
-            if await writer.write(batch):
+            replies = []
+            if cache is not None:
+                replies = cache.new[:]
+                del cache.new[: len(replies)]
+            if await writer.write(batch, replies):
                 cancelled.set()
 
         flusher = asyncio.create_task(flush_periodically())
@@ -282,12 +332,10 @@ def chunk_execute(chunk: JudgeRunChunk) -> bool:
     completed = True
     if trials:
         writer = _VerdictWriter(chunk)
+        contents = PairContents(pairs, trials, run.judge.backend)
+        cache = _response_cache(run, trials, contents, templates)
         try:
-            completed = asyncio.run(
-                _execute(
-                    run, trials, PairContents(pairs, trials, run.judge.backend), templates, writer
-                )
-            )
+            completed = asyncio.run(_execute(run, trials, contents, templates, writer, cache))
         finally:
             writer.close()
     else:

@@ -21,6 +21,7 @@ class RunProgress:
     ties: int
     invalid: int
     failed: int
+    cached: int  # answers from the response cache: no call, no cost
     rate_per_second: float  # verdicts of this run over the last minute
     input_tokens: int
     output_tokens: int
@@ -64,6 +65,7 @@ class RunProgress:
             "ties": self.ties,
             "invalid": self.invalid,
             "failed": self.failed,
+            "cached": self.cached,
             "remaining": self.remaining,
             "rate_per_second": round(self.rate_per_second, 2),
             "eta_seconds": None if self.eta_seconds is None else round(self.eta_seconds, 1),
@@ -83,6 +85,7 @@ def run_progress(run: JudgeRun) -> RunProgress:
         ties=Sum("ties", default=0),
         invalid=Sum("invalid", default=0),
         failed=Sum("failed", default=0),
+        cached=Sum("cached", default=0),
         input_tokens=Sum("input_tokens", default=0),
         output_tokens=Sum("output_tokens", default=0),
         chunks=Count("id"),
@@ -96,19 +99,21 @@ def run_progress(run: JudgeRun) -> RunProgress:
     return RunProgress(run=run, trials=run.trials, rate_per_second=recent / window, **totals)
 
 
-_COUNTS = ("answered", "ties", "invalid", "failed")
+_COUNTS = ("answered", "ties", "invalid", "failed", "cached")
 
 
 def _tally() -> dict:
     """Aggregates of a set of verdicts: answers naming a side, ties, invalid answers,
-    failures, and tokens."""
+    failures, answers from the response cache, and the tokens paid for."""
     return {
         "answered": Count("id", filter=Q(choice__in=["A", "B"])),
         "ties": Count("id", filter=Q(choice="tie")),
         "invalid": Count("id", filter=Q(choice="invalid")),
         "failed": Count("id", filter=Q(choice__isnull=True)),
-        "input_tokens": Sum("input_tokens", default=0),
-        "output_tokens": Sum("output_tokens", default=0),
+        "cached": Count("id", filter=Q(from_cache=True)),
+        # Tokens paid for: an answer from the response cache cost nothing this time.
+        "input_tokens": Sum("input_tokens", filter=Q(from_cache=False), default=0),
+        "output_tokens": Sum("output_tokens", filter=Q(from_cache=False), default=0),
     }
 
 

@@ -9,11 +9,12 @@ import pytest
 from annotation.models import Asset, Pair
 from devtools.fake_llm import FakeLLMServer, answer, garbage, hang, status, text
 from judging import runner
-from judging.models import JudgeRun, Verdict
+from judging.models import CachedReply, JudgeRun, Verdict
 from judging.retry import RetryPolicy
 from judging.selectors import run_progress
 from judging.services.judges import connection_save, judge_save
 from judging.services.runs import RunRefused, judge_run_cancel, judge_run_resume, judge_run_start
+from tests.factories import queued_pairs
 from tests.judging.conftest import fake_connection, openai_judge
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -64,10 +65,42 @@ def test_a_rerun_calls_only_for_what_is_missing(fake_llm, pairs_task):
     judge_run_start(judge, pairs_task.project)
     assert len(fake_llm.requests) == 12
     Verdict.objects.filter(judge=judge, order="reverse", pair__in=Pair.objects.all()[:2]).delete()
+    CachedReply.objects.all().delete()  # else the response cache answers them (below)
     second = judge_run_start(judge, pairs_task.project)
     assert len(fake_llm.requests) == 14
     assert Verdict.objects.filter(judge=judge).count() == 12
     assert run_progress(second).done == 12
+
+
+def test_an_identical_request_is_never_paid_twice(fake_llm, pairs_task):
+    judge = openai_judge(fake_llm, sampling={"seed": 1})
+    judge_run_start(judge, pairs_task.project, samples=2)
+    assert len(fake_llm.requests) == 24 and CachedReply.objects.count() == 24
+    # Another judge with the same connection URL, model, sampling and template: no call.
+    twin = openai_judge(fake_llm, name="twin", sampling={"seed": 1})
+    run = judge_run_start(twin, pairs_task.project, samples=2)
+    assert len(fake_llm.requests) == 24
+    progress = run_progress(run)
+    assert (progress.done, progress.cached, progress.input_tokens) == (24, 24, 0)
+    fields = ("pair_id", "order", "sample", "choice", "raw_output")
+    mine = set(Verdict.objects.filter(judge=judge).values_list(*fields))
+    assert set(Verdict.objects.filter(judge=twin).values_list(*fields)) == mine
+    # Anything that changes the answer is another request: a third sample, another seed.
+    judge_run_start(twin, pairs_task.project, samples=3)
+    assert len(fake_llm.requests) == 24 + 12
+    other_seed = openai_judge(fake_llm, name="reseeded", sampling={"seed": 2})
+    judge_run_start(other_seed, pairs_task.project)
+    assert len(fake_llm.requests) == 24 + 12 + 12
+
+
+def test_a_copy_of_a_project_judged_again_costs_nothing(fake_llm, pairs_task, tmp_path):
+    judge = openai_judge(fake_llm)
+    judge_run_start(judge, pairs_task.project)
+    copy = queued_pairs(tmp_path, project_slug="copy", count=6)  # the same pairs, re-imported
+    second = openai_judge(fake_llm, name="second")
+    run = judge_run_start(second, copy.project)
+    assert len(fake_llm.requests) == 12  # the first project's calls only
+    assert run_progress(run).cached == 12
 
 
 def test_429_with_retry_after_is_honoured_and_retried(fake_llm, pairs_task):
