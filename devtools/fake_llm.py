@@ -62,6 +62,7 @@ class FakeLLMServer:
         decide=None,
         record=True,
         score=None,
+        capacity: int | None = None,
     ):
         self.latency = latency
         self.record = record  # False: count requests but keep no bodies (long benchmarks)
@@ -71,6 +72,11 @@ class FakeLLMServer:
         # score(request JSON) -> number: when set, an `answer` is a pointwise judge's
         # "SCORE: n" instead of a side.
         self.score = score
+        # A hidden capacity: a request arriving while this many are being answered gets an
+        # immediate 429 (a provider's rate limit), counted in `refused`.
+        self.capacity = capacity
+        self.answering = 0
+        self.refused = 0
         self.script: deque[Behaviour] = deque()
         self.requests: list[dict] = []
         self.paths: list[str] = []
@@ -170,6 +176,16 @@ class FakeLLMServer:
                 self.started_at.append(time.monotonic())
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        if self.capacity is not None:
+            with self._lock:
+                over = self.answering >= self.capacity
+                self.refused += over
+                self.answering += not over
+            if over:
+                with self._lock:
+                    self.in_flight -= 1
+                error = {"error": {"message": "fake capacity exceeded", "type": "rate_limit"}}
+                return 429, {}, json.dumps(error).encode()
         try:
             if behaviour.kind == "hang":
                 await asyncio.sleep(3600)
@@ -191,6 +207,8 @@ class FakeLLMServer:
         finally:
             with self._lock:
                 self.in_flight -= 1
+                if self.capacity is not None:
+                    self.answering -= 1
 
     @staticmethod
     def _completion(path: str, request: dict, content: str) -> bytes:

@@ -29,6 +29,7 @@ ANTHROPIC_VERSION = "2023-06-01"
 # A reply larger than this is refused unread: judges answer in a few kilobytes.
 MAX_REPLY_BYTES = 10 * 1024 * 1024
 _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
+_OVERLOADED_STATUS = {429, 529}  # rate limited; Anthropic's "overloaded"
 
 
 @dataclass(frozen=True)
@@ -40,12 +41,22 @@ class Reply:
 
 class CallFailed(Exception):
     """One attempt failed. `retryable` failures (429, 5xx, timeouts, connection errors) may
-    be tried again, after `retry_after` seconds when the server said so."""
+    be tried again, after `retry_after` seconds when the server said so. `overloaded` ones
+    (429, 529, an `overloaded_error` body) also shrink the judge's concurrency
+    (judging/limits.py)."""
 
-    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        overloaded: bool = False,
+    ):
         super().__init__(message)
         self.retryable = retryable
         self.retry_after = retry_after
+        self.overloaded = overloaded
 
 
 class ConfigurationError(Exception):
@@ -113,6 +124,7 @@ def _checked_json(status: int, headers, text: str) -> dict:
             _status_text(status),
             retryable=status in _RETRYABLE_STATUS,
             retry_after=_retry_after(headers),
+            overloaded=status in _OVERLOADED_STATUS,
         )
     try:
         body = json.loads(text)
@@ -197,6 +209,10 @@ async def call_anthropic(client, judge: Judge, message: Message, sample: int) ->
     }
     url = judge.connection.base_url.rstrip("/") + "/v1/messages"
     answer = await _post(client, url, headers, body)
+    error = answer.get("error") if answer.get("type") == "error" else None
+    if isinstance(error, dict) and error.get("type") == "overloaded_error":
+        # Anthropic may say so with a 200 (its streams do): as a 529.
+        raise CallFailed("overloaded (overloaded_error)", retryable=True, overloaded=True)
     blocks = answer.get("content")
     if not isinstance(blocks, list):
         raise CallFailed("no content blocks in the answer", retryable=False)

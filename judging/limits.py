@@ -1,10 +1,19 @@
-"""A judge's concurrency limit and requests-per-minute budget.
+"""A judge's concurrency, adapted to what its API takes, its requests-per-minute cap, and pauses
+a server asks for.
 
-With Redis (the full stack) both are shared by every chunk of every worker calling the same
-judge: the budget is a GCRA schedule (each request reserves the next free instant, spaced
-60/rpm seconds apart) and the concurrency is a sorted set of in-flight tokens whose stale
-entries (a killed worker's) expire. Without Redis (embedded mode, one process) the same
-rules hold in memory.
+Adaptive concurrency (AIMD, as TCP and Inspect AI do): the judge's `concurrency` is a ceiling.
+Calls start with a window of INITIAL_WINDOW slots that grows by one per success (doubling each
+round) until the first overload; after it, by one per round of successes (a round: as many
+successes as the window). An overload (429, 529, an `overloaded_error` body) cuts the window to
+DECREASE times itself, once per overload episode: answers to requests sent before the last cut
+tell nothing new and are ignored. A `Retry-After` pauses every call of the judge until then.
+
+With Redis (the full stack) all of it is shared by every chunk of every worker calling the same
+judge, one Lua call per step: the window and its state in a hash, the in-flight calls in a
+sorted set whose stale entries (a killed worker's) expire, the rpm budget as a GCRA schedule
+(each request reserves the next free instant, 60/rpm seconds apart), and the pause. Without
+Redis (embedded mode, one process) the same rules hold in memory (`Window`). Every change of
+the window is recorded (`changes`: (unix time, window)) for the run page's chart.
 """
 
 import asyncio
@@ -13,81 +22,211 @@ import time
 import uuid
 from contextlib import asynccontextmanager
 
+from judging.backends import CallFailed
 from judging.models import Judge
 
 _POLL_SECONDS = 0.005
-
-# One round trip per call: take a concurrency slot (KEYS[1], a sorted set of in-flight tokens
-# whose stale entries expire) and, if one is free, reserve the next instant of the GCRA
-# schedule (KEYS[2], the theoretical arrival time). ARGV: limit, token, stale-after µs,
-# interval µs. Returns -1 when no slot is free, else the µs to wait before calling.
-_ACQUIRE = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[3]))
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
-  return -1
-end
-redis.call('ZADD', KEYS[1], now, ARGV[2])
-redis.call('PEXPIRE', KEYS[1], 3600000)
-local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
-if tat < now then tat = now end
-redis.call('SET', KEYS[2], tat + tonumber(ARGV[4]), 'PX', 3600000)
-return tat - now
-"""
+INITIAL_WINDOW = 4
+DECREASE = 0.8
+MAX_CHANGES = 2000  # kept per chunk: the chart needs the shape, not every step
 
 
-class LocalLimits:
-    """One process: an asyncio semaphore and an in-memory GCRA schedule."""
+class Window:
+    """The AIMD window in memory (plain Python; RedisLimits runs the same rules in Lua)."""
+
+    def __init__(self, ceiling: int):
+        self.ceiling = ceiling
+        self.size = float(min(ceiling, INITIAL_WINDOW))
+        self.threshold = float(ceiling)  # slow start below it
+        self.cut_at = float("-inf")
+
+    @property
+    def slots(self) -> int:
+        return max(1, int(self.size))
+
+    def succeeded(self) -> bool:
+        """One success; True when the number of slots changed."""
+        before = self.slots
+        step = 1.0 if self.size < self.threshold else 1.0 / self.size
+        self.size = min(float(self.ceiling), self.size + step)
+        return self.slots != before
+
+    def overloaded(self, started: float, now: float) -> bool:
+        """An overload of a request sent at `started`; True when it cut the window."""
+        if started <= self.cut_at:
+            return False
+        self.size = self.threshold = max(1.0, self.size * DECREASE)
+        self.cut_at = now
+        return True
+
+
+class _Changes:
+    def __init__(self):
+        self.changes: list[tuple[float, int]] = []
+
+    def _record(self, slots: int) -> None:
+        if len(self.changes) < MAX_CHANGES:
+            self.changes.append((round(time.time(), 3), slots))
+
+
+class LocalLimits(_Changes):
+    """One process: the window, the rpm schedule and the pause in memory."""
 
     def __init__(self, judge: Judge):
-        self.interval = 60.0 / judge.requests_per_minute
-        self.semaphore = asyncio.Semaphore(judge.concurrency)
+        super().__init__()
+        self.window = Window(judge.concurrency)
+        rpm = judge.requests_per_minute
+        self.interval = 60.0 / rpm if rpm else 0.0
         self.next_free = 0.0
+        self.paused_until = 0.0
+        self.in_flight = 0
+        self.changed = asyncio.Condition()
+        self._record(self.window.slots)
 
     @asynccontextmanager
     async def slot(self):
-        async with self.semaphore:
+        async with self.changed:
+            await self.changed.wait_for(lambda: self.in_flight < self.window.slots)
+            self.in_flight += 1
+        try:
+            while (wait := self.paused_until - time.monotonic()) > 0:
+                await asyncio.sleep(wait)
             now = time.monotonic()
             start = max(now, self.next_free)
             self.next_free = start + self.interval
             if start > now:
                 await asyncio.sleep(start - now)
-            yield
+            started = time.monotonic()
+            try:
+                yield
+            except CallFailed as failure:
+                self._failed(failure, started)
+                raise
+            if self.window.succeeded():
+                self._record(self.window.slots)
+        finally:
+            async with self.changed:
+                self.in_flight -= 1
+                self.changed.notify_all()
+
+    def _failed(self, failure: CallFailed, started: float) -> None:
+        now = time.monotonic()
+        if failure.retry_after:
+            self.paused_until = max(self.paused_until, now + failure.retry_after)
+        if failure.overloaded and self.window.overloaded(started, now):
+            self._record(self.window.slots)
 
     async def close(self):
         pass
 
 
-class RedisLimits:
+# Take a slot (ARGV: token, stale-after µs, rpm interval µs, ceiling, initial window): -1 when
+# no slot is free, else the µs to wait (a pause, then the rpm schedule), and the token's start.
+_ACQUIRE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  redis.call('HSET', KEYS[3], 'size', ARGV[5], 'threshold', ARGV[4], 'cut_at', 0)
+end
+redis.call('PEXPIRE', KEYS[3], 3600000)
+local size = tonumber(redis.call('HGET', KEYS[3], 'size'))
+local slots = math.max(1, math.floor(size))
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+if redis.call('ZCARD', KEYS[1]) >= slots then
+  return -1
+end
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], 3600000)
+local pause = tonumber(redis.call('GET', KEYS[4]) or '0')
+local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
+if tat < now then tat = now end
+if tat < pause then tat = pause end
+redis.call('SET', KEYS[2], tat + tonumber(ARGV[3]), 'PX', 3600000)
+return tat - now
+"""
+
+# The end of a call (ARGV: token, outcome "ok" | "overloaded" | "other", retry-after µs,
+# ceiling, the call's start µs). Returns the window's slots when they changed, else -1.
+_RELEASE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+redis.call('ZREM', KEYS[1], ARGV[1])
+local retry_after = tonumber(ARGV[3])
+if retry_after > 0 then
+  local pause = tonumber(redis.call('GET', KEYS[4]) or '0')
+  if now + retry_after > pause then
+    redis.call('SET', KEYS[4], now + retry_after, 'PX', math.ceil(retry_after / 1000) + 1000)
+  end
+end
+if redis.call('EXISTS', KEYS[3]) == 0 then return -1 end
+local size = tonumber(redis.call('HGET', KEYS[3], 'size'))
+local threshold = tonumber(redis.call('HGET', KEYS[3], 'threshold'))
+local before = math.max(1, math.floor(size))
+if ARGV[2] == 'ok' then
+  local step = 1
+  if size >= threshold then step = 1 / size end
+  size = math.min(tonumber(ARGV[4]), size + step)
+elseif ARGV[2] == 'overloaded' then
+  if tonumber(ARGV[5]) <= tonumber(redis.call('HGET', KEYS[3], 'cut_at')) then return -1 end
+  size = math.max(1, size * tonumber(ARGV[6]))
+  redis.call('HSET', KEYS[3], 'threshold', tostring(size), 'cut_at', now)
+else
+  return -1
+end
+redis.call('HSET', KEYS[3], 'size', tostring(size))
+local after = math.max(1, math.floor(size))
+if after == before then return -1 end
+return after
+"""
+
+
+class RedisLimits(_Changes):
     """Shared across processes through Redis; see the module docstring."""
 
     def __init__(self, judge: Judge, redis_url: str):
         from redis import asyncio as redis_asyncio
 
+        super().__init__()
         self.client = redis_asyncio.from_url(redis_url)
-        self.limit = judge.concurrency
-        self.interval_us = int(60_000_000 / judge.requests_per_minute)
+        self.ceiling = judge.concurrency
+        rpm = judge.requests_per_minute
+        self.interval_us = int(60_000_000 / rpm) if rpm else 0
         # An entry older than this belongs to a dead worker: an attempt is cut off at the
         # judge's timeout (see runner), so a live one never holds a slot that long.
         self.stale_us = int((judge.timeout_seconds + 5) * 1_000_000)
-        self.inflight_key = f"arbiter:judge:{judge.pk}:inflight"
-        self.schedule_key = f"arbiter:judge:{judge.pk}:tat"
+        prefix = f"arbiter:judge:{judge.pk}"
+        self.inflight_key = f"{prefix}:inflight"
+        self.schedule_key = f"{prefix}:tat"
+        self.window_key = f"{prefix}:window"
+        self.pause_key = f"{prefix}:pause"
+        self.keys = [self.inflight_key, self.schedule_key, self.window_key, self.pause_key]
         self.acquire = self.client.register_script(_ACQUIRE)
+        self.release = self.client.register_script(_RELEASE)
 
     @asynccontextmanager
     async def slot(self):
         token = uuid.uuid4().hex
-        keys = [self.inflight_key, self.schedule_key]
-        args = [self.limit, token, self.stale_us, self.interval_us]
-        while (wait_us := await self.acquire(keys=keys, args=args)) < 0:
+        initial = min(self.ceiling, INITIAL_WINDOW)
+        args = [token, self.stale_us, self.interval_us, self.ceiling, initial]
+        while (wait_us := await self.acquire(keys=self.keys, args=args)) < 0:
             await asyncio.sleep(random.uniform(_POLL_SECONDS, 4 * _POLL_SECONDS))
+        outcome, retry_after, started = "other", 0, 0
         try:
             if wait_us > 0:
                 await asyncio.sleep(wait_us / 1_000_000)
+            started = int(time.time() * 1_000_000)
             yield
+            outcome = "ok"
+        except CallFailed as failure:
+            outcome = "overloaded" if failure.overloaded else "other"
+            retry_after = int((failure.retry_after or 0) * 1_000_000)
+            raise
         finally:
-            await self.client.zrem(self.inflight_key, token)
+            # Redis TIME and this clock differ by the hosts' skew; a cut is a coarse event.
+            args = [token, outcome, retry_after, self.ceiling, started, DECREASE]
+            slots = await self.release(keys=self.keys, args=args)
+            if slots > 0:
+                self._record(int(slots))
 
     async def close(self):
         await self.client.aclose()

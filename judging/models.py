@@ -326,6 +326,9 @@ class JudgeRunChunk(models.Model):
     invalid = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
     cached = models.PositiveIntegerField(default=0)  # of the answers: from the response cache
+    # The judge's adaptive concurrency as this chunk saw it change: [[unix time, slots], ...]
+    # (judging/limits.py), for the run page's chart.
+    concurrency_log = models.JSONField(default=list, blank=True)
     input_tokens = models.PositiveBigIntegerField(default=0)
     output_tokens = models.PositiveBigIntegerField(default=0)
 

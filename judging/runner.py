@@ -92,7 +92,7 @@ class _VerdictWriter:
         self.chunk = chunk
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="verdicts")
 
-    def _write(self, rows: list[Verdict], replies: list) -> bool:
+    def _write(self, rows: list[Verdict], replies: list, window_changes: list) -> bool:
         replies_store(replies)
         answered = [row for row in rows if row.choice is not None]
         failed = [row for row in rows if row.choice is None]
@@ -106,16 +106,18 @@ class _VerdictWriter:
         # A failure never replaces an answer (another delivery of this chunk may have stored
         # one); an earlier failure of the same trial stays as it was.
         Verdict.objects.bulk_create(failed, ignore_conflicts=True)
-        JudgeRunChunk.objects.filter(pk=self.chunk.pk).update(**chunk_tally(self.chunk))
+        JudgeRunChunk.objects.filter(pk=self.chunk.pk).update(
+            **chunk_tally(self.chunk), concurrency_log=window_changes
+        )
         return JudgeRun.objects.filter(
             pk=self.chunk.run_id, status=JudgeRun.Status.CANCELLED
         ).exists()
 
-    async def write(self, rows: list[Verdict], replies: list) -> bool:
-        """Store the rows and the new answers for the response cache; True when the run has
-        been cancelled meanwhile."""
+    async def write(self, rows: list[Verdict], replies: list, window_changes: list) -> bool:
+        """Store the rows, the new answers for the response cache and the concurrency's
+        changes so far; True when the run has been cancelled meanwhile."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, self._write, rows, replies)
+        return await loop.run_in_executor(self.executor, self._write, rows, replies, window_changes)
 
     def close(self):
         # Resolved inside the writer thread: its own connection, not the caller's.
@@ -293,7 +295,7 @@ async def _execute(run, trials, contents, templates, writer, cache: _Cache | Non
             if cache is not None:
                 replies = cache.new[:]
                 del cache.new[: len(replies)]
-            if await writer.write(batch, replies):
+            if await writer.write(batch, replies, list(limits.changes)):
                 cancelled.set()
 
         flusher = asyncio.create_task(flush_periodically())

@@ -129,6 +129,45 @@ def _imported_progress(run: JudgeRun) -> RunProgress:
     )
 
 
+CHART_WIDTH, CHART_HEIGHT = 300, 60
+
+
+def run_concurrency_chart(run: JudgeRun) -> dict | None:
+    """The judge's adaptive concurrency during the run, from its chunks' logs, as the points
+    of a small line chart (None before there are two changes to draw)."""
+    points = sorted(
+        (float(at), int(slots))
+        for log in JudgeRunChunk.objects.filter(run=run).values_list("concurrency_log", flat=True)
+        for at, slots in (entry for entry in log or [] if _is_change(entry))
+    )
+    if len(points) < 2:
+        return None
+    start, end = points[0][0], points[-1][0]
+    top = max(slots for _at, slots in points)
+    span = max(end - start, 1e-9)
+    coordinates = " ".join(
+        f"{CHART_WIDTH * (at - start) / span:.1f},{CHART_HEIGHT * (1 - slots / top):.1f}"
+        for at, slots in points
+    )
+    return {
+        "points": coordinates,
+        "top": top,
+        "last": points[-1][1],
+        "changes": len(points),
+        "seconds": round(end - start, 1),
+        "width": CHART_WIDTH,
+        "height": CHART_HEIGHT,
+    }
+
+
+def _is_change(entry) -> bool:
+    return (
+        isinstance(entry, list | tuple)
+        and len(entry) == 2
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in entry)
+    )
+
+
 def run_pair_ids(run: JudgeRun) -> list[int]:
     """The pairs a run covers (its chunks' selection)."""
     return [pair_id for chunk in run.chunks.all() for pair_id in chunk.pair_ids]

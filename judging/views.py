@@ -18,6 +18,7 @@ from judging.prompts import TemplateInvalid, template_save
 from judging.selectors import (
     callable_judges,
     judges_of_project,
+    run_concurrency_chart,
     run_progress,
     runs_with_tallies,
     template_versions,
@@ -218,7 +219,11 @@ def _run_of(request, slug: str, run_id: int) -> JudgeRun:
 @login_required
 def run_detail(request, slug: str, run_id: int):
     run = _run_of(request, slug, run_id)
-    context = {"project": run.project, "progress": run_progress(run)}
+    context = {
+        "project": run.project,
+        "progress": run_progress(run),
+        "concurrency": run_concurrency_chart(run),
+    }
     return render_fragment_or_page(request, "judging/_progress.html", "judging/run.html", context)
 
 

@@ -6,6 +6,7 @@ import time
 import pytest
 from django.conf import settings
 
+from judging.backends import CallFailed
 from judging.limits import RedisLimits
 from judging.models import Judge
 
@@ -34,7 +35,7 @@ def _two_chunks(judge, calls_each: int, call_seconds: float):
 
     async def main():
         limits = RedisLimits(judge, settings.REDIS_URL)
-        await limits.client.delete(limits.inflight_key, limits.schedule_key)
+        await limits.client.delete(*limits.keys)
         await limits.close()
         await asyncio.gather(chunk(), chunk())
 
@@ -59,3 +60,32 @@ def test_chunks_share_one_requests_per_minute_budget():
     _peak, starts = _two_chunks(judge, calls_each=10, call_seconds=0.01)
     # 20 requests at 20 per second: the last starts about 0.95 s after the first, not 0.45.
     assert 0.9 <= starts[-1] - starts[0] <= 3.0
+
+
+def test_an_overload_seen_by_one_worker_shrinks_every_workers_window():
+    judge = Judge.objects.create(
+        name="shared-w", backend="random", concurrency=64, requests_per_minute=100_000
+    )
+
+    async def main():
+        first, second = (RedisLimits(judge, settings.REDIS_URL) for _ in range(2))
+        await first.client.delete(*first.keys)
+        for _ in range(40):  # slow start: 4 -> 44 slots
+            async with first.slot():
+                pass
+        with pytest.raises(CallFailed):
+            async with second.slot():
+                raise CallFailed("HTTP 429", retryable=True, overloaded=True, retry_after=0.5)
+        size = float(await first.client.hget(first.window_key, "size"))
+        paused_ms = await first.client.pttl(first.pause_key)
+        started = time.monotonic()
+        async with first.slot():  # the other worker waits out the pause too
+            waited = time.monotonic() - started
+        for limits in (first, second):
+            await limits.close()
+        return first.changes, second.changes, size, paused_ms, waited
+
+    first_changes, second_changes, size, paused_ms, waited = asyncio.run(main())
+    assert first_changes[-1][1] == 44 and second_changes == [(second_changes[0][0], 35)]
+    assert size == pytest.approx(44 * 0.8)
+    assert 0 < paused_ms <= 1500 and waited >= 0.4

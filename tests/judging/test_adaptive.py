@@ -1,0 +1,91 @@
+"""Adaptive concurrency (issue 17): a judge allowed 128 calls at once against an API that takes
+24 finds the API's capacity instead of hammering it, answers every trial, and stops every call
+for as long as a Retry-After asks. (Throughput against the same server is measured by
+`make bench-judges`, not timed here.)"""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from annotation.models import Membership, Project
+from annotation.services.pair_import import pairs_import
+from devtools.fake_llm import FakeLLMServer, status
+from judging import runner
+from judging.limits import DECREASE, INITIAL_WINDOW, Window
+from judging.models import JudgeRunChunk, Verdict
+from judging.retry import RetryPolicy
+from judging.services.runs import judge_run_start
+from tests.factories import member, write_jsonl
+from tests.judging.conftest import openai_judge
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _text_pairs(tmp_path, count: int):
+    records = [
+        {"id": f"p{n}", "prompt_source": "unit", "prompt_content": [["text", f"question {n}"]],
+         "response_a": {"model_name": "m1", "response_content": [["text", f"A says {n}"]]},
+         "response_b": {"model_name": "m2", "response_content": [["text", f"B says {n}"]]}}
+        for n in range(count)
+    ]  # fmt: skip
+    summary = pairs_import(write_jsonl(tmp_path / "p.jsonl", records), project_slug="cap",
+                           task_slug="t2i")  # fmt: skip
+    return Project.objects.get(slug=summary.project)
+
+
+def test_the_window_grows_then_halves_its_growth_after_an_overload():
+    window = Window(ceiling=128)
+    assert window.slots == INITIAL_WINDOW
+    for _ in range(INITIAL_WINDOW):
+        window.succeeded()
+    assert window.slots == 2 * INITIAL_WINDOW  # slow start: doubles per round
+    assert window.overloaded(started=1.0, now=2.0)
+    cut = window.slots
+    assert cut == int(2 * INITIAL_WINDOW * DECREASE)
+    assert not window.overloaded(started=1.5, now=2.1)  # sent before the cut: no news
+    for _ in range(cut):
+        window.succeeded()
+    assert window.slots == cut + 1  # past an overload: one more slot per round
+
+
+def test_a_128_slot_judge_finds_a_24_call_api_and_answers_everything(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "RETRY_POLICY", RetryPolicy(max_attempts=12, base_seconds=0.2))
+    project = _text_pairs(tmp_path, 300)
+    server = FakeLLMServer(latency=0.2, capacity=24, record=False)
+    server.start()
+    try:
+        judge = openai_judge(server, concurrency=128, requests_per_minute=100_000)
+        judge_run_start(judge, project)
+    finally:
+        server.stop()
+    assert (
+        Verdict.objects.filter(choice="A").count() + Verdict.objects.filter(choice="B").count()
+        == 600
+    )  # every trial answered
+    assert server.refused / server.served < 0.05, (server.refused, server.served)
+    [chunk] = JudgeRunChunk.objects.all()
+    slots = [window for _at, window in chunk.concurrency_log]
+    assert slots[0] == INITIAL_WINDOW and max(slots) < 128
+    assert 18 <= slots[-1] <= 30  # settled around the API's capacity
+    # The run page draws it.
+    client = Client()
+    client.force_login(member("caplead", project, role=Membership.Role.LEAD))
+    page = client.get(reverse("run-detail", args=[project.slug, chunk.run_id])).content.decode()
+    assert "<polyline points=" in page and f"now {slots[-1]};" in page
+
+
+def test_a_retry_after_pauses_every_call_of_the_judge(tmp_path):
+    project = _text_pairs(tmp_path, 4)
+    server = FakeLLMServer(latency=0.05)
+    server.queue(status(429, retry_after="3"))
+    server.start()
+    try:
+        judge = openai_judge(server, concurrency=8, requests_per_minute=100_000, timeout_seconds=30)
+        judge_run_start(judge, project)
+        first = server.started_at[0]
+        later = [t - first for t in server.started_at[INITIAL_WINDOW:]]
+    finally:
+        server.stop()
+    assert later and min(later) >= 3.0  # nothing after the 429 before its Retry-After
+    outcomes = list(Verdict.objects.values_list("choice", "error"))
+    assert len(outcomes) == 8 and all(choice for choice, _error in outcomes), outcomes
