@@ -9,6 +9,12 @@ usage: python -m bench.judges [--postgres URL] [--redis URL] [--pairs 4000] [--l
    is concurrency / latency verdicts per second (64 / 0.2 s = 320); target at least 85 %.
 2. Budget: a quarter of the pairs with a requests-per-minute budget below that ideal; target
    at least 90 % of the budget and never above it.
+3. Adaptive: a judge allowed 128 calls at once against a second fake server that answers 429
+   above a hidden capacity of 24 calls at once (latency as above), over 1,500 pairs (3,000
+   calls); target at least 85 % of capacity / latency over the whole run, settling included,
+   with under 5 % of the requests refused.
+Each judge has its own seed, so the response cache (which would answer a repeated request
+for free) never serves one run from another's answers.
 Times are the run's own (first chunk started → last chunk finished, from the database) and the
 wall time from the start call to the finish seen by polling.
 """
@@ -28,6 +34,15 @@ from bench.annotate_seed import PROJECT, seed
 from bench.common import ROOT, add_postgres_argument, django_start, free_port, fresh_postgres
 
 DB_NAME = "arbiter_bench_judges"
+ADAPTIVE_CAPACITY = 24
+ADAPTIVE_PAIRS = 1500
+
+
+def _stats(port: int) -> dict:
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=5) as response:
+        return json.loads(response.read())
 
 
 def _start(command: list[str], env: dict, log: Path) -> subprocess.Popen:
@@ -111,11 +126,16 @@ def main() -> None:
         Pair.objects.filter(project=project).order_by("id").values_list("id", flat=True)
     )
 
-    port = free_port()
+    port, capped_port = free_port(), free_port()
     server = _start(
         [sys.executable, "-m", "devtools.fake_llm", "--port", str(port),
          "--latency", str(options.latency)],
         env, work / "fake-server.log",
+    )  # fmt: skip
+    capped = _start(
+        [sys.executable, "-m", "devtools.fake_llm", "--port", str(capped_port),
+         "--latency", str(options.latency), "--capacity", str(ADAPTIVE_CAPACITY)],
+        env, work / "fake-capped.log",
     )  # fmt: skip
     worker = _start(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo",
@@ -124,6 +144,7 @@ def main() -> None:
     )  # fmt: skip
     try:
         _wait_for_port(port)
+        _wait_for_port(capped_port)
         time.sleep(3)  # the worker connects to Redis
         connection, _ = connection_save(
             "bench-fake", backend="openai", base_url=f"http://127.0.0.1:{port}/v1",
@@ -136,15 +157,28 @@ def main() -> None:
         budgeted, _ = judge_save(
             "bench-budget", project=project, backend="openai", model="fake", connection=connection,
             concurrency=options.concurrency, requests_per_minute=options.budget_rpm,
-            timeout_seconds=30,
+            timeout_seconds=30, sampling={"seed": 1},
+        )  # fmt: skip
+        capped_connection, _ = connection_save(
+            "bench-capped", backend="openai", base_url=f"http://127.0.0.1:{capped_port}/v1",
+            all_projects=True,
+        )  # fmt: skip
+        adaptive_judge, _ = judge_save(
+            "bench-adaptive", project=project, backend="openai", model="fake",
+            connection=capped_connection, concurrency=128, requests_per_minute=100_000,
+            timeout_seconds=30, sampling={"seed": 2},
         )  # fmt: skip
         print("throughput run ...", flush=True)
         throughput = _timed_run(fast, project, pair_ids)
         print("budget run ...", flush=True)
         budget = _timed_run(budgeted, project, pair_ids[: len(pair_ids) // 4])
+        print("adaptive run ...", flush=True)
+        adaptive = _timed_run(adaptive_judge, project, pair_ids[:ADAPTIVE_PAIRS])
+        adaptive.update(_stats(capped_port))
     finally:
         _stop(worker)
         _stop(server)
+        _stop(capped)
 
     ideal = options.concurrency / options.latency
     budget_rate = options.budget_rpm / 60
@@ -152,7 +186,11 @@ def main() -> None:
     throughput["ratio_to_ideal"] = round(throughput["verdicts_per_second"] / ideal, 3)
     budget["budget_per_second"] = round(budget_rate, 1)
     budget["ratio_to_budget"] = round(budget["verdicts_per_second"] / budget_rate, 3)
-    result = {"seeded": seeded, "throughput": throughput, "budget": budget}
+    capacity_rate = ADAPTIVE_CAPACITY / options.latency
+    adaptive["capacity_per_second"] = round(capacity_rate, 1)
+    adaptive["ratio_to_capacity"] = round(adaptive["verdicts_per_second"] / capacity_rate, 3)
+    adaptive["refused_share"] = round(adaptive["refused"] / max(adaptive["served"], 1), 4)
+    result = {"seeded": seeded, "throughput": throughput, "budget": budget, "adaptive": adaptive}
     if options.json:
         print(json.dumps(result, indent=2))
     print(
@@ -168,9 +206,21 @@ def main() -> None:
         f"{budget['verdicts_per_second']} verdicts/s, {budget['ratio_to_budget']:.0%} of the "
         f"budget {budget_rate:.0f}/s ({options.budget_rpm} rpm; {budget['failed']} failed)"
     )
+    print(
+        f"adaptive: {adaptive['answered']} verdicts in {adaptive['run_seconds']} s = "
+        f"{adaptive['verdicts_per_second']} verdicts/s, {adaptive['ratio_to_capacity']:.0%} of "
+        f"the capacity {capacity_rate:.0f}/s (concurrency 128 against {ADAPTIVE_CAPACITY}); "
+        f"{adaptive['refused']} of {adaptive['served']} requests refused "
+        f"({adaptive['refused_share']:.1%}); {adaptive['failed']} failed"
+    )
     ok = throughput["ratio_to_ideal"] >= 0.85 and 0.9 <= budget["ratio_to_budget"] <= 1.0
-    ok = ok and throughput["failed"] == budget["failed"] == 0
-    print("targets (≥ 85 % of ideal; 90–100 % of budget; no failure):", "OK" if ok else "MISSED")
+    ok = ok and adaptive["ratio_to_capacity"] >= 0.85 and adaptive["refused_share"] < 0.05
+    ok = ok and throughput["failed"] == budget["failed"] == adaptive["failed"] == 0
+    print(
+        "targets (≥ 85 % of ideal; 90–100 % of budget; adaptive ≥ 85 % of capacity with < 5 % "
+        "refused; no failure):",
+        "OK" if ok else "MISSED",
+    )
     sys.exit(0 if ok else 1)
 
 

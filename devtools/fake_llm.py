@@ -149,7 +149,11 @@ class FakeLLMServer:
                         key, value = line.split(":", 1)
                         headers[key.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", 0)))
-                code, extra, payload = await self._respond(path, headers, body)
+                if _method == "GET" and path == "/stats":  # for benchmarks in another process
+                    stats = {"served": self.served, "refused": self.refused}
+                    code, extra, payload = 200, {}, json.dumps(stats).encode()
+                else:
+                    code, extra, payload = await self._respond(path, headers, body)
                 reason = {200: "OK", 429: "Too Many Requests"}.get(code, "Status")
                 out = [f"HTTP/1.1 {code} {reason}", f"Content-Length: {len(payload)}"]
                 out += ["Content-Type: application/json", "Connection: keep-alive"]
@@ -235,9 +239,15 @@ def main():
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--answer", default="A", help="the side every answer names")
     parser.add_argument("--record", action="store_true", help="keep every request in memory")
+    parser.add_argument(
+        "--capacity", type=int, help="answer 429 to requests above this many at once"
+    )
     options = parser.parse_args()
     server = FakeLLMServer(
-        latency=options.latency, default=answer(options.answer), record=options.record
+        latency=options.latency,
+        default=answer(options.answer),
+        record=options.record,
+        capacity=options.capacity,
     )
     print(f"fake judge API at {server.start(options.port)} (Ctrl-C stops)", flush=True)
     try:
