@@ -103,7 +103,11 @@ class JudgeForm(forms.Form):
     model = forms.CharField(max_length=200, required=False)
     concurrency = forms.IntegerField(min_value=1, max_value=MAX_CONCURRENCY, initial=4)
     requests_per_minute = forms.IntegerField(
-        min_value=1, max_value=MAX_REQUESTS_PER_MINUTE, initial=60
+        min_value=1,
+        max_value=MAX_REQUESTS_PER_MINUTE,
+        required=False,
+        label="Requests per minute (cap)",
+        help_text="Empty: no cap; calls adapt to what the API takes (429s shrink them).",
     )
     timeout_seconds = forms.FloatField(min_value=0.1, max_value=MAX_TIMEOUT_SECONDS, initial=60)
     sampling = SettingsJSONField(

@@ -89,8 +89,13 @@ class Judge(models.Model):
     concurrency = models.PositiveSmallIntegerField(
         default=4, validators=[MinValueValidator(1), MaxValueValidator(MAX_CONCURRENCY)]
     )
+    # A hard cap; empty (the default): none, the adaptive concurrency finds what the API
+    # takes (judging/limits.py).
     requests_per_minute = models.PositiveIntegerField(
-        default=60, validators=[MinValueValidator(1), MaxValueValidator(MAX_REQUESTS_PER_MINUTE)]
+        null=True,
+        blank=True,
+        default=None,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_REQUESTS_PER_MINUTE)],
     )
     timeout_seconds = models.FloatField(
         default=60, validators=[MinValueValidator(0.1), MaxValueValidator(MAX_TIMEOUT_SECONDS)]
@@ -126,9 +131,8 @@ class Judge(models.Model):
                 name="judge_concurrency_range",
             ),
             models.CheckConstraint(
-                condition=Q(
-                    requests_per_minute__gte=1, requests_per_minute__lte=MAX_REQUESTS_PER_MINUTE
-                ),
+                condition=Q(requests_per_minute__isnull=True)
+                | Q(requests_per_minute__gte=1, requests_per_minute__lte=MAX_REQUESTS_PER_MINUTE),
                 name="judge_rpm_range",
             ),
             models.CheckConstraint(

@@ -119,7 +119,11 @@ class JudgeInputSerializer(serializers.Serializer):
     )
     concurrency = serializers.IntegerField(min_value=1, max_value=MAX_CONCURRENCY, required=False)
     requests_per_minute = serializers.IntegerField(
-        min_value=1, max_value=MAX_REQUESTS_PER_MINUTE, required=False
+        min_value=1,
+        max_value=MAX_REQUESTS_PER_MINUTE,
+        required=False,
+        allow_null=True,
+        help_text="a hard cap; null: none (calls adapt to what the API takes)",
     )
     timeout_seconds = serializers.FloatField(
         min_value=0.1, max_value=MAX_TIMEOUT_SECONDS, required=False

@@ -24,6 +24,7 @@ from judging.runner import chunk_execute, trial_orders
 log = logging.getLogger(__name__)
 
 MAX_CHUNK_PAIRS = 1000
+SLOW_CALL_SECONDS = 20
 
 
 class RunRefused(Refused):
@@ -35,7 +36,10 @@ def chunk_pair_count(judge: Judge, samples: int) -> int:
     half the task time limit at the judge's rpm budget."""
     if judge.backend in (Judge.Backend.ALWAYS_A, Judge.Backend.RANDOM):
         return MAX_CHUNK_PAIRS
-    budget_calls = judge.requests_per_minute * settings.CELERY_TASK_TIME_LIMIT / 60 / 2
+    # Without a cap, the pace is what the API takes: planned as one call per slot every
+    # SLOW_CALL_SECONDS, which a slow API (long reasoning answers) still keeps.
+    rpm = judge.requests_per_minute or judge.concurrency * 60 / SLOW_CALL_SECONDS
+    budget_calls = rpm * settings.CELERY_TASK_TIME_LIMIT / 60 / 2
     return max(1, min(MAX_CHUNK_PAIRS, int(budget_calls // (2 * samples))))
 
 

@@ -41,7 +41,10 @@ class Command(BaseCommand):
         )
         parser.add_argument("--model")
         parser.add_argument("--concurrency", type=int)
-        parser.add_argument("--rpm", type=int, dest="requests_per_minute")
+        parser.add_argument(
+            "--rpm", type=int, dest="requests_per_minute",
+            help="a hard cap on requests per minute (default: none, calls adapt to the API)",
+        )  # fmt: skip
         parser.add_argument("--timeout", type=float, dest="timeout_seconds")
         parser.add_argument("--sampling", type=_json_object, help='e.g. {"temperature": 0}')
         parser.add_argument("--price-input", dest="price_input_per_mtok", help="per 1M tokens")
@@ -91,6 +94,10 @@ class Command(BaseCommand):
         owner = f"project {project.slug}" if project else "the operator (every project)"
         self.stdout.write(
             f"{verb} judge {judge.name} of {owner} ({judge.backend}{model}; "
-            f"concurrency {judge.concurrency}, {judge.requests_per_minute} rpm, "
+            f"concurrency {judge.concurrency}, {_rpm(judge.requests_per_minute)}, "
             f"timeout {judge.timeout_seconds:g} s)."
         )
+
+
+def _rpm(cap: int | None) -> str:
+    return f"at most {cap} rpm" if cap else "adaptive rate"
