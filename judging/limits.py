@@ -207,6 +207,9 @@ class RedisLimits(_Changes):
     async def slot(self):
         token = uuid.uuid4().hex
         initial = min(self.ceiling, INITIAL_WINDOW)
+        if not self.changes:  # the chart starts from the window as this chunk found it
+            size = await self.client.hget(self.window_key, "size")
+            self._record(max(1, int(float(size))) if size else initial)
         args = [token, self.stale_us, self.interval_us, self.ceiling, initial]
         while (wait_us := await self.acquire(keys=self.keys, args=args)) < 0:
             await asyncio.sleep(random.uniform(_POLL_SECONDS, 4 * _POLL_SECONDS))

@@ -12,6 +12,20 @@ def _tasks_in_process(tasks_in_process):
     """Judge runs execute their chunks inside the test (tests/conftest.py)."""
 
 
+@pytest.fixture(autouse=True)
+def _fresh_judge_limits(settings):
+    """With Redis, a judge's limiter state (window, pause, schedule) lives there for an hour:
+    a judge of an earlier test (or run) with the same id must not lend it its window."""
+    if settings.REDIS_URL:
+        import redis
+
+        client = redis.from_url(settings.REDIS_URL)
+        keys = list(client.scan_iter("arbiter:judge:*"))
+        if keys:
+            client.delete(*keys)
+        client.close()
+
+
 @pytest.fixture
 def fake_llm():
     server = FakeLLMServer()
