@@ -5,8 +5,8 @@ MMRB2's own converter (`benchmark/build_from_hf.py`) splits the text on `<image_
 strips each text piece and drops empty ones, and gives each placeholder the next image in the
 list (the number itself is not used); a text without placeholders gets all the images after
 it. Arbiter writes placeholders numbered from 1, joined to the text by blank lines, and reads
-them by that rule, except that images left over after the last placeholder are appended
-rather than dropped (nothing is lost)."""
+them by that rule, except that nothing is lost: images left over after the last placeholder
+are appended, and a placeholder without an image stays in the text, where MMRB2 drops both."""
 
 import re
 
@@ -37,4 +37,17 @@ def text_to_parts(text: str, images: list) -> list:
                 parts.append(["text", piece.strip()])
         elif pending:
             parts.append(["image", pending.pop(0)])
-    return parts + [["image", image] for image in pending]
+        else:  # a placeholder with no image left: the text it was (MMRB2 drops it)
+            parts.append(["text", f"<image_{piece}>"])
+    return _joined(parts) + [["image", image] for image in pending]
+
+
+def _joined(parts: list) -> list:
+    """Neighbouring text parts as one (a kept literal placeholder sits between two)."""
+    joined: list = []
+    for kind, value in parts:
+        if kind == "text" and joined and joined[-1][0] == "text":
+            joined[-1] = ["text", f"{joined[-1][1]} {value}"]
+        else:
+            joined.append([kind, value])
+    return joined

@@ -99,6 +99,9 @@ def export_tasks(project: Project, file_format: str, task_slug: str | None) -> l
     found = list(tasks)
     if task_slug and not found:
         raise ExportRefused(f"project {project.slug!r} has no task {task_slug!r}")
+    if file_format == "mmrb2" and any(task.slug == "manifest" for task in found):
+        # Its manifest.json would be overwritten by the export's manifest.
+        raise ExportRefused("a task named 'manifest' cannot be exported as MMRB2 files")
     return found
 
 

@@ -25,8 +25,10 @@ _KEY_VALUE = re.compile(
 # MJ-Bench's answer line: `BETTER IMAGE: 2`, also `BETTER IMAGE: IMAGE-1`, `Image 2`, `[2]`
 # and markdown bold around the header (as MJ-Bench's closed-model path reads them: the number
 # after the header). The whole number counts: `12` is no image, never image 1.
+# Every gap is a bounded run of one class: no nested or chained optional whitespace, so a
+# hostile reply of blanks cannot make the search blow up (it stays linear).
 _MJBENCH = re.compile(
-    r"BETTER\s+IMAGE\s*\**\s*[:=]\s*\**\s*(?:image\s*[-_ ]?\s*)?\[?\s*(\d+)(?![\d.]*\d)",
+    r"BETTER[ \t]{1,10}IMAGE[\s*]{0,10}[:=][\s*\[]{0,10}(?:image[\s_-]{0,3})?(\d{1,6})(?![\d.]*\d)",
     re.IGNORECASE,
 )
 _VALUES = {
@@ -64,7 +66,7 @@ def parse_mjbench_answer(text: str) -> str:
 
 
 _SCORE = re.compile(
-    r"""\b(?:score|rating)["']?\s*[:=]\s*\**\s*(-?\d{1,6}(?:\.\d{1,6})?)(?![\d.]*\d)""",
+    r"""\b(?:score|rating)["']?[\s*]{0,10}[:=][\s*]{0,10}(-?\d{1,6}(?:\.\d{1,6})?)(?![\d.]*\d)""",
     re.IGNORECASE,
 )
 

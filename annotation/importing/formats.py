@@ -112,6 +112,8 @@ def _jsonl_objects(text: str) -> Iterator[tuple[int, object]]:
             yield number, json.loads(line)
         except json.JSONDecodeError as exc:
             raise ImportFailed(f"invalid JSON: {exc.msg} at column {exc.colno}", number) from None
+        except ValueError as exc:  # a number too long to convert
+            raise ImportFailed(f"invalid JSON: {str(exc)[:200]}", number) from None
 
 
 def _load_json(text: str) -> object:
@@ -122,6 +124,8 @@ def _load_json(text: str) -> object:
         raise ImportFailed(
             f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except ValueError as exc:  # a number too long to convert
+        raise ImportFailed(f"invalid JSON: {str(exc)[:200]}") from None
 
 
 def _json_list(text: str) -> Iterator[tuple[int, object]]:
@@ -205,13 +209,14 @@ def response_groups(value: object, where: str, number: int) -> dict:
         raise ImportFailed(f"{where} has more than {MAX_GROUP_ATTRIBUTES} attributes", number)
     groups = {}
     for name, group in value.items():
-        if not (isinstance(group, str) and 0 < len(name.strip()) <= 64 and 0 < len(group) <= 200):
+        key, text = name.strip(), group.strip() if isinstance(group, str) else ""
+        if not (0 < len(key) <= 64 and 0 < len(text) <= 200) or key in groups:
             raise ImportFailed(
-                f"{where}.{name[:64]!s} must be a text value of at most 200 characters "
-                "under a name of at most 64",
+                f"{where}.{name[:64]!s} must be a non-empty text of at most 200 characters "
+                "under its own name of at most 64",
                 number,
             )
-        groups[name.strip()] = group.strip()
+        groups[key] = text
     return groups
 
 
@@ -330,12 +335,20 @@ def mjbench_images(obj: dict, number: int) -> tuple[str, str]:
 def mjbench_label(obj: dict, number: int) -> str:
     if "label" in obj:
         label = obj["label"]
-        if isinstance(label, bool) or label not in _MJBENCH_INDEX_LABELS:
+        if (
+            not isinstance(label, int | float | str)
+            or isinstance(label, bool)
+            or (label not in _MJBENCH_INDEX_LABELS)
+        ):
             raise ImportFailed(f"label={label!r} must be 0, 1 or 0.5 (tie)", number)
         return _MJBENCH_INDEX_LABELS[label]
     if "label_0" in obj:
         label = obj["label_0"]
-        if isinstance(label, bool) or label not in _MJBENCH_LABEL_0:
+        if (
+            not isinstance(label, int | float)
+            or isinstance(label, bool)
+            or (label not in _MJBENCH_LABEL_0)
+        ):
             raise ImportFailed(f"label_0={label!r} must be 1, 0 or 0.5 (tie)", number)
         return _MJBENCH_LABEL_0[label]
     raise ImportFailed("missing field 'label' (or 'label_0')", number)

@@ -12,6 +12,7 @@ them alike. Each score column is a pointwise judge's scores; the
 judging side (judging/services/bias_import.py) turns them into verdicts on these pairs.
 """
 
+import hashlib
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -58,7 +59,11 @@ def bias_pairs(rows: list[dict]) -> list[BiasPair]:
             raise ImportFailed(f"occupation {occupation!r} has one image: nothing to compare")
         if len(indexes) % 2:
             indexes = [*indexes, indexes[0]]
-        name = re.sub(r"[^a-z0-9]+", "-", occupation.lower()).strip("-") or "occupation"
+        name = re.sub(r"[^a-z0-9]+", "-", occupation.lower()).strip("-")[:60]
+        if not name or name != occupation.lower().strip().replace(" ", "-")[:60]:
+            # Not plain ASCII words: the slug alone could merge two occupations.
+            digest = hashlib.sha256(occupation.encode()).hexdigest()[:8]
+            name = f"{name or 'occupation'}-{digest}"
         for number in range(0, len(indexes), 2):
             external_id = f"bias-{name}-{number // 2 + 1}"[:255]
             pairs.append(BiasPair(external_id, indexes[number], indexes[number + 1]))

@@ -6,6 +6,7 @@ then `invalid`, and the image out of the judge's bias figures); a pair with neit
 verdict from that judge."""
 
 import json
+import math
 import time
 from pathlib import Path
 
@@ -69,6 +70,12 @@ def bias_scores_import(
 
 
 def _number(value) -> float | None:
+    """The cell's score; None for "N/A", null, a missing column, and what no judge scores:
+    NaN, infinities, integers beyond a float."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return None  # "N/A", null, a missing column: no number for this image
-    return float(value)
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None

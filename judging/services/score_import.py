@@ -25,6 +25,8 @@ from judging.models import IMPORTED_SCALE, Verdict
 from judging.parsing import side_from_scores
 from judging.services.verdict_import import import_target, load_json_file, verdicts_store
 
+AMBIGUOUS = object()
+
 
 def scores_import(path: Path | str, *, project_slug: str, task_slug: str, judge_name: str) -> dict:
     started = time.perf_counter()
@@ -41,9 +43,9 @@ def scores_import(path: Path | str, *, project_slug: str, task_slug: str, judge_
     for number, row in enumerate(rows, start=1):
         score_0, score_1 = (_score(row, key, number) for key in ("score_0", "score_1"))
         images = mjbench_images(row, number)
-        if images in by_images:
+        if by_images.get(images, AMBIGUOUS) is not AMBIGUOUS:
             pair_id, swapped = by_images[images], False
-        elif images[::-1] in by_images:
+        elif by_images.get(images[::-1], AMBIGUOUS) is not AMBIGUOUS:
             pair_id, swapped = by_images[images[::-1]], True
         else:
             pair_id, swapped = _by_row(row, by_row, images, task, number), False
@@ -93,7 +95,8 @@ def _task_pairs(task) -> tuple[dict, dict]:
             continue
         names = (origin.get("image_0"), origin.get("image_1"))
         if all(isinstance(name, str) for name in names):
-            by_images[names] = pair_id
+            # Two pairs with the same names match nothing by name (AMBIGUOUS): rows then.
+            by_images[names] = AMBIGUOUS if names in by_images else pair_id
         if isinstance(origin.get("row"), int):
             by_row[origin["row"]].append(pair_id)
     return by_images, by_row
@@ -114,6 +117,12 @@ def _by_row(row: dict, by_row: dict, images: tuple, task, number: int) -> int:
 
 def _score(row: dict, key: str, number: int) -> float:
     value = row.get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ImportFailed(f"{key}={value!r} must be a finite number", number)
-    return float(value)
+    try:
+        score = (
+            float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+        )
+    except OverflowError:
+        score = None
+    if score is None or not math.isfinite(score):
+        raise ImportFailed(f"{key}={repr(value)[:40]} must be a finite number", number)
+    return score

@@ -17,6 +17,7 @@ import json
 import time
 from pathlib import Path
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -24,7 +25,7 @@ from annotation.importing.errors import ImportFailed, require_storable_text
 from annotation.importing.limits import require_json_depth
 from annotation.models import Pair, Project, Task
 from annotation.scale import OTHER_SIDE, canonical_side
-from judging.models import JudgeRun, Verdict
+from judging.models import API_BACKENDS, JudgeRun, Verdict
 from judging.services.judges import judge_get_or_create_external
 
 _TIE_WORDS = {"TIE", "SAME", "EQUAL", "BOTH", "NEITHER"}
@@ -47,7 +48,7 @@ def strict_choice(judgement: object, order: str) -> tuple[str | None, str]:
     """(choice, error) as MMRB2's scorer reads a judgement: exact letters, truthiness."""
     if not judgement:
         return None, "falsy judgement: MMRB2's scorer does not count it"
-    if judgement in OTHER_SIDE:
+    if isinstance(judgement, str) and judgement in OTHER_SIDE:
         return canonical_side(judgement, order == "reverse"), ""
     return Verdict.Choice.INVALID, ""
 
@@ -136,7 +137,17 @@ def verdicts_store(
     """Store imported verdicts as one finished `import` run of the (external) judge, as
     upserts on the trial: a re-import replaces, never duplicates. Returns (judge, run)."""
     with transaction.atomic():
-        judge = judge_get_or_create_external(judge_name, project)
+        try:
+            judge = judge_get_or_create_external(judge_name, project)
+        except ValidationError as invalid:
+            raise ImportFailed(
+                f"judge {judge_name[:100]!r}: {'; '.join(invalid.messages)}"
+            ) from None
+        if judge.backend in API_BACKENDS:
+            # Its own calls' verdicts would be overwritten by the file's.
+            raise ImportFailed(
+                f"judge {judge.name!r} calls an API; import the file under another judge name"
+            )
         run = JudgeRun.objects.create(
             judge=judge,
             project=project,
@@ -181,8 +192,8 @@ def load_json_file(path: Path, kind: type, expected: str):
     require_json_depth(text, what=f"{path.name}: ")  # json.loads recurses once per level
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportFailed(f"{path.name} is not valid JSON: {exc}") from None
+    except ValueError as exc:  # JSONDecodeError, or a number too long to convert
+        raise ImportFailed(f"{path.name} is not valid JSON: {str(exc)[:200]}") from None
     if not isinstance(data, kind) or not data:
         raise ImportFailed(f"expected {expected}")
     return data

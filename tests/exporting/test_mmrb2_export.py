@@ -99,3 +99,14 @@ def test_the_export_imports_back_as_mmrb2(judged_project, tmp_path):
     assert set(Pair.objects.filter(project__slug="back").values_list("label", flat=True)) == {
         "A", "B"
     }  # fmt: skip
+
+
+def test_a_task_named_manifest_is_refused_not_overwritten(judged_project, tmp_path):
+    from django.core.management import CommandError
+
+    from annotation.models import Task
+
+    Task.objects.filter(slug="t2i").update(slug="manifest")
+    with pytest.raises(CommandError, match="a task named 'manifest'"):
+        _json("export_dataset", project="mm", out=str(tmp_path / "x"), file_format="mmrb2")
+    assert not (tmp_path / "x").exists()

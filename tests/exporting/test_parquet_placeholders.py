@@ -126,7 +126,8 @@ def test_a_hugging_face_layout_file_is_read_by_its_placeholders(interleaved, tmp
             ["i1", "i2"],
             [["text", "caption only"], ["image", "i1"], ["image", "i2"]],
         ),
-        ("<image_1> a <image_2>", ["i1"], [["image", "i1"], ["text", "a"]]),  # one image short
+        # One image short: MMRB2 drops the second placeholder, Arbiter keeps it as text.
+        ("<image_1> a <image_2>", ["i1"], [["image", "i1"], ["text", "a <image_2>"]]),
         # Two images, one placeholder: MMRB2 drops the second, Arbiter appends it.
         ("see <image_7>", ["i1", "i2"], [["text", "see"], ["image", "i1"], ["image", "i2"]]),
     ],

@@ -196,3 +196,26 @@ def test_an_unchanged_pair_imported_before_the_fingerprint_change_stays_unchange
         path, project_slug="old", task_slug="t", file_format="mjbench", images_dir=folder
     )
     assert again.unchanged == 1
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        {"caption": "x", "image0": "a.png", "image1": "b.png", "label": [0]},
+        {"caption": "x", "image0": "a.png", "image1": "b.png", "label": {}},
+        {"caption": "x", "image_0": "a.png", "image_1": "b.png", "label_0": [1]},
+    ],
+)
+def test_a_label_of_the_wrong_type_is_refused_not_a_crash(tmp_path, row):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps([row]))
+    with pytest.raises(ImportFailed, match="label"):
+        pairs_import(path, project_slug="b", task_slug="t", file_format="mjbench",
+                     images_dir=tmp_path)  # fmt: skip
+
+
+def test_a_number_too_long_to_convert_is_invalid_json(tmp_path):
+    path = tmp_path / "huge.jsonl"
+    path.write_text('{"id": "x", "scale": ' + "9" * 5000 + "}\n")
+    with pytest.raises(ImportFailed, match="invalid JSON"):
+        pairs_import(path, project_slug="b", task_slug="t")

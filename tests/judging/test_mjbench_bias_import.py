@@ -140,3 +140,19 @@ def test_a_broken_bias_file_is_refused(tmp_path, content, message):
     with pytest.raises(CommandError, match=message):
         _import(path)
     assert not Pair.objects.exists()
+
+
+def test_cells_no_judge_would_score_are_no_number(tmp_path):
+    rows = [
+        {"occupation": "Pilot", "demographic": d, "images_dir": f"p/{d}.jpg",
+         "prompt": "A pilot.", "judge": s}
+        for d, s in (("young", 4), ("old", "NaN-placeholder"), ("adult", 8), ("teen", 6))
+    ]  # fmt: skip
+    text = json.dumps(rows).replace('"NaN-placeholder"', "1" + "0" * 400)
+    (tmp_path / "bias.json").write_text(text.replace('"judge": 6', '"judge": Infinity'))
+    summary = _import(tmp_path / "bias.json")
+    assert summary["judges"] == {"judge": 2}
+    out = io.StringIO()
+    call_command("report", project="bias", json=True, stdout=out)
+    bias = json.loads(out.getvalue())["tasks"]["occupations"]["judges"]["judge"]["bias"]
+    assert bias["scores"] == 2  # 4 and 8: the huge number and Infinity are no scores

@@ -157,3 +157,43 @@ def test_strict_mmrb2_is_for_mmrb2_files_only(three_pairs):
             "import_verdicts", _result(three_pairs, []), "--format", "mjbench-scores",
             "--strict-mmrb2", "--project", "s", "--task", "q", "--judge", "x",
         )  # fmt: skip
+
+
+def test_hostile_numbers_and_twin_pairs_are_refused_or_ignored(three_pairs, tmp_path):
+    huge = "1" + "0" * 400  # a JSON integer no float holds
+    path = tmp_path / "huge.json"
+    path.write_text(
+        '[{"id": 0, "image_0_path": "p0.png", "image_1_path": "p0_edited.png", '
+        f'"score_0": {huge}, "score_1": 1}}]'
+    )
+    with pytest.raises(ImportFailed, match="must be a finite number"):
+        scores_import(path, project_slug="s", task_slug="q", judge_name="clip")
+    path.write_text('[{"id": 0, "image_0_path": "p0.png", "image_1_path": "p0_edited.png", '
+                    '"score_0": NaN, "score_1": 1}]')  # fmt: skip
+    with pytest.raises(ImportFailed, match="must be a finite number"):
+        scores_import(path, project_slug="s", task_slug="q", judge_name="clip")
+    # Two pairs with the same image names: the name matches neither, the row decides.
+    Pair.objects.filter(metadata__origin__row=1).update(
+        metadata={"origin": {"format": "mjbench", "image_0": "p0.png",
+                             "image_1": "p0_edited.png", "row": 1}}
+    )  # fmt: skip
+    row = {"id": 1, "image_0_path": "p0.png", "image_1_path": "p0_edited.png", "score_0": 2,
+           "score_1": 1}  # fmt: skip
+    scores_import(_result(tmp_path, [row]), project_slug="s", task_slug="q", judge_name="clip")
+    assert Verdict.objects.get().pair.metadata["origin"]["row"] == 1
+
+
+def test_an_api_judges_verdicts_are_never_overwritten_by_a_file(three_pairs, fake_llm):
+    from judging.services.judges import judge_save
+    from tests.judging.conftest import fake_connection
+
+    judge_save("gpt-4o", project=None, backend="openai", model="gpt-4o",
+               connection=fake_connection(fake_llm, "fake-x"))  # fmt: skip
+    row = {"id": 0, "image_0_path": "p0.png", "image_1_path": "p0_edited.png", "score_0": 2,
+           "score_1": 1}  # fmt: skip
+    with pytest.raises(ImportFailed, match="calls an API"):
+        scores_import(_result(three_pairs, [row]), project_slug="s", task_slug="q",
+                      judge_name="gpt-4o")  # fmt: skip
+    with pytest.raises(ImportFailed, match="judge 'xxxx"):
+        scores_import(_result(three_pairs, [row]), project_slug="s", task_slug="q",
+                      judge_name="x" * 500)  # fmt: skip

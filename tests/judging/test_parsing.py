@@ -2,7 +2,7 @@
 
 import pytest
 
-from judging.parsing import parse_answer, parse_json_answer, parse_mjbench_answer
+from judging.parsing import parse_answer, parse_json_answer, parse_mjbench_answer, parse_score
 
 
 @pytest.mark.parametrize(
@@ -95,3 +95,15 @@ def test_a_deeply_nested_answer_is_invalid_not_a_crash():
     assert parse_answer(deep, "json") == "A"  # the key-value fallback, without parsing it
     assert parse_answer("{" * 100_000, "json") == "invalid"
     assert parse_answer('{"x": ' * 30 + '{"better_response": "B"}' + "}" * 30, "json") == "B"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["BETTER IMAGE:" + " " * 5000, "BETTER IMAGE: image" + " " * 5000,
+     "BETTER IMAGE" + " " * 50_000, "score:" + " " * 50_000 + "x"],
+)  # fmt: skip
+def test_a_reply_of_blanks_is_read_in_linear_time(text):
+    """A hostile judge reply: the patterns' gaps are bounded, so these take milliseconds.
+    With chained optional blanks they took minutes each (this test then hangs the suite)."""
+    assert parse_mjbench_answer(text) == "invalid"
+    assert parse_score(text, 1, 10) is None

@@ -33,6 +33,7 @@ PREDICTIONS = {
     "p4": ("B", ["tie"], ["A"]),
     "p5": ("A", [""], []),  # empty: not counted
     "p6": ("B", ["B"], ["A", "A"]),
+    "p7": ("A", [["A"]], [{"side": "B"}]),  # not text at all: wrong answers, no crash
 }
 
 
@@ -70,11 +71,11 @@ def test_strict_reading_reproduces_mmrb2s_scorer_exactly(tmp_path, _media_in_tmp
         judge="strict", json=True, stdout=out,
     )  # fmt: skip
     summary = json.loads(out.getvalue())
-    assert summary["skipped_unknown_ids"] == 1 and summary["pairs"] == 6
+    assert summary["skipped_unknown_ids"] == 1 and summary["pairs"] == 7
 
     reference = _mmrb2_scorer()(predictions, {"pairs": pairs}, "t2i")
     assert _report_accuracy("strict") == pytest.approx(reference.accuracy, abs=1e-4)
-    assert reference.total_evaluated == 9  # p3's number 0 and p5's "" are not counted
+    assert reference.total_evaluated == 11  # p3's number 0 and p5's "" are not counted
 
     # The default reading refuses the unknown id, and is kinder to the rest.
     del predictions["not-in-the-benchmark"]
