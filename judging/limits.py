@@ -26,7 +26,7 @@ from judging.backends import CallFailed
 from judging.models import Judge
 
 _POLL_SECONDS = 0.005
-INITIAL_WINDOW = 4
+INITIAL_WINDOW = 16
 DECREASE = 0.8
 MAX_CHANGES = 2000  # kept per chunk: the chart needs the shape, not every step
 
@@ -146,7 +146,7 @@ return tat - now
 """
 
 # The end of a call (ARGV: token, outcome "ok" | "overloaded" | "other", retry-after µs,
-# ceiling, the call's start µs). Returns the window's slots when they changed, else -1.
+# ceiling, the call's start µs, decrease). Returns {slots now, 1 if they changed else 0}.
 _RELEASE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -158,7 +158,7 @@ if retry_after > 0 then
     redis.call('SET', KEYS[4], now + retry_after, 'PX', math.ceil(retry_after / 1000) + 1000)
   end
 end
-if redis.call('EXISTS', KEYS[3]) == 0 then return -1 end
+if redis.call('EXISTS', KEYS[3]) == 0 then return {tonumber(ARGV[4]), 0} end
 local size = tonumber(redis.call('HGET', KEYS[3], 'size'))
 local threshold = tonumber(redis.call('HGET', KEYS[3], 'threshold'))
 local before = math.max(1, math.floor(size))
@@ -166,17 +166,15 @@ if ARGV[2] == 'ok' then
   local step = 1
   if size >= threshold then step = 1 / size end
   size = math.min(tonumber(ARGV[4]), size + step)
-elseif ARGV[2] == 'overloaded' then
-  if tonumber(ARGV[5]) <= tonumber(redis.call('HGET', KEYS[3], 'cut_at')) then return -1 end
+elseif ARGV[2] == 'overloaded'
+    and tonumber(ARGV[5]) > tonumber(redis.call('HGET', KEYS[3], 'cut_at')) then
   size = math.max(1, size * tonumber(ARGV[6]))
   redis.call('HSET', KEYS[3], 'threshold', tostring(size), 'cut_at', now)
-else
-  return -1
 end
 redis.call('HSET', KEYS[3], 'size', tostring(size))
 local after = math.max(1, math.floor(size))
-if after == before then return -1 end
-return after
+if after == before then return {after, 0} end
+return {after, 1}
 """
 
 
@@ -202,14 +200,35 @@ class RedisLimits(_Changes):
         self.keys = [self.inflight_key, self.schedule_key, self.window_key, self.pause_key]
         self.acquire = self.client.register_script(_ACQUIRE)
         self.release = self.client.register_script(_RELEASE)
+        # A local gate in front of Redis: no more of this chunk's calls wait on (poll) Redis
+        # than the window last seen holds, so a small window is not a storm of polls.
+        self.known_slots = min(self.ceiling, INITIAL_WINDOW)
+        self.local = 0
+        self.gate: asyncio.Condition | None = None
 
     @asynccontextmanager
     async def slot(self):
+        if self.gate is None:
+            self.gate = asyncio.Condition()
+            size = await self.client.hget(self.window_key, "size")
+            if size:
+                self.known_slots = max(1, int(float(size)))
+            self._record(self.known_slots)  # the chart starts from the window found
+        async with self.gate:
+            await self.gate.wait_for(lambda: self.local < self.known_slots)
+            self.local += 1
+        try:
+            async with self._shared_slot():
+                yield
+        finally:
+            async with self.gate:
+                self.local -= 1
+                self.gate.notify_all()
+
+    @asynccontextmanager
+    async def _shared_slot(self):
         token = uuid.uuid4().hex
         initial = min(self.ceiling, INITIAL_WINDOW)
-        if not self.changes:  # the chart starts from the window as this chunk found it
-            size = await self.client.hget(self.window_key, "size")
-            self._record(max(1, int(float(size))) if size else initial)
         args = [token, self.stale_us, self.interval_us, self.ceiling, initial]
         while (wait_us := await self.acquire(keys=self.keys, args=args)) < 0:
             await asyncio.sleep(random.uniform(_POLL_SECONDS, 4 * _POLL_SECONDS))
@@ -227,8 +246,12 @@ class RedisLimits(_Changes):
         finally:
             # Redis TIME and this clock differ by the hosts' skew; a cut is a coarse event.
             args = [token, outcome, retry_after, self.ceiling, started, DECREASE]
-            slots = await self.release(keys=self.keys, args=args)
-            if slots > 0:
+            slots, changed = await self.release(keys=self.keys, args=args)
+            if int(slots) != self.known_slots:
+                self.known_slots = int(slots)
+                async with self.gate:
+                    self.gate.notify_all()
+            if changed:
                 self._record(int(slots))
 
     async def close(self):

@@ -7,7 +7,7 @@ import pytest
 from django.conf import settings
 
 from judging.backends import CallFailed
-from judging.limits import RedisLimits
+from judging.limits import INITIAL_WINDOW, RedisLimits
 from judging.models import Judge
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db]
@@ -70,7 +70,7 @@ def test_an_overload_seen_by_one_worker_shrinks_every_workers_window():
     async def main():
         first, second = (RedisLimits(judge, settings.REDIS_URL) for _ in range(2))
         await first.client.delete(*first.keys)
-        for _ in range(40):  # slow start: 4 -> 44 slots
+        for _ in range(40):  # slow start: one more slot per success
             async with first.slot():
                 pass
         with pytest.raises(CallFailed):
@@ -86,7 +86,9 @@ def test_an_overload_seen_by_one_worker_shrinks_every_workers_window():
         return first.changes, second.changes, size, paused_ms, waited
 
     first_changes, second_changes, size, paused_ms, waited = asyncio.run(main())
-    assert first_changes[0][1] == 4 and first_changes[-1][1] == 44
-    assert [slots for _at, slots in second_changes] == [44, 35]  # found 44, cut to 35
-    assert size == pytest.approx(44 * 0.8)
+    grown = INITIAL_WINDOW + 40  # slow start: one more slot per success
+    assert first_changes[0][1] == INITIAL_WINDOW and first_changes[-1][1] == grown
+    # The second worker found the grown window and cut it.
+    assert [slots for _at, slots in second_changes] == [grown, int(grown * 0.8)]
+    assert size == pytest.approx(grown * 0.8)
     assert 0 < paused_ms <= 1500 and waited >= 0.4
