@@ -274,7 +274,24 @@ class VerdictImportSerializer(serializers.Serializer):
     judge = serializers.CharField(
         max_length=100, help_text="Judge name (created as an external judge when missing)."
     )
-    file = serializers.FileField(help_text='MMRB2 predictions: {PAIR_ID: {"forward": [...]}}')
+    file = serializers.FileField(
+        help_text='MMRB2 predictions {PAIR_ID: {"forward": [...]}}, or an MJ-Bench '
+        "scoring-model result file (format mjbench-scores)"
+    )
+    format = serializers.ChoiceField(
+        choices=["mmrb2", "mjbench-scores"],
+        default="mmrb2",
+        help_text="mjbench-scores: a pointwise judge's scores, matched by image names",
+    )
+    strict_mmrb2 = serializers.BooleanField(
+        default=False,
+        help_text="read an MMRB2 file exactly as MMRB2's compute_accuracy.py does (README)",
+    )
+
+    def validate(self, attrs):
+        if attrs.get("strict_mmrb2") and attrs.get("format") != "mmrb2":
+            raise serializers.ValidationError({"strict_mmrb2": "for MMRB2 files only"})
+        return attrs
 
 
 class ChoiceCountsSerializer(serializers.Serializer):
@@ -293,3 +310,6 @@ class VerdictImportSummarySerializer(serializers.Serializer):
     verdicts = serializers.IntegerField()
     choices = ChoiceCountsSerializer()
     seconds = serializers.FloatField()
+    strict_mmrb2 = serializers.BooleanField(required=False)
+    skipped_unknown_ids = serializers.IntegerField(required=False)
+    matched_by_row = serializers.IntegerField(required=False, help_text="mjbench-scores")

@@ -51,6 +51,7 @@ from judging.services.runs import (
     judge_run_resume,
     judge_run_start,
 )
+from judging.services.score_import import scores_import
 from judging.services.verdict_import import verdicts_import
 
 CONFLICT = OpenApiResponse(ErrorSerializer, description="Not in this state.")
@@ -311,8 +312,8 @@ class VerdictViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedVie
         return self.paged(verdicts)
 
     @extend_schema(
-        summary="Import a judge's predictions (MMRB2 prediction file) on a task of a project "
-        "you lead (all or nothing)",
+        summary="Import a judge's predictions (an MMRB2 prediction file, or an MJ-Bench "
+        "scoring-model result file) on a task of a project you lead (all or nothing)",
         request={"multipart/form-data": VerdictImportSerializer},
         responses={201: VerdictImportSummarySerializer, 404: NOT_FOUND},
     )
@@ -327,11 +328,12 @@ class VerdictViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedVie
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         project = project_or_404(lead_projects(request.user), data["project"])
+        where = {"project_slug": project.slug, "task_slug": data["task"]}
         with uploaded_to_path(data["file"]) as path:
-            summary = verdicts_import(
-                path,
-                project_slug=project.slug,
-                task_slug=data["task"],
-                judge_name=data["judge"],
-            )
+            if data["format"] == "mjbench-scores":
+                summary = scores_import(path, judge_name=data["judge"], **where)
+            else:
+                summary = verdicts_import(
+                    path, judge_name=data["judge"], strict_mmrb2=data["strict_mmrb2"], **where
+                )
         return Response(summary, status=status.HTTP_201_CREATED)

@@ -71,7 +71,7 @@ def scores_import(path: Path | str, *, project_slug: str, task_slug: str, judge_
     judge, _run = verdicts_store(
         verdicts, project, task, judge_name, path.name, pointwise_scale=IMPORTED_SCALE
     )
-    counts = {choice: 0 for choice in ("A", "B", "tie")}
+    counts = {choice: 0 for choice in ("A", "B", "tie", "invalid", "failed")}
     for verdict in verdicts:
         counts[verdict.choice] += 1
     return {

@@ -5,6 +5,7 @@ import json
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from annotation.models import Pair
 from judging.models import Judge, JudgeRun, JudgeRunChunk, Verdict
 from judging.services.judges import connection_save
 
@@ -215,3 +216,39 @@ def test_templates_are_versioned_per_project(world, as_lead):
     assert bad.status_code == 400 and "body" in bad.json()
     named = as_lead.get("/api/templates/?name=mmrb2-t2i").json()["results"]
     assert [t["project"] for t in named] == [world.alpha.pk]
+
+
+def test_mjbench_scores_and_strict_reading_through_the_api(world, as_lead):
+    pair = world.alpha_task.pairs.order_by("id").first()
+    Pair.objects.filter(pk=pair.pk).update(
+        metadata={"origin": {"format": "mjbench", "image_0": "x.png", "image_1": "y.png",
+                             "row": 0}}
+    )  # fmt: skip
+    rows = [{"id": 0, "image_0_path": "y.png", "image_1_path": "x.png", "score_0": 0.2,
+             "score_1": 0.7}]  # fmt: skip
+    upload = SimpleUploadedFile("human0.0.json", json.dumps(rows).encode())
+    answer = as_lead.post(
+        "/api/verdicts/import/",
+        {"project": "alpha", "task": "t2i", "judge": "clip", "file": upload,
+         "format": "mjbench-scores"},
+        format="multipart",
+    )  # fmt: skip
+    assert answer.status_code == 201, answer.content
+    assert answer.json()["choices"]["A"] == 1  # the names the other way round: scores swap
+    verdict = Verdict.objects.get(judge__name="clip")
+    assert (verdict.pair_id, verdict.score_a, verdict.score_b) == (pair.pk, 0.7, 0.2)
+    upload = SimpleUploadedFile("preds.json", json.dumps({"ghost": {}}).encode())
+    strict = as_lead.post(
+        "/api/verdicts/import/",
+        {"project": "alpha", "task": "t2i", "judge": "s", "file": upload, "strict_mmrb2": True},
+        format="multipart",
+    )  # fmt: skip
+    assert strict.status_code == 201 and strict.json()["skipped_unknown_ids"] == 1
+    upload = SimpleUploadedFile("preds.json", b"{}")
+    refused = as_lead.post(
+        "/api/verdicts/import/",
+        {"project": "alpha", "task": "t2i", "judge": "s", "file": upload,
+         "format": "mjbench-scores", "strict_mmrb2": True},
+        format="multipart",
+    )  # fmt: skip
+    assert refused.status_code == 400 and "strict_mmrb2" in refused.json()
