@@ -162,3 +162,17 @@ def test_the_overview_offers_the_export_form(client, rated):
     assert 'name="csrfmiddlewaretoken"' in body[form:]
     assert '<option value="parquet">' in body and '<option value="t2i">' in body
     assert 'name="include_dropped"' in body and 'name="with_verdicts"' in body
+
+
+def test_an_mmrb2_export_from_the_overview(client, rated, django_capture_on_commit_callbacks):
+    client.force_login(rated.lead)
+    overview = client.get(reverse("dash-overview", args=["exp"])).content.decode()
+    assert '<option value="mmrb2">' in overview
+    _start(client, django_capture_on_commit_callbacks, format="mmrb2", task="")
+    job = ExportJob.objects.get()
+    assert (job.file_format, job.status) == ("mmrb2", "done")
+    archive = _zip(client.get(reverse("dash-export-download", args=["exp", job.pk])))
+    names = archive.namelist()
+    assert {"manifest.json", "edit.json", "t2i.json"} <= set(names)
+    benchmark = json.loads(archive.read("t2i.json"))
+    assert {pair["chosen"] for pair in benchmark["pairs"]} <= {"A", "B"}
