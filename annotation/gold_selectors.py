@@ -1,6 +1,9 @@
 """Reads about quality control (issue 15): an annotator's gold history (the schedule's
 input), the feedback after a qualification answer, and why a task holds an annotator back."""
 
+from functools import reduce
+from operator import or_
+
 from django.db.models import Count, Max, Q
 
 from annotation.models import AnnotatorPause, Assignment, Pair, Qualification, Rating, Task
@@ -61,14 +64,33 @@ def task_hold_reason(user, task: Task) -> str | None:
 def gold_history(user, task: Task) -> tuple[int, int, int | None]:
     """(pairs handed to the annotator in the task's queue, gold checks among them, pairs since
     the latest gold check or None): what annotation.gold_schedule decides from."""
-    mine = Assignment.objects.filter(annotator=user, pair__task=task).exclude(
+    return gold_histories(user, [task]).get(task.pk, (0, 0, None))
+
+
+def gold_histories(user, tasks: list[Task]) -> dict[int, tuple[int, int, int | None]]:
+    """gold_history of several tasks in two queries whatever their number."""
+    mine = Assignment.objects.filter(annotator=user, pair__task__in=tasks).exclude(
         pair__gold__qualification=True
     )  # the qualification set comes before the queue, outside its count
     is_gold = Q(pair__status=Pair.Status.GOLD)
-    counts = mine.aggregate(
-        all=Count("id"), gold=Count("id", filter=is_gold), last=Max("id", filter=is_gold)
+    rows = (
+        mine.values("pair__task")
+        .annotate(all=Count("id"), gold=Count("id", filter=is_gold), last=Max("id", filter=is_gold))
+        .values_list("pair__task", "all", "gold", "last")
+        .order_by()
     )
-    since_last = None
-    if counts["last"] is not None:  # ids grow with time: the pairs handed out after it
-        since_last = mine.filter(id__gt=counts["last"]).count()
-    return counts["all"], counts["gold"], since_last
+    histories = {task_id: (n, golds, last) for task_id, n, golds, last in rows}
+    since: dict[int, int] = {}
+    after_last = [Q(pair__task=t, id__gt=last) for t, (_n, _g, last) in histories.items() if last]
+    if after_last:  # ids grow with time: the pairs handed out after each task's latest check
+        since = dict(
+            mine.filter(reduce(or_, after_last))
+            .values("pair__task")
+            .annotate(n=Count("id"))
+            .values_list("pair__task", "n")
+            .order_by()
+        )
+    return {
+        task_id: (n, golds, None if last is None else since.get(task_id, 0))
+        for task_id, (n, golds, last) in histories.items()
+    }

@@ -22,7 +22,7 @@ from django.db.models.functions import Cast, Coalesce
 from django.http import Http404
 
 from annotation.gold_schedule import golds_ahead
-from annotation.gold_selectors import gold_history
+from annotation.gold_selectors import gold_histories
 from annotation.models import (
     Adjudication,
     Asset,
@@ -181,8 +181,8 @@ class TaskProgress:
 
 
 def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgress]:
-    """Rated, skipped and remaining per task, with three queries whatever the number of
-    tasks."""
+    """Rated, skipped and remaining per task, in a fixed number of queries whatever the number
+    of tasks (four, and two more when some task has gold checks ahead)."""
     if not tasks:
         return []
     finished: dict[tuple[int, str], int] = {
@@ -219,26 +219,33 @@ def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgr
         .annotate(n=Count("id"))
         .values_list("task", "n")
     )
+    # The gold checks still ahead, counted in "of N" so that the total does not move when one
+    # is served (a tell): the histories of the tasks that have some, in two queries.
+    with_gold = [
+        task
+        for task in tasks
+        if gold_left.get(task.pk) and claimable.get(task.pk) and task.gold_rate > 0
+    ]
+    histories = gold_histories(user, with_gold) if with_gold else {}
+
+    def ahead(task: Task) -> int:
+        if task not in with_gold:
+            return 0
+        position, golds_so_far, since_last = histories.get(task.pk, (0, 0, None))
+        return golds_ahead(
+            user.pk, task, position, golds_so_far, since_last,
+            claimable[task.pk], gold_left[task.pk],
+        )  # fmt: skip
+
     return [
         TaskProgress(
             task,
             done=finished.get((task.pk, Assignment.Status.SUBMITTED), 0),
-            remaining=claimable.get(task.pk, 0)
-            + leased.get(task.pk, 0)
-            + _golds_ahead(user, task, claimable.get(task.pk, 0), gold_left.get(task.pk, 0)),
+            remaining=claimable.get(task.pk, 0) + leased.get(task.pk, 0) + ahead(task),
             skipped=finished.get((task.pk, Assignment.Status.SKIPPED), 0),
         )
         for task in tasks
     ]
-
-
-def _golds_ahead(user, task: Task, real_left: int, gold_left: int) -> int:
-    """The gold checks still ahead of the annotator, counted in "of N" so that the total does
-    not move when one is served (a tell)."""
-    if not gold_left or not real_left or task.gold_rate <= 0:
-        return 0
-    position, golds_so_far, since_last = gold_history(user, task)
-    return golds_ahead(user.pk, task, position, golds_so_far, since_last, real_left, gold_left)
 
 
 def assignment_position(assignment: Assignment) -> int:
