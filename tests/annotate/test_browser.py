@@ -37,14 +37,14 @@ def shown_assignment(page) -> int:
     return int(page.get_attribute("#workspace", "data-assignment"))
 
 
-def wait_for_next_pair(page, previous: int) -> int:
+def wait_for_next_pair(page, previous: int, timeout: int = WAIT_MS) -> int:
     page.wait_for_function(
         """previous => {
             const ws = document.getElementById("workspace");
             return ws && ws.dataset.assignment && ws.dataset.assignment !== String(previous);
         }""",
         arg=previous,
-        timeout=WAIT_MS,
+        timeout=timeout,
     )
     return shown_assignment(page)
 
