@@ -111,7 +111,7 @@ def test_rows_match_by_image_names_swapped_or_by_row(three_pairs):
         _result(three_pairs, rows), project_slug="s", task_slug="q", judge_name="clip"
     )
     assert summary["matched_by_row"] == 1
-    assert summary["choices"] == {"A": 1, "B": 1, "tie": 1}
+    assert summary["choices"] == {"A": 1, "B": 1, "tie": 1, "invalid": 0, "failed": 0}
     scores = {
         v.pair.metadata["origin"]["row"]: (v.score_a, v.score_b, v.choice)
         for v in Verdict.objects.select_related("pair")
