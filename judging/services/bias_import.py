@@ -6,7 +6,6 @@ then `invalid`, and the image out of the judge's bias figures); a pair with neit
 verdict from that judge."""
 
 import json
-import math
 import time
 from pathlib import Path
 
@@ -15,7 +14,12 @@ from annotation.importing.mjbench_bias import bias_pairs, bias_rows, score_colum
 from annotation.models import Pair
 from judging.models import IMPORTED_SCALE, Verdict
 from judging.parsing import side_from_scores
-from judging.services.verdict_import import import_target, load_json_file, verdicts_store
+from judging.services.verdict_import import (
+    finite_number,
+    import_target,
+    load_json_file,
+    verdicts_store,
+)
 
 
 def bias_scores_import(
@@ -47,7 +51,7 @@ def bias_scores_import(
         verdicts = []
         for pair in pairs:
             score_a, score_b = (
-                _number(rows[index].get(column)) for index in (pair.first, pair.second)
+                finite_number(rows[index].get(column)) for index in (pair.first, pair.second)
             )
             if score_a is None and score_b is None:
                 continue
@@ -67,15 +71,3 @@ def bias_scores_import(
             verdicts_store(verdicts, project, task, column, path.name, IMPORTED_SCALE)
         scored[column] = len(verdicts)
     return {"judges": scored, "seconds": round(time.perf_counter() - started, 2)}
-
-
-def _number(value) -> float | None:
-    """The cell's score; None for "N/A", null, a missing column, and what no judge scores:
-    NaN, infinities, integers beyond a float."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None

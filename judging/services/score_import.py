@@ -13,7 +13,6 @@ threshold 0.0, so `pred` is never trusted, only the scores (on every real file t
 """
 
 import json
-import math
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -23,7 +22,12 @@ from annotation.importing.formats import mjbench_images
 from annotation.models import Pair
 from judging.models import IMPORTED_SCALE, Verdict
 from judging.parsing import side_from_scores
-from judging.services.verdict_import import import_target, load_json_file, verdicts_store
+from judging.services.verdict_import import (
+    finite_number,
+    import_target,
+    load_json_file,
+    verdicts_store,
+)
 
 AMBIGUOUS = object()
 
@@ -117,12 +121,7 @@ def _by_row(row: dict, by_row: dict, images: tuple, task, number: int) -> int:
 
 def _score(row: dict, key: str, number: int) -> float:
     value = row.get(key)
-    try:
-        score = (
-            float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-        )
-    except OverflowError:
-        score = None
-    if score is None or not math.isfinite(score):
+    score = finite_number(value)
+    if score is None:
         raise ImportFailed(f"{key}={repr(value)[:40]} must be a finite number", number)
     return score

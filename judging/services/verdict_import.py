@@ -14,6 +14,7 @@ scorer never looks at them.
 """
 
 import json
+import math
 import time
 from pathlib import Path
 
@@ -179,6 +180,18 @@ def verdicts_store(
             ],
         )
     return judge, run
+
+
+def finite_number(value) -> float | None:
+    """A score read from a file: a JSON number a float holds and that is finite; None for
+    anything else (text, null, booleans, NaN, infinities, integers beyond a float)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def load_json_file(path: Path, kind: type, expected: str):

@@ -3,6 +3,8 @@
 for as long as a Retry-After asks. (Throughput against the same server is measured by
 `make bench-judges`, not timed here.)"""
 
+import asyncio
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -12,7 +14,8 @@ from annotation.services.pair_import import pairs_import
 from devtools.fake_llm import FakeLLMServer, status
 from judging import runner
 from judging.limits import DECREASE, INITIAL_WINDOW, Window
-from judging.models import JudgeRunChunk, Verdict
+from judging.models import Connection, Judge, JudgeRunChunk, Verdict
+from judging.prompts import Message
 from judging.retry import RetryPolicy
 from judging.services.runs import judge_run_start
 from tests.factories import member, write_jsonl
@@ -92,3 +95,27 @@ def test_a_retry_after_pauses_every_call_of_the_judge(tmp_path):
     assert min(t for t in starts if t >= 0.05) >= 3.0
     outcomes = list(Verdict.objects.values_list("choice", "error"))
     assert len(outcomes) == 8 and all(choice for choice, _error in outcomes), outcomes
+
+
+def test_what_counts_as_an_overload():
+    """429 and 529 shrink the window; another 5xx is retried but is no overload; Anthropic's
+    `overloaded_error` body counts even when it comes with a 200."""
+    from judging import backends
+
+    for code, overloaded in ((429, True), (529, True), (503, False)):
+        with pytest.raises(backends.CallFailed) as failed:
+            backends._checked_json(code, {}, "{}")
+        assert failed.value.retryable and failed.value.overloaded is overloaded
+
+    async def overloaded_body(*_args):
+        return {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}
+
+    judge = Judge(name="c", backend="anthropic", model="m", sampling={})
+    judge.connection = Connection(name="x", backend="anthropic", base_url="http://127.0.0.1:9")
+    original, backends._post = backends._post, overloaded_body
+    try:
+        with pytest.raises(backends.CallFailed) as failed:
+            asyncio.run(backends.call_anthropic(None, judge, Message([("text", "hi")]), 0))
+    finally:
+        backends._post = original
+    assert failed.value.overloaded and failed.value.retryable
