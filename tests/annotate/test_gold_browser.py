@@ -5,6 +5,7 @@ a gold check mixed into that queue looks exactly like any other pair."""
 import pytest
 
 from annotation.models import Assignment, Pair, Task
+from annotation.scale import to_form
 from annotation.services.gold import GoldEntry, gold_set
 from tests.annotate.test_browser import WAIT_MS, log_in_and_start, wait_for_next_pair
 from tests.factories import member, queued_pairs
@@ -50,6 +51,13 @@ def pair_of(assignment_id: int) -> int:
     return Assignment.objects.get(pk=assignment_id).pair_id
 
 
+def key_for_a(assignment_id: int) -> str:
+    """The form key that says "A better" on this assignment: A is on the left unless the
+    assignment is swapped (each pair's orientation is a coin toss for its first annotator)."""
+    swapped = Assignment.objects.get(pk=assignment_id).swapped
+    return str(to_form(6, 7, swapped))
+
+
 def test_the_qualification_comes_first_with_feedback_then_the_queue_where_gold_is_unmarked(
     live_server, browser_page, qualifying
 ):
@@ -58,11 +66,10 @@ def test_the_qualification_comes_first_with_feedback_then_the_queue_where_gold_i
     current = log_in_and_start(page, live_server.url)
     for _ in range(2):  # the qualification set, in order, each answer followed by feedback
         assert pair_of(current) in qualifying["qualification"]
-        page.keyboard.press("2")
+        # Answered right: two wrong answers would (rightly) hold the annotator back.
+        page.keyboard.press(key_for_a(current))
         page.keyboard.press("Enter")
-        # A qualification answer is judged and its feedback rendered: on a loaded CI machine
-        # (two xdist workers and Chromium on two cores) that took more than 5 s once.
-        current = wait_for_next_pair(page, current, timeout=3 * WAIT_MS)
+        current = wait_for_next_pair(page, current)
         feedback = page.locator("#workspace .feedback")
         feedback.wait_for(timeout=WAIT_MS)
         assert "Qualification:" in feedback.inner_text()
@@ -80,7 +87,7 @@ def test_the_qualification_comes_first_with_feedback_then_the_queue_where_gold_i
             assert "mixed check" not in html
         page.keyboard.press("3")
         page.keyboard.press("Enter")
-        current = wait_for_next_pair(page, current, timeout=3 * WAIT_MS)
+        current = wait_for_next_pair(page, current)
         assert page.locator("#workspace .feedback").count() == 0  # no feedback in the queue
     assert set(skeletons) == {"gold", "normal"}
     gold, normal = skeletons["gold"], skeletons["normal"]
