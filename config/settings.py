@@ -170,6 +170,16 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# How often judge runs submitted to a provider's batch API are asked for their answers
+# (Celery beat: `celery -A config beat`, or a worker started with -B).
+ARBITER_BATCH_POLL_SECONDS = env_int("ARBITER_BATCH_POLL_SECONDS", 30, minimum=1)
+CELERY_BEAT_SCHEDULE = {
+    "judge-batches-poll": {
+        "task": "judging.tasks.judge_batches_poll",
+        "schedule": ARBITER_BATCH_POLL_SECONDS,
+        "options": {"expires": ARBITER_BATCH_POLL_SECONDS},  # never a backlog of polls
+    }
+}
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the cookie

@@ -1,7 +1,8 @@
 """A small OpenAI-compatible (and Anthropic-compatible) HTTP server for tests, benchmarks and
 offline demos: it answers chat completions and messages after a configurable latency, can be
 told to misbehave (429 with Retry-After, 500, hang, garbage, an injected verdict), and records
-what it received.
+what it received. It also implements the two batch APIs (OpenAI's files and /v1/batches,
+Anthropic's /v1/messages/batches) with the same answers.
 
     python -m devtools.fake_llm --port 8099 --latency 0.2
     python manage.py connection_add fake --backend openai \
@@ -11,6 +12,8 @@ what it received.
 
 import argparse
 import asyncio
+import email.parser
+import email.policy
 import json
 import threading
 import time
@@ -63,6 +66,7 @@ class FakeLLMServer:
         record=True,
         score=None,
         capacity: int | None = None,
+        batch_seconds: float = 0.0,
     ):
         self.latency = latency
         self.record = record  # False: count requests but keep no bodies (long benchmarks)
@@ -77,6 +81,13 @@ class FakeLLMServer:
         self.capacity = capacity
         self.answering = 0
         self.refused = 0
+        # The batch APIs (OpenAI files + /batches, Anthropic /v1/messages/batches): a batch
+        # ends this many seconds after it was created; its answers are decided at creation,
+        # one behaviour per request, as live answers are.
+        self.batch_seconds = batch_seconds
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict] = {}
+        self.batch_requests: list[dict] = []  # every request body received inside a batch
         self.script: deque[Behaviour] = deque()
         self.requests: list[dict] = []
         self.paths: list[str] = []
@@ -152,6 +163,8 @@ class FakeLLMServer:
                 if _method == "GET" and path == "/stats":  # for benchmarks in another process
                     stats = {"served": self.served, "refused": self.refused}
                     code, extra, payload = 200, {}, json.dumps(stats).encode()
+                elif _is_batch_api(_method, path):
+                    code, extra, payload = self._batch_api(_method, path, headers, body)
                 else:
                     code, extra, payload = await self._respond(path, headers, body)
                 reason = {200: "OK", 429: "Too Many Requests"}.get(code, "Status")
@@ -200,19 +213,115 @@ class FakeLLMServer:
                 return behaviour.status, behaviour.headers, json.dumps(error).encode()
             if behaviour.kind == "garbage":
                 return 200, {}, b"<html>this is not JSON</html>"
-            if behaviour.kind == "text":
-                content = behaviour.text
-            elif self.score is not None:
-                content = f"A fake assessment.\nSCORE: {self.score(request)}"
-            else:
-                side = self.decide(request) if self.decide else behaviour.text
-                content = json.dumps({"analysis": {"overall": "fake"}, "better_response": side})
-            return 200, {}, self._completion(path, request, content)
+            return 200, {}, self._completion(path, request, self._content(behaviour, request))
         finally:
             with self._lock:
                 self.in_flight -= 1
                 if self.capacity is not None:
                     self.answering -= 1
+
+    # -- batch APIs ------------------------------------------------------------------------
+    def _batch_api(self, method: str, path: str, headers: dict, body: bytes):
+        with self._lock:
+            self.paths.append(f"{method} {path}")
+        parts = path.rstrip("/").split("/")
+        if method == "POST" and path == "/v1/files":
+            return self._file_upload(headers, body)
+        if method == "GET" and path.startswith("/v1/files/") and path.endswith("/content"):
+            content = self.files.get(parts[3])
+            return (200, {}, content) if content is not None else _not_found()
+        if method == "POST" and path in ("/v1/batches", "/v1/messages/batches"):
+            return self._batch_create(path, body)
+        batch = self.batches.get(parts[-1] if parts[-1] not in ("results", "cancel") else parts[-2])
+        if batch is None:
+            return _not_found()
+        self._batch_advance(batch)
+        if parts[-1] == "results":
+            return 200, {}, batch["results"] if batch["ended"] else b""
+        return 200, {}, json.dumps(batch["view"]).encode()
+
+    def _file_upload(self, headers: dict, body: bytes):
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+            b"Content-Type: " + headers.get("content-type", "").encode() + b"\r\n\r\n" + body
+        )
+        uploaded = next(
+            (part.get_payload(decode=True) for part in message.iter_parts() if part.get_filename()),
+            None,
+        )
+        if uploaded is None:
+            return 400, {}, json.dumps({"error": {"message": "no file"}}).encode()
+        file_id = f"file-{len(self.files) + 1}"
+        self.files[file_id] = uploaded
+        return 200, {}, json.dumps({"id": file_id, "object": "file", "purpose": "batch"}).encode()
+
+    def _batch_create(self, path: str, body: bytes):
+        anthropic = path.startswith("/v1/messages")
+        try:
+            request = json.loads(body)
+            if anthropic:
+                items = [(r["custom_id"], r["params"]) for r in request["requests"]]
+            else:
+                lines = self.files[request["input_file_id"]].splitlines()
+                items = [(line["custom_id"], line["body"]) for line in map(json.loads, lines)]
+        except (ValueError, KeyError, TypeError):
+            return 400, {}, json.dumps({"error": {"message": "bad batch"}}).encode()
+        answers = []
+        for custom_id, params in items:
+            with self._lock:
+                self.batch_requests.append(params)
+            answers.append(self._batch_answer(anthropic, custom_id, params, self._next()))
+        number = len(self.batches) + 1
+        batch_id = f"msgbatch_{number}" if anthropic else f"batch_{number}"
+        results = b"".join(json.dumps(a).encode() + b"\n" for a in answers)
+        view = (
+            {"id": batch_id, "type": "message_batch", "processing_status": "in_progress"}
+            if anthropic
+            else {"id": batch_id, "object": "batch", "status": "in_progress"}
+        )
+        self.batches[batch_id] = {
+            "anthropic": anthropic,
+            "ends_at": time.monotonic() + self.batch_seconds,
+            "ended": False,
+            "results": results,
+            "view": view,
+        }
+        return 200, {}, json.dumps(view).encode()
+
+    def _batch_advance(self, batch: dict) -> None:
+        if batch["ended"] or time.monotonic() < batch["ends_at"]:
+            return
+        batch["ended"] = True
+        if batch["anthropic"]:
+            batch["view"]["processing_status"] = "ended"
+            return
+        file_id = f"file-out-{batch['view']['id']}"
+        self.files[file_id] = batch["results"]
+        batch["view"].update(status="completed", output_file_id=file_id)
+
+    def _batch_answer(self, anthropic: bool, custom_id: str, params: dict, behaviour) -> dict:
+        path = "/v1/messages" if anthropic else "/v1/chat/completions"
+        if behaviour.kind in ("status", "hang", "garbage"):
+            if anthropic:
+                error = {"type": "error", "error": {"type": "api_error", "message": "fake"}}
+                return {"custom_id": custom_id, "result": {"type": "errored", "error": error}}
+            code = behaviour.status if behaviour.kind == "status" else 500
+            response = {"status_code": code, "body": {"error": {"message": "fake"}}}
+            return {"custom_id": custom_id, "response": response, "error": None}
+        content = self._content(behaviour, params)
+        completion = json.loads(self._completion(path, params, content))
+        if anthropic:
+            return {"custom_id": custom_id, "result": {"type": "succeeded", "message": completion}}
+        response = {"status_code": 200, "body": completion}
+        return {"custom_id": custom_id, "response": response, "error": None}
+
+    def _content(self, behaviour: Behaviour, request: dict) -> str:
+        """The words of an `answer` or `text` behaviour (live and batch alike)."""
+        if behaviour.kind == "text":
+            return behaviour.text
+        if self.score is not None:
+            return f"A fake assessment.\nSCORE: {self.score(request)}"
+        side = self.decide(request) if self.decide else behaviour.text
+        return json.dumps({"analysis": {"overall": "fake"}, "better_response": side})
 
     @staticmethod
     def _completion(path: str, request: dict, content: str) -> bytes:
@@ -233,6 +342,14 @@ class FakeLLMServer:
         return json.dumps(answer_body).encode()
 
 
+def _is_batch_api(method: str, path: str) -> bool:
+    return path.startswith(("/v1/files", "/v1/batches", "/v1/messages/batches"))
+
+
+def _not_found():
+    return 404, {}, json.dumps({"error": {"message": "not found"}}).encode()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8099)
@@ -242,12 +359,16 @@ def main():
     parser.add_argument(
         "--capacity", type=int, help="answer 429 to requests above this many at once"
     )
+    parser.add_argument(
+        "--batch-seconds", type=float, default=5.0, help="a batch ends this long after creation"
+    )
     options = parser.parse_args()
     server = FakeLLMServer(
         latency=options.latency,
         default=answer(options.answer),
         record=options.record,
         capacity=options.capacity,
+        batch_seconds=options.batch_seconds,
     )
     print(f"fake judge API at {server.start(options.port)} (Ctrl-C stops)", flush=True)
     try:

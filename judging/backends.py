@@ -118,7 +118,7 @@ def _status_text(status: int) -> str:
         return f"HTTP {status}"
 
 
-def _checked_json(status: int, headers, text: str) -> dict:
+def checked_json(status: int, headers, text: str) -> dict:
     if status >= 300:  # redirects are not followed: a judge calls its connection's URL only
         raise CallFailed(
             _status_text(status),
@@ -135,12 +135,12 @@ def _checked_json(status: int, headers, text: str) -> dict:
     return body
 
 
-async def _read_bounded(stream) -> bytes:
+async def read_bounded(stream, limit: int = MAX_REPLY_BYTES) -> bytes:
     chunks, size = [], 0
     while chunk := await stream.read(64 * 1024):
         size += len(chunk)
-        if size > MAX_REPLY_BYTES:
-            raise CallFailed(f"the reply is larger than {MAX_REPLY_BYTES} bytes", retryable=False)
+        if size > limit:
+            raise CallFailed(f"the reply is larger than {limit} bytes", retryable=False)
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -149,9 +149,9 @@ async def _post(session: aiohttp.ClientSession, url: str, headers: dict, body: d
     """One attempt. The session's total timeout bounds it, connection and body included."""
     try:
         async with session.post(url, headers=headers, json=body, allow_redirects=False) as response:
-            raw = await _read_bounded(response.content)
+            raw = await read_bounded(response.content)
             # JSON is UTF-8 (RFC 8259); a charset the server names is not trusted.
-            return _checked_json(response.status, response.headers, raw.decode(errors="replace"))
+            return checked_json(response.status, response.headers, raw.decode(errors="replace"))
     except TimeoutError:
         raise CallFailed("timed out", retryable=True) from None
     except aiohttp.ClientError as error:
@@ -163,23 +163,29 @@ def _data_url(media_type: str, encoded: str) -> str:
     return f"data:{media_type};base64,{encoded}"
 
 
-async def call_openai(client, judge: Judge, message: Message, sample: int) -> Reply:
+def openai_request(judge: Judge, message: Message, sample: int) -> tuple[dict, dict]:
+    """The headers and body of a chat completion (live, or one line of a batch)."""
     content = []
     for kind, value in message.parts:
         if kind == "text":
             content.append({"type": "text", "text": value})
         else:
             content.append({"type": "image_url", "image_url": {"url": _data_url(*value)}})
-    headers = {}
-    if key := api_key(judge):
-        headers["Authorization"] = f"Bearer {key}"
     body = {
         **request_sampling("openai", judge.model, judge.sampling, sample),
         "model": judge.model,
         "messages": [{"role": "user", "content": content}],
     }
-    url = judge.connection.base_url.rstrip("/") + "/chat/completions"
-    answer = await _post(client, url, headers, body)
+    return openai_headers(judge), body
+
+
+def openai_headers(judge: Judge) -> dict:
+    key = api_key(judge)
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+def openai_reply(answer: dict) -> Reply:
+    """The judge's words in a chat completion's body."""
     try:
         reply = answer["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError):
@@ -187,10 +193,35 @@ async def call_openai(client, judge: Judge, message: Message, sample: int) -> Re
     if isinstance(reply, list):  # some servers answer with content parts
         reply = "".join(p.get("text", "") for p in reply if isinstance(p, dict))
     usage = answer.get("usage") or {}
-    return Reply(str(reply or ""), usage.get("prompt_tokens"), usage.get("completion_tokens"))
+    if not isinstance(usage, dict):
+        usage = {}
+    return Reply(
+        str(reply or ""), _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+    )
 
 
-async def call_anthropic(client, judge: Judge, message: Message, sample: int) -> Reply:
+def _count(value) -> int | None:
+    """A token count as the API gave it; anything but a small non-negative integer is unknown."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31:
+        return value
+    return None
+
+
+async def call_openai(client, judge: Judge, message: Message, sample: int) -> Reply:
+    headers, body = openai_request(judge, message, sample)
+    url = judge.connection.base_url.rstrip("/") + "/chat/completions"
+    return openai_reply(await _post(client, url, headers, body))
+
+
+def anthropic_headers(judge: Judge) -> dict:
+    headers = {"anthropic-version": ANTHROPIC_VERSION}
+    if key := api_key(judge):
+        headers["x-api-key"] = key
+    return headers
+
+
+def anthropic_request(judge: Judge, message: Message, sample: int) -> tuple[dict, dict]:
+    """The headers and body of a Messages call (live, or one request of a batch)."""
     content = []
     for kind, value in message.parts:
         if kind == "text":
@@ -199,16 +230,16 @@ async def call_anthropic(client, judge: Judge, message: Message, sample: int) ->
             media_type, encoded = value
             source = {"type": "base64", "media_type": media_type, "data": encoded}
             content.append({"type": "image", "source": source})
-    headers = {"anthropic-version": ANTHROPIC_VERSION}
-    if key := api_key(judge):
-        headers["x-api-key"] = key
     body = {
         **request_sampling("anthropic", judge.model, judge.sampling, sample),
         "model": judge.model,
         "messages": [{"role": "user", "content": content}],
     }
-    url = judge.connection.base_url.rstrip("/") + "/v1/messages"
-    answer = await _post(client, url, headers, body)
+    return anthropic_headers(judge), body
+
+
+def anthropic_reply(answer: dict) -> Reply:
+    """The judge's words in a Messages answer's body."""
     error = answer.get("error") if answer.get("type") == "error" else None
     if isinstance(error, dict) and error.get("type") == "overloaded_error":
         # Anthropic may say so with a 200 (its streams do): as a 529.
@@ -217,10 +248,18 @@ async def call_anthropic(client, judge: Judge, message: Message, sample: int) ->
     if not isinstance(blocks, list):
         raise CallFailed("no content blocks in the answer", retryable=False)
     text = "".join(
-        b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"
+        str(b.get("text", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "text"
     )
     usage = answer.get("usage") or {}
-    return Reply(text, usage.get("input_tokens"), usage.get("output_tokens"))
+    if not isinstance(usage, dict):
+        usage = {}
+    return Reply(text, _count(usage.get("input_tokens")), _count(usage.get("output_tokens")))
+
+
+async def call_anthropic(client, judge: Judge, message: Message, sample: int) -> Reply:
+    headers, body = anthropic_request(judge, message, sample)
+    url = judge.connection.base_url.rstrip("/") + "/v1/messages"
+    return anthropic_reply(await _post(client, url, headers, body))
 
 
 def baseline_reply(judge: Judge, trial_key: str, answer_format: str = "json") -> Reply:

@@ -12,6 +12,7 @@ from judging.models import (
     MAX_SAMPLES,
     MAX_TIMEOUT_SECONDS,
     Judge,
+    JudgeRun,
     PromptTemplate,
 )
 from judging.selectors import callable_judges, connections_for
@@ -162,6 +163,18 @@ class RunStartForm(forms.Form):
     judge = IdChoiceField(queryset=Judge.objects.none())
     task = IdChoiceField(queryset=Task.objects.none(), required=False, empty_label="All tasks")
     samples = forms.IntegerField(min_value=1, max_value=MAX_SAMPLES, initial=1)
+    mode = forms.ChoiceField(
+        choices=[
+            (JudgeRun.Mode.LIVE, "Live calls (answers now)"),
+            (JudgeRun.Mode.BATCH, "Provider batch (about half the price, answers within 24 h)"),
+        ],
+        initial=JudgeRun.Mode.LIVE,
+        required=False,
+        widget=forms.RadioSelect,
+    )
+
+    def clean_mode(self) -> str:
+        return self.cleaned_data["mode"] or JudgeRun.Mode.LIVE  # live unless asked
 
     def __init__(self, project, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -85,6 +85,25 @@ def chunk_tally(chunk: JudgeRunChunk) -> dict:
     )
 
 
+def verdicts_store(chunk: JudgeRunChunk, rows: list[Verdict], replies: list, **chunk_fields):
+    """Upsert the chunk's new verdicts, keep the new answers for the response cache, and
+    refresh the chunk's tallies (with any other fields of the chunk given)."""
+    replies_store(replies)
+    answered = [row for row in rows if row.choice is not None]
+    failed = [row for row in rows if row.choice is None]
+    unique = ["judge", "pair", "order", "sample"]
+    fields = ["choice", "score_a", "score_b", "error", "raw_output", "run", "template"]
+    fields += ["latency_ms", "images_adapted", "from_cache"]
+    fields += ["input_tokens", "output_tokens", "created_at"]
+    Verdict.objects.bulk_create(
+        answered, update_conflicts=True, unique_fields=unique, update_fields=fields
+    )
+    # A failure never replaces an answer (another delivery of this chunk may have stored
+    # one); an earlier failure of the same trial stays as it was.
+    Verdict.objects.bulk_create(failed, ignore_conflicts=True)
+    JudgeRunChunk.objects.filter(pk=chunk.pk).update(**chunk_tally(chunk), **chunk_fields)
+
+
 class _VerdictWriter:
     """Writes batches from one dedicated thread (Django connections are per thread)."""
 
@@ -93,22 +112,7 @@ class _VerdictWriter:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="verdicts")
 
     def _write(self, rows: list[Verdict], replies: list, window_changes: list) -> bool:
-        replies_store(replies)
-        answered = [row for row in rows if row.choice is not None]
-        failed = [row for row in rows if row.choice is None]
-        unique = ["judge", "pair", "order", "sample"]
-        fields = ["choice", "score_a", "score_b", "error", "raw_output", "run", "template"]
-        fields += ["latency_ms", "images_adapted", "from_cache"]
-        fields += ["input_tokens", "output_tokens", "created_at"]
-        Verdict.objects.bulk_create(
-            answered, update_conflicts=True, unique_fields=unique, update_fields=fields
-        )
-        # A failure never replaces an answer (another delivery of this chunk may have stored
-        # one); an earlier failure of the same trial stays as it was.
-        Verdict.objects.bulk_create(failed, ignore_conflicts=True)
-        JudgeRunChunk.objects.filter(pk=self.chunk.pk).update(
-            **chunk_tally(self.chunk), concurrency_log=window_changes
-        )
+        verdicts_store(self.chunk, rows, replies, concurrency_log=window_changes)
         return JudgeRun.objects.filter(
             pk=self.chunk.run_id, status=JudgeRun.Status.CANCELLED
         ).exists()
@@ -125,7 +129,7 @@ class _VerdictWriter:
         self.executor.shutdown()
 
 
-def _verdict(run: JudgeRun, template, trial: Trial, outcomes: list, seconds: float) -> Verdict:
+def trial_verdict(run: JudgeRun, template, trial: Trial, outcomes: list, seconds: float) -> Verdict:
     """The verdict of a trial from its calls' outcomes (one, or one per response)."""
     if trial.order == Verdict.Order.POINTWISE:
         return _pointwise_verdict(run, template, trial, outcomes, seconds)
@@ -185,7 +189,7 @@ def _verdict_row(run: JudgeRun, template, trial: Trial, seconds: float) -> Verdi
 
 
 @dataclass
-class _Cache:
+class RequestCache:
     """The response cache as a chunk uses it: each trial's request keys, the answers already
     stored for them (read once, before any call), and the new answers waiting to be stored."""
 
@@ -200,7 +204,7 @@ class _Cache:
         return None
 
 
-def _response_cache(run: JudgeRun, trials, contents, templates) -> _Cache | None:
+def response_cache(run: JudgeRun, trials, contents, templates) -> RequestCache | None:
     if run.judge.backend not in API_BACKENDS:
         return None  # baselines cost nothing
     keys = {}
@@ -210,10 +214,10 @@ def _response_cache(run: JudgeRun, trials, contents, templates) -> _Cache | None
         keys[trial] = [
             request_key(identity, content) for content in contents.request_contents(template, trial)
         ]
-    return _Cache(keys, cached_replies(key for ks in keys.values() for key in ks))
+    return RequestCache(keys, cached_replies(key for ks in keys.values() for key in ks))
 
 
-async def _execute(run, trials, contents, templates, writer, cache: _Cache | None) -> bool:
+async def _execute(run, trials, contents, templates, writer, cache: RequestCache | None) -> bool:
     """Run the trials; returns False when stopped by a cancellation."""
     judge = run.judge
     limits = limits_for(judge, settings.REDIS_URL)
@@ -239,7 +243,7 @@ async def _execute(run, trials, contents, templates, writer, cache: _Cache | Non
                 trial_key = f"{trial.pair_id}:{trial.order}:{trial.sample}"
                 if cache is not None and (replies := cache.replies(trial)) is not None:
                     outcomes = [Outcome(reply, "", 0) for reply in replies]
-                    verdict = _verdict(run, template, trial, outcomes, 0.0)
+                    verdict = trial_verdict(run, template, trial, outcomes, 0.0)
                     verdict.from_cache = True  # paid before: no call
                     pending.append(verdict)
                     return
@@ -248,7 +252,7 @@ async def _execute(run, trials, contents, templates, writer, cache: _Cache | Non
                 except (OSError, TooManyImages) as error:  # a file gone; more than the API takes
                     outcome = Outcome(None, f"cannot send the pair's content: {error}", 0)
                     outcomes = [outcome] * (2 if trial.order == Verdict.Order.POINTWISE else 1)
-                    pending.append(_verdict(run, template, trial, outcomes, 0.0))
+                    pending.append(trial_verdict(run, template, trial, outcomes, 0.0))
                     return
 
                 async def call(message, key):
@@ -273,7 +277,8 @@ async def _execute(run, trials, contents, templates, writer, cache: _Cache | Non
                         return
                     started = time.perf_counter()
                     outcomes = await asyncio.gather(*map(call, messages, keys))
-                verdict = _verdict(run, template, trial, outcomes, time.perf_counter() - started)
+                seconds = time.perf_counter() - started
+                verdict = trial_verdict(run, template, trial, outcomes, seconds)
                 verdict.images_adapted = adapted
                 pending.append(verdict)
                 if cache is not None:
@@ -310,15 +315,9 @@ async def _execute(run, trials, contents, templates, writer, cache: _Cache | Non
     return not cancelled.is_set()
 
 
-def chunk_execute(chunk: JudgeRunChunk) -> bool:
-    """Call for the chunk's missing trials; True when every trial now has a verdict (an
-    answer or a final error), False when a cancellation stopped it."""
+def chunk_plan(chunk: JudgeRunChunk) -> tuple[list[Pair], dict, list[Trial]]:
+    """The chunk's pairs, the template of each of their tasks, and the trials still missing."""
     run = chunk.run
-    run.judge.connection  # noqa: B018 -- loaded now: the calls below run in an event loop
-    JudgeRunChunk.objects.filter(pk=chunk.pk).update(attempts=F("attempts") + 1)
-    JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.PENDING).update(
-        status=JudgeRun.Status.RUNNING, started_at=timezone.now()
-    )
     pairs = list(
         Pair.objects.filter(pk__in=chunk.pair_ids).select_related(
             "prompt", "response_a", "response_b", "task"
@@ -330,12 +329,24 @@ def chunk_execute(chunk: JudgeRunChunk) -> bool:
         for task_id, task in tasks.items()
     }
     pair_orders = {pair.pk: trial_orders(templates[pair.task_id]) for pair in pairs}
-    trials = missing_trials(run.judge, pair_orders, run.samples)
+    return pairs, templates, missing_trials(run.judge, pair_orders, run.samples)
+
+
+def chunk_execute(chunk: JudgeRunChunk) -> bool:
+    """Call for the chunk's missing trials; True when every trial now has a verdict (an
+    answer or a final error), False when a cancellation stopped it."""
+    run = chunk.run
+    run.judge.connection  # noqa: B018 -- loaded now: the calls below run in an event loop
+    JudgeRunChunk.objects.filter(pk=chunk.pk).update(attempts=F("attempts") + 1)
+    JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.PENDING).update(
+        status=JudgeRun.Status.RUNNING, started_at=timezone.now()
+    )
+    pairs, templates, trials = chunk_plan(chunk)
     completed = True
     if trials:
         writer = _VerdictWriter(chunk)
         contents = PairContents(pairs, trials, run.judge.backend)
-        cache = _response_cache(run, trials, contents, templates)
+        cache = response_cache(run, trials, contents, templates)
         try:
             completed = asyncio.run(_execute(run, trials, contents, templates, writer, cache))
         finally:

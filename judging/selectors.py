@@ -7,7 +7,16 @@ from decimal import Decimal
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
-from judging.models import Connection, Judge, JudgeRun, JudgeRunChunk, PromptTemplate, Verdict
+from judging.models import (
+    BATCH_PRICE_FACTOR,
+    Connection,
+    Judge,
+    JudgeRun,
+    JudgeRunChunk,
+    PromptTemplate,
+    ProviderBatch,
+    Verdict,
+)
 from judging.prompts import BUILT_IN
 
 RATE_WINDOW_SECONDS = 60
@@ -47,12 +56,24 @@ class RunProgress:
         return self.remaining / self.rate_per_second
 
     @property
-    def cost(self) -> Decimal:
+    def list_price(self) -> Decimal:
+        """What the tokens paid for cost at the judge's live prices."""
         judge = self.run.judge
         return (
             judge.price_input_per_mtok * self.input_tokens
             + judge.price_output_per_mtok * self.output_tokens
         ) / Decimal(1_000_000)
+
+    @property
+    def cost(self) -> Decimal:
+        if self.run.mode == JudgeRun.Mode.BATCH:
+            return self.list_price * Decimal(str(BATCH_PRICE_FACTOR))
+        return self.list_price
+
+    @property
+    def saved(self) -> Decimal:
+        """What the provider's batch discount saved against live calls."""
+        return self.list_price - self.cost
 
     def as_dict(self) -> dict:
         return {
@@ -72,6 +93,8 @@ class RunProgress:
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "cost": float(round(self.cost, 4)),
+            "mode": self.run.mode,
+            "cost_saved": float(round(self.saved, 4)),
         }
 
 
@@ -127,6 +150,11 @@ def _imported_progress(run: JudgeRun) -> RunProgress:
     return RunProgress(
         run=run, trials=run.trials, rate_per_second=0.0, chunks=0, chunks_done=0, **totals
     )
+
+
+def run_batches(run: JudgeRun) -> list[ProviderBatch]:
+    """The run's provider batches, with their request counts (no request bodies are kept)."""
+    return list(ProviderBatch.objects.filter(run=run).select_related("chunk"))
 
 
 CHART_WIDTH, CHART_HEIGHT = 300, 60

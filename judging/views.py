@@ -1,5 +1,6 @@
 """The lead's judging pages: judges, runs with live progress, the ensemble filter."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -18,6 +19,7 @@ from judging.prompts import TemplateInvalid, template_save
 from judging.selectors import (
     callable_judges,
     judges_of_project,
+    run_batches,
     run_concurrency_chart,
     run_progress,
     runs_with_tallies,
@@ -198,6 +200,7 @@ def run_list(request, slug: str):
                 samples=form.cleaned_data["samples"],
                 user=request.user,
                 background=True,
+                mode=form.cleaned_data["mode"],
             )
         except RunRefused as refused:
             form.add_error(None, str(refused))
@@ -223,6 +226,8 @@ def run_detail(request, slug: str, run_id: int):
         "project": run.project,
         "progress": run_progress(run),
         "concurrency": run_concurrency_chart(run),
+        "batches": run_batches(run),
+        "poll_seconds": settings.ARBITER_BATCH_POLL_SECONDS,
     }
     return render_fragment_or_page(request, "judging/_progress.html", "judging/run.html", context)
 

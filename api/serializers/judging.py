@@ -184,6 +184,8 @@ class RunProgressSerializer(serializers.Serializer):
     input_tokens = serializers.IntegerField()
     output_tokens = serializers.IntegerField()
     cost = serializers.FloatField()
+    mode = serializers.ChoiceField(choices=JudgeRun.Mode.choices)
+    cost_saved = serializers.FloatField(help_text="The batch discount against live calls.")
     chunks = serializers.IntegerField()
     chunks_done = serializers.IntegerField()
 
@@ -209,7 +211,7 @@ class RunSerializer(serializers.ModelSerializer):
         model = JudgeRun
         fields = [
             "id", "project", "project_slug", "judge", "judge_name", "task", "task_slug",
-            "samples", "status", "purpose", "trials", "source", "created_at", "started_at",
+            "samples", "status", "purpose", "mode", "trials", "source", "created_at", "started_at",
             "finished_at",
         ]  # fmt: skip
 
@@ -230,6 +232,11 @@ class RunStartSerializer(serializers.Serializer):
         max_length=64, required=False, allow_null=True, help_text="Task slug; all when absent."
     )
     samples = serializers.IntegerField(min_value=1, max_value=MAX_SAMPLES, default=1)
+    mode = serializers.ChoiceField(
+        choices=JudgeRun.Mode.choices,
+        default=JudgeRun.Mode.LIVE,
+        help_text="batch: through the provider's batch API (about half the price, within 24 h).",
+    )
 
 
 class RunFilterSerializer(serializers.Serializer):

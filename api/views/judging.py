@@ -249,6 +249,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSet
                 samples=data["samples"],
                 user=request.user,
                 background=True,
+                mode=data["mode"],
             )
         except RunRefused as refusal:
             # A run that cannot start is the request's fault here (the judge, task or

@@ -8,18 +8,20 @@ limit at the judge's requests-per-minute budget.
 
 import logging
 import threading
+import time
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
-from django.utils import timezone
 
 from annotation.errors import Refused
 from annotation.models import Pair, Project, Task
 from judging.backends import ConfigurationError, check_callable
-from judging.models import MAX_SAMPLES, Judge, JudgeRun, JudgeRunChunk
+from judging.models import API_BACKENDS, MAX_SAMPLES, Judge, JudgeRun, JudgeRunChunk
 from judging.prompts import TemplateInvalid, is_pointwise, run_template_stored
 from judging.runner import chunk_execute, trial_orders
+from judging.services.batches import batch_chunk_submit, batches_waiting
+from judging.services.run_finish import chunk_close
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +55,18 @@ def judge_run_start(
     purpose: str = JudgeRun.Purpose.EVALUATE,
     user=None,
     background: bool = False,
+    mode: str = JudgeRun.Mode.LIVE,
 ) -> JudgeRun:
     """Create the run and its chunks and enqueue them. `pair_ids` narrows the selection
     (default: every pair of the project, or of the task). `background` asks the embedded mode
-    (no Celery worker) to run the chunks in a thread instead of inside this call."""
+    (no Celery worker) to run the chunks in a thread instead of inside this call. `mode`
+    "batch" submits the calls to the provider's batch API (judging/services/batches.py)."""
     if not 1 <= samples <= MAX_SAMPLES:
         raise RunRefused(f"samples must be between 1 and {MAX_SAMPLES}")
+    if mode not in JudgeRun.Mode.values:
+        raise RunRefused(f"unknown run mode {mode!r}")
+    if mode == JudgeRun.Mode.BATCH and judge.backend not in API_BACKENDS:
+        raise RunRefused("only an OpenAI or Anthropic judge can run as a provider batch")
     try:
         check_callable(judge, project)
     except ConfigurationError as error:
@@ -72,7 +80,8 @@ def judge_run_start(
     if not ids:
         raise RunRefused("no pairs to judge in this selection")
     orders, scales = _run_shape(judge, project, pairs)
-    size = chunk_pair_count(judge, samples)
+    # A batch chunk is only submitted: no time limit to fit in.
+    size = MAX_CHUNK_PAIRS if mode == JudgeRun.Mode.BATCH else chunk_pair_count(judge, samples)
     with transaction.atomic():
         run = JudgeRun.objects.create(
             judge=judge,
@@ -80,6 +89,7 @@ def judge_run_start(
             task=task,
             samples=samples,
             purpose=purpose,
+            mode=mode,
             pointwise_scale=",".join(scales),
             trials=sum(n * len(orders[task_id]) for task_id, n in _pairs_per_task(pairs)) * samples,
             created_by=user,
@@ -88,7 +98,7 @@ def judge_run_start(
             JudgeRunChunk(run=run, index=number, pair_ids=ids[start : start + size])
             for number, start in enumerate(range(0, len(ids), size))
         )
-        _enqueue([chunk.pk for chunk in chunks], background)
+        _enqueue([chunk.pk for chunk in chunks], background, run)
     return run
 
 
@@ -118,25 +128,30 @@ def _run_shape(judge: Judge, project: Project, pairs) -> tuple[dict, list[str]]:
     return orders, sorted(scales)
 
 
-def _enqueue(chunk_ids: list[int], background: bool) -> None:
+def _enqueue(chunk_ids: list[int], background: bool, run: JudgeRun) -> None:
     from judging.tasks import judge_chunk
 
     if settings.CELERY_TASK_ALWAYS_EAGER and background:
-        thread = threading.Thread(target=_run_inline, args=(chunk_ids,), daemon=True)
+        thread = threading.Thread(target=_run_inline, args=(chunk_ids, run), daemon=True)
         transaction.on_commit(thread.start)
         return
     for chunk_id in chunk_ids:
         judge_chunk.delay_on_commit(chunk_id)
 
 
-def _run_inline(chunk_ids: list[int]) -> None:
+def _run_inline(chunk_ids: list[int], run: JudgeRun) -> None:
+    """The embedded mode's worker for one run: its chunks, then (a batch run, with no
+    Celery beat to poll) its batches until their answers are in."""
     from django.db import connection
 
-    from judging.tasks import judge_chunk
+    from judging.tasks import judge_batches_poll, judge_chunk
 
     try:
         for chunk_id in chunk_ids:
             judge_chunk(chunk_id)  # the task's own steps, in this thread
+        while run.mode == JudgeRun.Mode.BATCH and batches_waiting(run):
+            time.sleep(settings.ARBITER_BATCH_POLL_SECONDS)
+            judge_batches_poll()
     finally:
         connection.close()
 
@@ -164,21 +179,12 @@ def judge_chunk_run(chunk_id: int) -> JudgeRun | None:
             pk=chunk.run_id, status__in=[JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING]
         ).update(status=JudgeRun.Status.CANCELLED)
         return
+    if chunk.run.mode == JudgeRun.Mode.BATCH:
+        # Submitted now, answered later: the poll (batches_poll) closes the chunk.
+        return chunk_close(chunk) if batch_chunk_submit(chunk) else None
     if not chunk_execute(chunk):
         return None  # cancelled: the chunk stays open for a resume
-    JudgeRunChunk.objects.filter(pk=chunk.pk).update(done=True, finished_at=timezone.now())
-    return chunk.run if _finish_if_complete(chunk.run) else None
-
-
-def _finish_if_complete(run: JudgeRun) -> bool:
-    """Mark the run finished when no chunk is open; True for the one caller that did."""
-    if JudgeRunChunk.objects.filter(run=run, done=False).exists():
-        return False
-    return bool(
-        JudgeRun.objects.filter(
-            pk=run.pk, status__in=[JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING]
-        ).update(status=JudgeRun.Status.FINISHED, finished_at=timezone.now())
-    )
+    return chunk_close(chunk)
 
 
 def judge_run_cancel(run: JudgeRun) -> JudgeRun:
@@ -211,6 +217,6 @@ def judge_run_resume(run: JudgeRun, *, background: bool = False) -> JudgeRun:
             raise RunRefused(f"run {run.pk} has nothing missing")
         JudgeRunChunk.objects.filter(pk__in=reopen).update(done=False, finished_at=None)
         JudgeRun.objects.filter(pk=run.pk).update(status=JudgeRun.Status.RUNNING, finished_at=None)
-        _enqueue(reopen, background)
+        _enqueue(reopen, background, run)
     run.refresh_from_db()
     return run

@@ -104,7 +104,7 @@ def test_what_counts_as_an_overload():
 
     for code, overloaded in ((429, True), (529, True), (503, False)):
         with pytest.raises(backends.CallFailed) as failed:
-            backends._checked_json(code, {}, "{}")
+            backends.checked_json(code, {}, "{}")
         assert failed.value.retryable and failed.value.overloaded is overloaded
 
     async def overloaded_body(*_args):

@@ -1,12 +1,14 @@
 import json
 import time
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Project, Task
 from judging.models import JudgeRun
 from judging.selectors import judges_of_project, run_progress
 from judging.services.runs import RunRefused, judge_run_start
+from judging.tasks import judge_batches_poll
 
 _POLL_SECONDS = 1.0
 _NO_WORKER_SECONDS = 30.0
@@ -23,6 +25,11 @@ class Command(BaseCommand):
         parser.add_argument("--judge", required=True)
         parser.add_argument("--task")
         parser.add_argument("--samples", type=int, default=1)
+        parser.add_argument(
+            "--batch",
+            action="store_true",
+            help="submit through the provider's batch API (about half the price, within 24 h)",
+        )
         parser.add_argument("--wait", action="store_true", help="wait until the run is over")
         parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
@@ -41,7 +48,13 @@ class Command(BaseCommand):
                 raise CommandError(f"no task {options['task']!r} in {project.slug}")
         started = time.perf_counter()
         try:
-            run = judge_run_start(judge, project, task=task, samples=options["samples"])
+            run = judge_run_start(
+                judge,
+                project,
+                task=task,
+                samples=options["samples"],
+                mode=JudgeRun.Mode.BATCH if options["batch"] else JudgeRun.Mode.LIVE,
+            )
         except RunRefused as refused:
             raise CommandError(str(refused)) from None
         if options["wait"]:
@@ -50,6 +63,10 @@ class Command(BaseCommand):
                 run.refresh_from_db()
                 if run.status in (JudgeRun.Status.FINISHED, JudgeRun.Status.CANCELLED):
                     break
+                if run.mode == JudgeRun.Mode.BATCH and settings.CELERY_TASK_ALWAYS_EAGER:
+                    # No worker, so no Celery beat: this command asks the provider itself.
+                    judge_batches_poll()
+                    time.sleep(settings.ARBITER_BATCH_POLL_SECONDS - _POLL_SECONDS)
                 idle = run.status == JudgeRun.Status.PENDING and waited > _NO_WORKER_SECONDS
                 if idle and not warned:
                     self.stderr.write(

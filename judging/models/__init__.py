@@ -4,6 +4,9 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+# The package's models, split for length: the batch one names the others by string.
+from judging.models.batches import BatchStatus, ProviderBatch  # noqa: F401
+
 # Bounds of what a lead may ask of a judge: enough for any real provider, too little to turn
 # the server into a load generator (see SECURITY.md).
 MAX_CONCURRENCY = 256
@@ -158,11 +161,23 @@ class JudgeRunPurpose(models.TextChoices):
     IMPORT = "import", "Imported predictions"
 
 
+class JudgeRunMode(models.TextChoices):
+    LIVE = "live", "Live calls"
+    # The provider's batch API (OpenAI /v1/batches, Anthropic Message Batches): about half
+    # the price, answers within 24 hours (judging/services/batches.py).
+    BATCH = "batch", "Provider batch"
+
+
+# What a provider's batch API charges against live calls (OpenAI and Anthropic: half).
+BATCH_PRICE_FACTOR = 0.5
+
+
 class JudgeRun(models.Model):
     """One run of a judge over a selection of a project's pairs (or one imported file)."""
 
     Status = JudgeRunStatus
     Purpose = JudgeRunPurpose
+    Mode = JudgeRunMode
 
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="runs")
     project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="runs")
@@ -173,6 +188,7 @@ class JudgeRun(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     source = models.CharField(max_length=255, blank=True)  # file name of imported predictions
     purpose = models.CharField(max_length=16, choices=Purpose.choices, default=Purpose.EVALUATE)
+    mode = models.CharField(max_length=8, choices=JudgeRunMode.choices, default=JudgeRunMode.LIVE)
     # Empty for a pairwise run; else the pointwise scales its templates use ("likert-10", or
     # several comma-separated across task kinds) or "imported" for imported scores.
     pointwise_scale = models.CharField(max_length=48, blank=True)
@@ -198,6 +214,9 @@ class JudgeRun(models.Model):
             models.CheckConstraint(
                 condition=Q(purpose__in=JudgeRunPurpose.values),
                 name="judge_run_purpose_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(mode__in=JudgeRunMode.values), name="judge_run_mode_valid"
             ),
         ]
 

@@ -1,0 +1,220 @@
+"""Judge runs through the providers' batch APIs (issue 17), against the fake server's
+OpenAI files + /v1/batches and Anthropic /v1/messages/batches: the same verdicts as live
+calls, collected by a poll that may die half way and be done again, half the price."""
+
+import hashlib
+import json
+from decimal import Decimal
+
+import pytest
+
+from annotation.models import Pair
+from devtools.fake_llm import FakeLLMServer, answer, status
+from judging import provider_batches
+from judging.backends import CallFailed
+from judging.models import CachedReply, JudgeRun, ProviderBatch, Verdict
+from judging.selectors import run_progress
+from judging.services import batches as batch_services
+from judging.services.batches import batches_poll
+from judging.services.judges import judge_save
+from judging.services.runs import RunRefused, judge_run_resume, judge_run_start
+from judging.tasks import judge_batches_poll
+from tests.factories import queued_pairs
+from tests.judging.conftest import fake_connection, openai_judge
+
+pytestmark = pytest.mark.django_db(transaction=True)
+FIELDS = ("pair_id", "order", "sample", "choice", "raw_output")
+
+
+def by_content(request) -> str:
+    """A deterministic judge whose side depends on what it is shown (so orders differ)."""
+    digest = hashlib.sha256(json.dumps(request["messages"]).encode()).digest()
+    return "A" if digest[0] % 2 else "B"
+
+
+@pytest.fixture
+def server():
+    fake = FakeLLMServer(decide=by_content, batch_seconds=3600)
+    fake.start()
+    yield fake
+    fake.stop()
+
+
+def end_batches(server):
+    for batch in server.batches.values():
+        batch["ends_at"] = 0
+
+
+def verdicts(judge):
+    return set(Verdict.objects.filter(judge=judge).values_list(*FIELDS))
+
+
+def test_a_batch_run_stores_exactly_the_verdicts_of_a_live_run_at_half_the_price(
+    server, pairs_task
+):
+    live = openai_judge(server, name="live", sampling={"seed": 1})
+    judge_run_start(live, pairs_task.project, samples=2)
+    assert server.served == 24
+    # Another seed: the same answers from the fake, but not the response cache's requests.
+    batched = openai_judge(
+        server, name="batched", sampling={"seed": 2}, price_input_per_mtok=Decimal("10")
+    )
+    run = judge_run_start(batched, pairs_task.project, samples=2, mode=JudgeRun.Mode.BATCH)
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.RUNNING  # submitted: the answers come later
+    assert server.served == 24  # no live call
+    assert len(server.batch_requests) == 24
+    assert [p for p in server.paths if p.startswith("POST")] == [
+        "POST /v1/files",
+        "POST /v1/batches",
+    ]
+    batch = ProviderBatch.objects.get(run=run)
+    assert (batch.status, batch.provider_id) == (ProviderBatch.Status.IN_PROGRESS, "batch_1")
+
+    assert batches_poll() == []  # still in progress: nothing stored
+    assert not Verdict.objects.filter(judge=batched).exists()
+    assert ProviderBatch.objects.get(pk=batch.pk).provider_status == "in_progress"
+
+    end_batches(server)
+    assert batches_poll() == [run]
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.FINISHED
+    assert verdicts(batched) == verdicts(live)
+    assert {c for *_, c, _ in verdicts(live)} == {"A", "B"}  # both sides occur
+    progress = run_progress(run)
+    assert (progress.done, progress.input_tokens) == (24, 24 * 100)
+    # 2,400 input tokens at 10 per million: 0.024 live, half of it as a batch.
+    assert progress.as_dict()["cost"] == 0.012 and progress.as_dict()["cost_saved"] == 0.012
+    # The answers are in the response cache: a live twin of the batch judge pays nothing.
+    assert CachedReply.objects.count() == 48
+    twin = openai_judge(server, name="twin", sampling={"seed": 2})
+    judge_run_start(twin, pairs_task.project, samples=2)
+    assert server.served == 24 and verdicts(twin) == verdicts(batched)
+
+
+def test_a_poll_that_dies_while_storing_is_done_again_by_the_next_one(
+    server, pairs_task, monkeypatch
+):
+    judge = openai_judge(server)
+    run = judge_run_start(judge, pairs_task.project, mode=JudgeRun.Mode.BATCH)
+    end_batches(server)
+    real_store = batch_services.verdicts_store
+
+    def dies_half_way(chunk, rows, replies, **fields):
+        real_store(chunk, rows[: len(rows) // 2], replies)
+        raise SystemExit("worker killed")  # not an Exception: nothing may catch it
+
+    monkeypatch.setattr(batch_services, "verdicts_store", dies_half_way)
+    with pytest.raises(SystemExit):
+        judge_batches_poll()
+    assert Verdict.objects.filter(judge=judge).count() == 6
+    assert ProviderBatch.objects.get(run=run).status == ProviderBatch.Status.IN_PROGRESS
+    monkeypatch.setattr(batch_services, "verdicts_store", real_store)
+    judge_batches_poll()  # a new worker's poll
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.FINISHED
+    assert Verdict.objects.filter(judge=judge, choice__in=["A", "B"]).count() == 12
+    assert len(server.batch_requests) == 12  # sent once
+
+
+def test_a_chunk_delivered_again_does_not_submit_twice(server, pairs_task):
+    judge = openai_judge(server)
+    run = judge_run_start(judge, pairs_task.project, mode=JudgeRun.Mode.BATCH)
+    from judging.tasks import judge_chunk
+
+    judge_chunk(run.chunks.get().pk)  # the broker delivers it again (a worker died)
+    assert len(server.batch_requests) == 12
+    assert ProviderBatch.objects.filter(run=run).count() == 1
+
+
+def test_anthropic_batches_errors_fail_alone_and_a_resume_sends_only_them(server, pairs_task):
+    connection = fake_connection(server, "claude", backend="anthropic")
+    judge, _ = judge_save(
+        "claude-batch", project=None, backend="anthropic", model="claude-x",
+        connection=connection, concurrency=4,
+    )  # fmt: skip
+    server.queue(answer("A"), status(500))  # the second request of the batch errs
+    run = judge_run_start(judge, pairs_task.project, mode=JudgeRun.Mode.BATCH)
+    assert "POST /v1/messages/batches" in server.paths
+    end_batches(server)
+    batches_poll()
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.FINISHED
+    failed = Verdict.objects.get(judge=judge, choice__isnull=True)
+    assert failed.error == "batch request errored"
+    assert run_progress(run).failed == 1
+    judge_run_resume(run)
+    assert len(server.batch_requests) == 13  # only the failed trial again
+    end_batches(server)
+    batches_poll()
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.FINISHED
+    assert not Verdict.objects.filter(judge=judge, choice__isnull=True).exists()
+    assert Verdict.objects.filter(judge=judge).count() == 12
+
+
+def test_a_pointwise_batch_scores_each_response_alone(pairs_task):
+    server = FakeLLMServer(score=lambda request: 7, batch_seconds=0)
+    server.start()
+    try:
+        judge = openai_judge(server, name="scorer", templates={"t2i": "pointwise-1-10"})
+        run = judge_run_start(judge, pairs_task.project, mode=JudgeRun.Mode.BATCH)
+        batches_poll()
+        run.refresh_from_db()
+        assert run.status == JudgeRun.Status.FINISHED
+        assert len(server.batch_requests) == 12  # 6 pairs × 2 responses
+        rows = Verdict.objects.filter(judge=judge)
+        assert set(rows.values_list("order", "score_a", "score_b", "choice")) == {
+            ("pointwise", 7.0, 7.0, "tie")
+        }
+    finally:
+        server.stop()
+
+
+def test_a_provider_cannot_write_other_verdicts_or_steer_the_urls(server, pairs_task, tmp_path):
+    other = queued_pairs(tmp_path, project_slug="other", count=1)
+    victim = Pair.objects.get(task=other)
+    judge = openai_judge(server)
+    run = judge_run_start(judge, pairs_task.project, mode=JudgeRun.Mode.BATCH)
+    end_batches(server)
+    batch = server.batches["batch_1"]
+    forged = {"custom_id": f"{victim.pk}-f-0", "response": {"status_code": 200, "body": {
+        "choices": [{"message": {"content": '{"better_response": "A"}'}}]}}}  # fmt: skip
+    batch["results"] += json.dumps(forged).encode() + b"\nnot json\n[1, 2]\n"
+    batches_poll()
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.FINISHED
+    assert not Verdict.objects.filter(pair=victim).exists()
+    assert Verdict.objects.filter(judge=judge).count() == 12
+    # Ids the provider returns go into paths only when they are plain ids.
+    for hostile in ("../../admin", "batch_1/../x", "a?b=1", "", None, 7):
+        with pytest.raises(CallFailed):
+            provider_batches._checked_id(hostile, "batch id")
+
+
+def test_a_refused_submission_fails_its_trials_for_a_resume(server, pairs_task, monkeypatch):
+    judge = openai_judge(server)
+
+    async def refuse(session, judge, lines):
+        raise CallFailed("HTTP 400 Bad Request", retryable=False)
+
+    monkeypatch.setattr(batch_services, "submit", refuse)
+    run = judge_run_start(judge, pairs_task.project, mode=JudgeRun.Mode.BATCH)
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.FINISHED
+    assert ProviderBatch.objects.get(run=run).status == ProviderBatch.Status.FAILED
+    errors = set(Verdict.objects.filter(judge=judge).values_list("error", flat=True))
+    assert errors == {"the provider refused the batch (HTTP 400 Bad Request)"}
+    monkeypatch.undo()
+    judge_run_resume(run)
+    end_batches(server)
+    batches_poll()
+    assert Verdict.objects.filter(judge=judge, choice__in=["A", "B"]).count() == 12
+
+
+def test_only_api_judges_run_as_batches(pairs_task):
+    coin, _ = judge_save("coin", project=None, backend="random")
+    with pytest.raises(RunRefused, match="batch"):
+        judge_run_start(coin, pairs_task.project, mode=JudgeRun.Mode.BATCH)
+    with pytest.raises(RunRefused, match="mode"):
+        judge_run_start(coin, pairs_task.project, mode="overnight")
