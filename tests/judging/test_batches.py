@@ -4,11 +4,16 @@ calls, collected by a poll that may die half way and be done again, half the pri
 
 import hashlib
 import json
+import time
 from decimal import Decimal
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
 
-from annotation.models import Pair
+from annotation.models import Membership, Pair
 from devtools.fake_llm import FakeLLMServer, answer, status
 from judging import provider_batches
 from judging.backends import CallFailed
@@ -19,7 +24,8 @@ from judging.services.batches import batches_poll
 from judging.services.judges import judge_save
 from judging.services.runs import RunRefused, judge_run_resume, judge_run_start
 from judging.tasks import judge_batches_poll
-from tests.factories import queued_pairs
+from tests.api.conftest import token_client
+from tests.factories import member, queued_pairs
 from tests.judging.conftest import fake_connection, openai_judge
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -218,3 +224,63 @@ def test_only_api_judges_run_as_batches(pairs_task):
         judge_run_start(coin, pairs_task.project, mode=JudgeRun.Mode.BATCH)
     with pytest.raises(RunRefused, match="mode"):
         judge_run_start(coin, pairs_task.project, mode="overnight")
+
+
+@pytest.fixture
+def quick_server(settings):
+    """Batches that end at once, polled every second (the embedded poller and --wait)."""
+    settings.ARBITER_BATCH_POLL_SECONDS = 1
+    fake = FakeLLMServer(decide=by_content, batch_seconds=0)
+    fake.start()
+    yield fake
+    fake.stop()
+
+
+def wait_finished(run, seconds=15):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if run.status == JudgeRun.Status.FINISHED:
+            return run
+        time.sleep(0.2)
+    raise AssertionError(f"run {run.pk} is still {run.status}")
+
+
+def test_a_lead_starts_a_batch_run_from_the_page_and_sees_its_batches(quick_server, pairs_task):
+    judge = openai_judge(quick_server, project=pairs_task.project)
+    client = Client()
+    client.force_login(member("batchlead", pairs_task.project, role=Membership.Role.LEAD))
+    runs_url = reverse("run-list", args=[pairs_task.project.slug])
+    assert "Provider batch (about half the price" in client.get(runs_url).content.decode()
+    answer = client.post(runs_url, {"judge": judge.pk, "samples": 1, "mode": "batch"})
+    assert answer.status_code == 302
+    run = wait_finished(JudgeRun.objects.get(judge=judge))  # the embedded poller collected it
+    assert run.mode == JudgeRun.Mode.BATCH and len(quick_server.batch_requests) == 12
+    page = client.get(answer["Location"]).content.decode()
+    assert "Provider batch" in page and "Answers stored (completed)" in page
+    assert "batch price" in page
+    refused = client.post(runs_url, {"judge": judge.pk, "samples": 1, "mode": "overnight"})
+    assert refused.status_code == 400
+
+
+def test_the_api_and_the_command_line_start_batch_runs(quick_server, pairs_task):
+    judge = openai_judge(quick_server, name="api-batch", project=pairs_task.project)
+    lead = member("apilead", pairs_task.project, role=Membership.Role.LEAD)
+    body = {"project": "ann", "judge": judge.pk, "mode": "batch"}
+    answer = token_client(lead).post("/api/runs/", body, format="json")
+    assert answer.status_code == 201, answer.content
+    assert answer.json()["mode"] == "batch"
+    wait_finished(JudgeRun.objects.get(pk=answer.json()["id"]))
+    assert (
+        token_client(lead).post("/api/runs/", {**body, "mode": "x"}, format="json").status_code
+        == 400
+    )
+
+    out = StringIO()
+    other = openai_judge(quick_server, name="cli-batch", sampling={"seed": 5})
+    call_command(
+        "judge_run", project="ann", judge="cli-batch", batch=True, wait=True, json=True, stdout=out
+    )
+    outcome = json.loads(out.getvalue())
+    assert (outcome["status"], outcome["mode"], outcome["done"]) == ("finished", "batch", 12)
+    assert verdicts(other) == verdicts(judge)
