@@ -235,6 +235,8 @@ class FakeLLMServer:
         batch = self.batches.get(parts[-1] if parts[-1] not in ("results", "cancel") else parts[-2])
         if batch is None:
             return _not_found()
+        if method == "POST" and parts[-1] == "cancel":
+            self._batch_cancel(batch)
         self._batch_advance(batch)
         if parts[-1] == "results":
             return 200, {}, batch["results"] if batch["ended"] else b""
@@ -287,12 +289,33 @@ class FakeLLMServer:
         }
         return 200, {}, json.dumps(view).encode()
 
+    def _batch_cancel(self, batch: dict) -> None:
+        """A batch cancelled before it ended: no request of it is answered."""
+        if batch["ended"]:
+            return
+        batch["ends_at"] = 0
+        if batch["anthropic"]:
+            lines = [json.loads(line) for line in batch["results"].splitlines()]
+            batch["results"] = b"".join(
+                json.dumps(
+                    {"custom_id": line["custom_id"], "result": {"type": "canceled"}}
+                ).encode()
+                + b"\n"
+                for line in lines
+            )
+        else:
+            batch["results"] = b""
+            batch["cancelled"] = True
+
     def _batch_advance(self, batch: dict) -> None:
         if batch["ended"] or time.monotonic() < batch["ends_at"]:
             return
         batch["ended"] = True
         if batch["anthropic"]:
             batch["view"]["processing_status"] = "ended"
+            return
+        if batch.get("cancelled"):
+            batch["view"].update(status="cancelled")
             return
         file_id = f"file-out-{batch['view']['id']}"
         self.files[file_id] = batch["results"]

@@ -28,7 +28,14 @@ from judging.backends import CallFailed, Reply, anthropic_request, openai_reques
 from judging.contents import PairContents, Trial
 from judging.image_limits import TooManyImages
 from judging.models import Judge, JudgeRun, JudgeRunChunk, PromptTemplate, ProviderBatch, Verdict
-from judging.provider_batches import anthropic_line, openai_line, results, state, submit
+from judging.provider_batches import (
+    anthropic_line,
+    cancel,
+    openai_line,
+    results,
+    state,
+    submit,
+)
 from judging.retry import Outcome
 from judging.runner import chunk_plan, response_cache, trial_verdict, verdicts_store
 from judging.services.run_finish import chunk_close
@@ -219,6 +226,8 @@ def batch_poll(batch: ProviderBatch) -> JudgeRun | None:
         provider_status=current.provider_status, polled_at=now, error=""
     )
     if not current.ended:
+        if batch.run.status == JudgeRun.Status.CANCELLED:
+            _ask_to_cancel(batch, current.provider_status)
         return None
     answers = asyncio.run(_with_session(results, judge, batch.provider_id, current))
     _store_answers(batch, answers, f"no answer in the provider's batch ({current.provider_status})")
@@ -232,6 +241,17 @@ def batch_poll(batch: ProviderBatch) -> JudgeRun | None:
     if not collected or open_parts.exists():
         return None
     return chunk_close(batch.chunk)
+
+
+def _ask_to_cancel(batch: ProviderBatch, provider_status: str) -> None:
+    """The lead cancelled the run: the provider stops what it has not done (what it did is
+    still collected, it is paid for). Asked at every poll until the provider says so."""
+    if provider_status in ("cancelling", "canceling"):
+        return
+    try:
+        asyncio.run(_with_session(cancel, batch.run.judge, batch.provider_id))
+    except CallFailed as failure:
+        log.warning("batch %s: the provider did not take the cancellation: %s", batch.pk, failure)
 
 
 def _store_answers(batch: ProviderBatch, answers: dict, missing: str) -> None:

@@ -22,7 +22,12 @@ from judging.selectors import run_progress
 from judging.services import batches as batch_services
 from judging.services.batches import batches_poll
 from judging.services.judges import judge_save
-from judging.services.runs import RunRefused, judge_run_resume, judge_run_start
+from judging.services.runs import (
+    RunRefused,
+    judge_run_cancel,
+    judge_run_resume,
+    judge_run_start,
+)
 from judging.tasks import judge_batches_poll
 from tests.api.conftest import token_client
 from tests.factories import member, queued_pairs
@@ -284,3 +289,29 @@ def test_the_api_and_the_command_line_start_batch_runs(quick_server, pairs_task)
     outcome = json.loads(out.getvalue())
     assert (outcome["status"], outcome["mode"], outcome["done"]) == ("finished", "batch", 12)
     assert verdicts(other) == verdicts(judge)
+
+
+@pytest.mark.parametrize("backend", ["openai", "anthropic"])
+def test_a_cancelled_run_cancels_its_batches_at_the_provider(server, pairs_task, backend):
+    if backend == "openai":
+        judge = openai_judge(server)
+    else:
+        judge, _ = judge_save(
+            "claude-cancel", project=None, backend="anthropic", model="claude-x",
+            connection=fake_connection(server, "claude-c", backend="anthropic"),
+        )  # fmt: skip
+    run = judge_run_start(judge, pairs_task.project, mode=JudgeRun.Mode.BATCH)
+    judge_run_cancel(run)
+    batches_poll()  # sees it in progress: asks the provider to cancel
+    assert any(path.endswith("/cancel") for path in server.paths)
+    batches_poll()  # ended without answers: failures, for a resume
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.CANCELLED
+    assert ProviderBatch.objects.get(run=run).status == ProviderBatch.Status.COLLECTED
+    assert Verdict.objects.filter(judge=judge, choice__isnull=True).count() == 12
+    judge_run_resume(run)
+    end_batches(server)
+    batches_poll()
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.FINISHED
+    assert Verdict.objects.filter(judge=judge, choice__in=["A", "B"]).count() == 12
