@@ -191,7 +191,7 @@ def openai_reply(answer: dict) -> Reply:
     except (KeyError, IndexError, TypeError):
         raise CallFailed("no choices[0].message.content in the answer", retryable=False) from None
     if isinstance(reply, list):  # some servers answer with content parts
-        reply = "".join(p.get("text", "") for p in reply if isinstance(p, dict))
+        reply = "".join(str(p.get("text") or "") for p in reply if isinstance(p, dict))
     usage = answer.get("usage") or {}
     if not isinstance(usage, dict):
         usage = {}

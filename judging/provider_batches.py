@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import aiohttp
 
 from judging.backends import (
+    MAX_REPLY_BYTES,
     CallFailed,
     Reply,
     anthropic_headers,
@@ -29,6 +30,11 @@ from judging.models import Judge
 MAX_RESULTS_BYTES = 512 * 1024 * 1024  # one batch's answers: a few KB per request
 _PROVIDER_ID = re.compile(r"[A-Za-z0-9_-]{1,200}")
 _OPENAI_ENDED = {"completed", "failed", "expired", "cancelled"}
+# What the providers say a batch is doing; anything else is shown as "other" (a provider's
+# words are never shown).
+KNOWN_STATUSES = _OPENAI_ENDED | {
+    "validating", "in_progress", "finalizing", "cancelling", "canceling", "ended",
+}  # fmt: skip
 _OPENAI_ENDPOINT = "/v1/chat/completions"
 
 
@@ -37,6 +43,10 @@ class BatchState:
     provider_status: str
     ended: bool
     output_files: tuple[str, ...] = ()  # OpenAI: the output and error files, when there are
+
+
+def _status(value) -> str:
+    return value if value in KNOWN_STATUSES else "other"
 
 
 def _checked_id(value, what: str) -> str:
@@ -107,7 +117,7 @@ async def state(session, judge: Judge, provider_id: str) -> BatchState:
     base, provider_id = _base(judge), _checked_id(provider_id, "batch id")
     if judge.backend == Judge.Backend.OPENAI:
         body = await _json(session, "GET", f"{base}/batches/{provider_id}", openai_headers(judge))
-        status = str(body.get("status", ""))[:32]
+        status = _status(body.get("status"))
         files = tuple(
             _checked_id(body[name], "file id")
             for name in ("output_file_id", "error_file_id")
@@ -116,23 +126,24 @@ async def state(session, judge: Judge, provider_id: str) -> BatchState:
         return BatchState(status, status in _OPENAI_ENDED, files)
     url = f"{base}/v1/messages/batches/{provider_id}"
     body = await _json(session, "GET", url, anthropic_headers(judge))
-    status = str(body.get("processing_status", ""))[:32]
+    status = _status(body.get("processing_status"))
     return BatchState(status, status == "ended")
 
 
-async def results(session, judge: Judge, provider_id: str, batch: BatchState) -> dict:
-    """custom_id -> Reply, or the error text of a request that got no answer."""
+async def results(session, judge: Judge, provider_id: str, batch: BatchState, wanted) -> dict:
+    """custom_id -> Reply, or the error text of a request that got no answer, for the ids in
+    `wanted` (those the batch sent; any other line is dropped unread)."""
     base = _base(judge)
     if judge.backend == Judge.Backend.OPENAI:
         found = {}
         for file_id in batch.output_files:
             url = f"{base}/files/{file_id}/content"
             raw = await _request(session, "GET", url, openai_headers(judge))
-            found.update(_read_lines(raw, _openai_result))
+            found.update(_read_lines(raw, _openai_result, wanted))
         return found
     url = f"{base}/v1/messages/batches/{_checked_id(provider_id, 'batch id')}/results"
     raw = await _request(session, "GET", url, anthropic_headers(judge))
-    return _read_lines(raw, _anthropic_result)
+    return _read_lines(raw, _anthropic_result, wanted)
 
 
 async def cancel(session, judge: Judge, provider_id: str) -> None:
@@ -144,21 +155,26 @@ async def cancel(session, judge: Judge, provider_id: str) -> None:
         await _json(session, "POST", url, anthropic_headers(judge))
 
 
-def _read_lines(raw: bytes, read_one) -> dict:
-    """Each JSONL line's custom_id and answer; lines that are not JSON objects with a string
-    custom_id are skipped (the caller counts what is missing)."""
+def _read_lines(raw: bytes, read_one, wanted) -> dict:
+    """Each JSONL line's custom_id and answer, for the ids wanted; a line that is too long,
+    not a JSON object or without a wanted custom_id is skipped (its request then counts as
+    unanswered)."""
     found = {}
     for line in raw.splitlines():
+        if len(line) > MAX_REPLY_BYTES:
+            continue
         try:
             item = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
             continue
-        if not isinstance(item, dict) or not isinstance(item.get("custom_id"), str):
+        if not isinstance(item, dict) or item.get("custom_id") not in wanted:
             continue
         try:
             found[item["custom_id"]] = read_one(item)
         except CallFailed as failure:
             found[item["custom_id"]] = str(failure)
+        except (TypeError, AttributeError, ValueError):  # a shape no API answers with
+            found[item["custom_id"]] = "the answer has an unexpected shape"
     return found
 
 

@@ -154,7 +154,7 @@ def _imported_progress(run: JudgeRun) -> RunProgress:
 
 def run_batches(run: JudgeRun) -> list[ProviderBatch]:
     """The run's provider batches, with their request counts (no request bodies are kept)."""
-    return list(ProviderBatch.objects.filter(run=run).select_related("chunk"))
+    return list(ProviderBatch.objects.filter(run=run).select_related("chunk").defer("requests"))
 
 
 CHART_WIDTH, CHART_HEIGHT = 300, 60

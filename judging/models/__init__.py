@@ -349,6 +349,9 @@ class JudgeRunChunk(models.Model):
     invalid = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
     cached = models.PositiveIntegerField(default=0)  # of the answers: from the response cache
+    # A batch-mode chunk whose parts are still being sent: a poll that collects every part
+    # already sent must not close it (judging/services/batches.py).
+    submitting = models.BooleanField(default=False)
     # The judge's adaptive concurrency as this chunk saw it change: [[unix time, slots], ...]
     # (judging/limits.py), for the run page's chart.
     concurrency_log = models.JSONField(default=list, blank=True)

@@ -30,11 +30,13 @@ class ProviderBatch(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SUBMITTING)
     provider_id = models.CharField(max_length=200, blank=True)  # the provider's batch id
     requests = models.JSONField(default=dict)  # custom id -> [cache key, adapted images]
+    request_count = models.PositiveIntegerField(default=0)  # len(requests), for the pages
     templates = models.JSONField(default=dict)  # task id -> PromptTemplate id
     # What the provider said last ("in_progress", "completed", "ended", ...), and why a
     # batch failed, in our words (a provider's body is never shown).
     provider_status = models.CharField(max_length=32, blank=True)
     error = models.CharField(max_length=500, blank=True)
+    poll_failures = models.PositiveSmallIntegerField(default=0)  # in a row; gives up at 20
     created_at = models.DateTimeField(auto_now_add=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     polled_at = models.DateTimeField(null=True, blank=True)

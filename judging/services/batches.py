@@ -24,7 +24,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Pair
-from judging.backends import CallFailed, Reply, anthropic_request, openai_request
+from judging.backends import (
+    CallFailed,
+    ConfigurationError,
+    Reply,
+    anthropic_request,
+    openai_request,
+)
 from judging.contents import PairContents, Trial
 from judging.image_limits import TooManyImages
 from judging.models import Judge, JudgeRun, JudgeRunChunk, PromptTemplate, ProviderBatch, Verdict
@@ -54,6 +60,7 @@ _ORDER_CODES = {
 _ORDERS = {code: order for order, code in _ORDER_CODES.items()}
 _CUSTOM_ID = re.compile(r"(\d{1,12})-([frp])-(\d{1,3})(?:-([AB]))?")
 _TRANSFER_TIMEOUT_SECONDS = 600  # uploading a part, downloading its answers
+MAX_POLL_FAILURES = 20  # in a row (10 minutes at the default poll): the batch is given up
 
 
 def custom_id(trial: Trial, side: str = "") -> str:
@@ -104,18 +111,21 @@ def batch_chunk_submit(chunk: JudgeRunChunk) -> bool:
     """Submit the chunk's missing trials; True when nothing is left to wait for (every
     trial answered from the cache or failed before it could be sent)."""
     run = chunk.run
-    JudgeRunChunk.objects.filter(pk=chunk.pk).update(attempts=F("attempts") + 1)
+    JudgeRunChunk.objects.filter(pk=chunk.pk).update(attempts=F("attempts") + 1, submitting=True)
     JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.PENDING).update(
         status=JudgeRun.Status.RUNNING, started_at=timezone.now()
     )
-    # A part the provider never confirmed (the worker died between asking and recording)
-    # is sent again; parts it holds are waited for, not sent twice.
-    ProviderBatch.objects.filter(chunk=chunk, status=ProviderBatch.Status.SUBMITTING).delete()
-    waiting = _waiting_request_ids(chunk)
-    pairs, templates, trials = chunk_plan(chunk)
-    trials = [t for t in trials if request_ids(t)[0] not in waiting]
-    if trials:
-        _submit_trials(chunk, pairs, templates, trials)
+    try:
+        # A part the provider never confirmed (the worker died between asking and
+        # recording) is sent again; parts it holds are waited for, not sent twice.
+        ProviderBatch.objects.filter(chunk=chunk, status=ProviderBatch.Status.SUBMITTING).delete()
+        waiting = _waiting_request_ids(chunk)
+        pairs, templates, trials = chunk_plan(chunk)
+        trials = [t for t in trials if request_ids(t)[0] not in waiting]
+        if trials:
+            _submit_trials(chunk, pairs, templates, trials)
+    finally:
+        JudgeRunChunk.objects.filter(pk=chunk.pk).update(submitting=False)
     return not ProviderBatch.objects.filter(
         chunk=chunk, status=ProviderBatch.Status.IN_PROGRESS
     ).exists()
@@ -153,6 +163,9 @@ def _submit_trials(chunk: JudgeRunChunk, pairs: list, templates: dict, trials: l
         if part.full():
             _submit_part(chunk, number, part, templates)
             number, part = number + 1, _Part()
+            if JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.CANCELLED).exists():
+                part.lines.clear()  # cancelled meanwhile: the rest waits for a resume
+                break
     if part.lines:
         _submit_part(chunk, number, part, templates)
     verdicts_store(chunk, settled, [])
@@ -174,6 +187,7 @@ def _submit_part(chunk: JudgeRunChunk, number: int, part: _Part, templates: dict
         chunk=chunk,
         part=number,
         requests=part.requests,
+        request_count=len(part.requests),
         templates={str(task_id): template.pk for task_id, template in templates.items()},
     )
     try:
@@ -188,9 +202,16 @@ def _submit_part(chunk: JudgeRunChunk, number: int, part: _Part, templates: dict
         # Stored as failures, which a resume of the run sends again.
         _store_answers(batch, {}, f"the provider refused the batch ({failure})")
         return
-    batch.provider_id, batch.status = provider_id, ProviderBatch.Status.IN_PROGRESS
-    batch.submitted_at = timezone.now()
-    batch.save(update_fields=["provider_id", "status", "submitted_at"])
+    recorded = ProviderBatch.objects.filter(
+        pk=batch.pk, status=ProviderBatch.Status.SUBMITTING
+    ).update(
+        provider_id=provider_id,
+        status=ProviderBatch.Status.IN_PROGRESS,
+        submitted_at=timezone.now(),
+    )
+    if not recorded:  # another delivery of the chunk took over meanwhile: not paid twice
+        log.warning("run %s: batch %s superseded; cancelling it", run.pk, provider_id)
+        _cancel_at_provider(run.judge, provider_id)
 
 
 def batches_poll(limit: int = 100) -> list[JudgeRun]:
@@ -203,17 +224,54 @@ def batches_poll(limit: int = 100) -> list[JudgeRun]:
         .order_by(F("polled_at").asc(nulls_first=True), "pk")[:limit]
     )
     for batch in waiting:
+        # Recorded first: a batch that fails every poll does not stay first in line.
+        ProviderBatch.objects.filter(pk=batch.pk).update(polled_at=timezone.now())
         try:
             run = batch_poll(batch)
-        except CallFailed as failure:  # the provider is unreachable: asked again next time
-            log.warning("batch %s (run %s): poll failed: %s", batch.pk, batch.run_id, failure)
-            ProviderBatch.objects.filter(pk=batch.pk).update(
-                polled_at=timezone.now(), error=f"last poll failed: {failure}"[:500]
-            )
-            continue
+        except Exception as error:  # one batch's trouble never stops the others' polls
+            run = _poll_failed(batch, error)
         if run is not None:
             finished.append(run)
     return finished
+
+
+def _poll_failed(batch: ProviderBatch, error: Exception) -> JudgeRun | None:
+    """Asked again next time, unless the batch can never be read (the provider refuses, or
+    MAX_POLL_FAILURES in a row): then its trials fail, for a resume."""
+    if isinstance(error, CallFailed | ConfigurationError):
+        reason = str(error)
+        log.warning("batch %s (run %s): poll failed: %s", batch.pk, batch.run_id, reason)
+    else:
+        reason = f"internal error ({type(error).__name__})"
+        log.exception("batch %s (run %s): poll failed", batch.pk, batch.run_id)
+    failures = batch.poll_failures + 1
+    ProviderBatch.objects.filter(pk=batch.pk).update(
+        poll_failures=failures, error=f"last poll failed: {reason}"[:500]
+    )
+    # A provider's refusal is final; anything else (an outage, a key the operator removed, a
+    # bug) may pass: tried again, up to MAX_POLL_FAILURES times in a row.
+    final = isinstance(error, CallFailed) and not error.retryable
+    if not final and failures < MAX_POLL_FAILURES:
+        return None
+    ProviderBatch.objects.filter(pk=batch.pk).update(
+        status=ProviderBatch.Status.FAILED, error=f"given up: {reason}"[:500]
+    )
+    _store_answers(batch, {}, f"the provider's batch could not be read ({reason})")
+    return _close_if_complete(batch)
+
+
+def _close_if_complete(batch: ProviderBatch) -> JudgeRun | None:
+    """Close the batch's chunk when none of its parts is open or still being sent."""
+    open_parts = ProviderBatch.objects.filter(
+        chunk=batch.chunk_id,
+        status__in=[ProviderBatch.Status.SUBMITTING, ProviderBatch.Status.IN_PROGRESS],
+    )
+    if (
+        open_parts.exists()
+        or JudgeRunChunk.objects.filter(pk=batch.chunk_id, submitting=True).exists()
+    ):
+        return None
+    return chunk_close(batch.chunk)
 
 
 def batch_poll(batch: ProviderBatch) -> JudgeRun | None:
@@ -223,35 +281,35 @@ def batch_poll(batch: ProviderBatch) -> JudgeRun | None:
     now = timezone.now()
     current = asyncio.run(_with_session(state, judge, batch.provider_id))
     ProviderBatch.objects.filter(pk=batch.pk).update(
-        provider_status=current.provider_status, polled_at=now, error=""
+        provider_status=current.provider_status, polled_at=now, error="", poll_failures=0
     )
     if not current.ended:
         if batch.run.status == JudgeRun.Status.CANCELLED:
             _ask_to_cancel(batch, current.provider_status)
         return None
-    answers = asyncio.run(_with_session(results, judge, batch.provider_id, current))
+    wanted = set(batch.requests)
+    answers = asyncio.run(_with_session(results, judge, batch.provider_id, current, wanted))
     _store_answers(batch, answers, f"no answer in the provider's batch ({current.provider_status})")
     collected = ProviderBatch.objects.filter(
         pk=batch.pk, status=ProviderBatch.Status.IN_PROGRESS
     ).update(status=ProviderBatch.Status.COLLECTED, collected_at=timezone.now())
-    open_parts = ProviderBatch.objects.filter(
-        chunk=batch.chunk_id,
-        status__in=[ProviderBatch.Status.SUBMITTING, ProviderBatch.Status.IN_PROGRESS],
-    )
-    if not collected or open_parts.exists():
-        return None
-    return chunk_close(batch.chunk)
+    return _close_if_complete(batch) if collected else None
 
 
 def _ask_to_cancel(batch: ProviderBatch, provider_status: str) -> None:
     """The lead cancelled the run: the provider stops what it has not done (what it did is
     still collected, it is paid for). Asked at every poll until the provider says so."""
-    if provider_status in ("cancelling", "canceling"):
-        return
+    if provider_status not in ("cancelling", "canceling"):
+        _cancel_at_provider(batch.run.judge, batch.provider_id)
+
+
+def _cancel_at_provider(judge: Judge, provider_id: str) -> None:
     try:
-        asyncio.run(_with_session(cancel, batch.run.judge, batch.provider_id))
+        asyncio.run(_with_session(cancel, judge, provider_id))
     except CallFailed as failure:
-        log.warning("batch %s: the provider did not take the cancellation: %s", batch.pk, failure)
+        log.warning(
+            "batch %s: the provider did not take the cancellation: %s", provider_id, failure
+        )
 
 
 def _store_answers(batch: ProviderBatch, answers: dict, missing: str) -> None:

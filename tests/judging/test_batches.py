@@ -315,3 +315,64 @@ def test_a_cancelled_run_cancels_its_batches_at_the_provider(server, pairs_task,
     run.refresh_from_db()
     assert run.status == JudgeRun.Status.FINISHED
     assert Verdict.objects.filter(judge=judge, choice__in=["A", "B"]).count() == 12
+
+
+def test_a_chunk_still_being_sent_is_not_closed_by_a_poll_of_its_first_parts(
+    server, pairs_task, monkeypatch
+):
+    monkeypatch.setattr(batch_services, "MAX_BATCH_REQUESTS", 4)  # 12 requests: 3 parts
+    real_submit_part = batch_services._submit_part
+    seen = []
+
+    def submit_then_poll(chunk, number, part, templates):
+        real_submit_part(chunk, number, part, templates)
+        end_batches(server)
+        batches_poll()  # another worker's poll, while the next parts are being built
+        run = JudgeRun.objects.get(pk=chunk.run_id)
+        seen.append((run.status, Verdict.objects.filter(run=run).count()))
+
+    monkeypatch.setattr(batch_services, "_submit_part", submit_then_poll)
+    run = judge_run_start(openai_judge(server), pairs_task.project, mode=JudgeRun.Mode.BATCH)
+    assert seen == [("running", 4), ("running", 8), ("running", 12)]
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.FINISHED  # closed by the submission, once all is in
+    assert ProviderBatch.objects.filter(run=run).count() == 3
+
+
+def test_one_batch_that_cannot_be_read_neither_stops_the_others_nor_waits_forever(
+    server, pairs_task, monkeypatch
+):
+    monkeypatch.setenv("ARBITER_TEST_BATCH_KEY", "sk-1")
+    keyed = openai_judge(server, name="keyed", api_key_env="ARBITER_TEST_BATCH_KEY")
+    stuck = judge_run_start(keyed, pairs_task.project, mode=JudgeRun.Mode.BATCH)
+    other = judge_run_start(
+        openai_judge(server, name="other"), pairs_task.project, mode=JudgeRun.Mode.BATCH
+    )
+    monkeypatch.delenv("ARBITER_TEST_BATCH_KEY")  # the operator removed the key meanwhile
+    end_batches(server)
+    assert batches_poll() == [other]
+    batch = ProviderBatch.objects.get(run=stuck)
+    assert batch.status == ProviderBatch.Status.IN_PROGRESS and batch.poll_failures == 1
+    assert "no key configured" in batch.error and "ARBITER_TEST" not in batch.error
+    for _ in range(batch_services.MAX_POLL_FAILURES - 1):
+        batches_poll()
+    stuck.refresh_from_db()
+    assert stuck.status == JudgeRun.Status.FINISHED  # given up: its trials failed, for a resume
+    assert ProviderBatch.objects.get(run=stuck).status == ProviderBatch.Status.FAILED
+    assert Verdict.objects.filter(judge=keyed, choice__isnull=True).count() == 12
+    # A hostile answer (content parts without text, absurd nesting) is a failure, not a crash.
+    judge = openai_judge(server, name="odd", sampling={"seed": 9})  # not in the cache
+    odd = judge_run_start(judge, pairs_task.project, mode=JudgeRun.Mode.BATCH)
+    end_batches(server)
+    lines = server.batches[ProviderBatch.objects.get(run=odd).provider_id]
+    first, second, *rest = lines["results"].splitlines()
+    shaped = json.loads(first)
+    shaped["response"]["body"]["choices"][0]["message"]["content"] = [{"text": None}, 5]
+    nested = json.loads(second)
+    lines["results"] = b"\n".join(
+        [json.dumps(shaped).encode(), b'{"custom_id": ' + b"[" * 100_000, *rest]
+    )
+    assert batches_poll() == [odd]
+    trial = batch_services.trial_of(nested["custom_id"])
+    unread = Verdict.objects.get(judge=judge, pair_id=trial.pair_id, order=trial.order)
+    assert unread.choice is None and "no answer" in unread.error

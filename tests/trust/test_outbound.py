@@ -118,7 +118,7 @@ def test_a_connection_withdrawn_from_the_project_stops_its_runs(project, fake_ll
     # A run accepted before the withdrawal stops at its next chunk without calling.
     connection_save("lent", projects=[project])
     started = []
-    monkeypatch.setattr(runs_service, "_enqueue", lambda ids, background: started.extend(ids))
+    monkeypatch.setattr(runs_service, "_enqueue", lambda ids, background, run: started.extend(ids))
     run = judge_run_start(judge, project)
     monkeypatch.undo()
     connection_save("lent", projects=[])
