@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 PYTEST_WORKERS ?= $(if $(REDIS_URL),0,auto)
 HOST ?= 127.0.0.1:8000
 
-.PHONY: install demo serve test lint format bench bench-import bench-annotate bench-judges bench-dashboards bench-export clean
+.PHONY: install demo serve test lint format bench bench-import bench-annotate bench-judges bench-dashboards bench-dashboards-10x bench-export clean
 
 # One stamp per install: the runtime dependencies (what the demo and the image need), then the
 # `dev` extras on top (pytest, Playwright, ruff, datasets, ...: half of a ~800 MB virtualenv).
@@ -50,7 +50,7 @@ format: install
 	$(BIN)/ruff format .
 
 # Every benchmark (PostgreSQL needed; the judge one needs Redis too); each prints its figures.
-bench: bench-import bench-annotate bench-judges bench-dashboards bench-export
+bench: bench-import bench-annotate bench-judges bench-dashboards bench-dashboards-10x bench-export
 
 bench-import: install
 	$(BIN)/python -m bench.importing
@@ -60,6 +60,10 @@ bench-judges: install
 
 bench-dashboards: install
 	$(BIN)/python -m bench.dashboards
+
+# Ten times MMRB2 (40,000 pairs, 120,000 ratings, 1.84 M verdicts): issue 17's size.
+bench-dashboards-10x: install
+	$(BIN)/python -m bench.dashboards --scale 10 --repeat 2
 
 bench-export: install
 	$(BIN)/python -m bench.export

@@ -1,7 +1,7 @@
 """The lead's dashboards at MMRB2 scale on PostgreSQL: first (uncached) and cached views.
 
 usage: python -m bench.dashboards [--postgres URL] [--repeat 3] [--tasks TASK ...] [--judges 23]
-                                  [--profile] [--json]
+                                  [--scale N] [--profile] [--json]
 
 Seeds a fresh database `arbiter_bench_dashboards` in this process (Django set up on it, REDIS_URL
 unset, so the cache is local memory):
@@ -14,6 +14,8 @@ unset, so the cache is local memory):
   accuracy, position bias, ties, invalid answers and failed calls from a seeded RNG; raw
   outputs of MMRB2-like length), one finished run per judge;
 - a lead (the client), a few flags and adjudications.
+--scale 10: ten times MMRB2 (issue 17's target size), synthetic: 40,000 pairs rated 3 times
+(120,000 ratings) and 23 judges × 2 orders = 1,840,000 verdicts.
 Then times each page with django.test.Client: the first view (cache cleared) and a second
 (cached) view, --repeat times, with the query count (CaptureQueriesContext). Then adds 3 judges'
 verdicts (24,000) and 500 ratings (2 new annotators among them) and counts the queries again:
@@ -271,6 +273,12 @@ def main() -> int:
     add_tasks_argument(parser)
     parser.add_argument("--judges", type=int, default=JUDGES, help=f"seeded judges ({JUDGES})")
     parser.add_argument("--profile", action="store_true", help="profile every page")
+    parser.add_argument(
+        "--scale",
+        type=int,
+        default=1,
+        help="times MMRB2's size (10: 40,000 synthetic pairs, 120,000 ratings, 1.84 M verdicts)",
+    )
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args()
 
@@ -285,7 +293,7 @@ def main() -> int:
     assert settings.DATABASES["default"]["NAME"] == DB_NAME
     assert settings.CACHES["default"]["BACKEND"].endswith("LocMemCache")
     rng = random.Random("bench/dashboards")
-    seeded = seed_all(work, rng, tasks=options.tasks, judges=options.judges)
+    seeded = seed_all(work, rng, tasks=options.tasks, judges=options.judges, scale=options.scale)
     print(f"seeded in {seeded['seed_s']} s: {json.dumps(seeded)}", flush=True)
 
     project = Project.objects.get(slug=seeded["project"])

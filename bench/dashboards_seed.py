@@ -51,10 +51,10 @@ def seed_mmrb2(work: Path, tasks=TASKS) -> str:
     return "mmrb2"
 
 
-def seed_synthetic(work: Path, tasks=TASKS) -> str:
-    """Without ../shared: 1,000 synthetic pairs per task, every one rated by 3 of 30
-    annotators."""
-    seed(work, annotators=30, prefill=1.0, tasks=tasks)
+def seed_synthetic(work: Path, tasks=TASKS, scale: int = 1) -> str:
+    """Without ../shared (or at a scale above MMRB2's): 1,000 × `scale` synthetic pairs per
+    task, every one rated by 3 of 30 annotators."""
+    seed(work, annotators=30, prefill=1.0, tasks=tasks, pairs_per_task=1000 * scale)
     return PROJECT
 
 
@@ -307,12 +307,18 @@ def add_judges(project, names: list[str], lead, rng: random.Random) -> int:
     return total
 
 
-def seed_all(work: Path, rng: random.Random, tasks=TASKS, judges: int = JUDGES) -> dict:
+def seed_all(
+    work: Path, rng: random.Random, tasks=TASKS, judges: int = JUDGES, scale: int = 1
+) -> dict:
     from annotation.models import Membership, Pair, Project, Rating, Task
     from judging.models import Verdict
 
     started = time.perf_counter()
-    if MMRB2.is_dir():
+    if scale > 1:  # MMRB2's files are one scale: ten times them is synthetic
+        print(f"{scale} × MMRB2's size: synthetic pairs ...", flush=True)
+        slug = seed_synthetic(work, tasks, scale)
+        source = f"synthetic ×{scale}"
+    elif MMRB2.is_dir():
         print(f"importing the MMRB2 files from {MMRB2} ...", flush=True)
         slug = seed_mmrb2(work, tasks)
         source = "mmrb2"
