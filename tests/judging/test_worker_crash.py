@@ -1,6 +1,7 @@
 """A real `celery worker` process on Redis and PostgreSQL, killed with SIGKILL in the middle of
-a judge run and started again: the run completes with exactly one verdict per pair × order ×
-sample. Skipped without PostgreSQL and Redis; CI runs it."""
+a judge run (live, or waiting for a provider batch) and started again: the run completes with
+exactly one verdict per pair × order × sample. Skipped without PostgreSQL and Redis; CI runs
+it."""
 
 import os
 import signal
@@ -15,7 +16,7 @@ from django.db import connection
 from django.db.models import Count
 
 from devtools.fake_llm import FakeLLMServer
-from judging.models import JudgeRun, Verdict
+from judging.models import JudgeRun, ProviderBatch, Verdict
 from judging.services.runs import judge_run_start
 from tests.factories import queued_pairs
 from tests.judging.conftest import openai_judge
@@ -36,16 +37,18 @@ def _database_url() -> str:
     return f"postgres://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
-def _start_worker(media_root: Path, log: Path) -> subprocess.Popen:
+def _start_worker(media_root: Path, log: Path, extra=(), env=None) -> subprocess.Popen:
     env = {
         **os.environ,
         "DATABASE_URL": _database_url(),
         "REDIS_URL": settings.REDIS_URL,
         "MEDIA_ROOT": str(media_root),
         "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_SECONDS),
+        **(env or {}),
     }
     command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo"]
     command += ["--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"]
+    command += list(extra)
     return subprocess.Popen(
         command,
         cwd=ROOT,
@@ -114,3 +117,49 @@ def test_a_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path, _media_i
     # The restarted worker called only for what was missing, plus the calls that were in
     # flight or answered but not yet written (at most half a second) when the first one died.
     assert len(server.requests) <= 120 + 30
+
+
+def test_a_batch_run_survives_a_worker_restart_while_it_waits_for_the_provider(
+    tmp_path, _media_in_tmp
+):
+    """The worker runs Celery beat too (-B), which polls provider batches every second here:
+    killed after it has polled a batch still in progress, a new worker collects the answers
+    once the provider has them, sending nothing twice."""
+    from config.celery import app
+
+    app.control.purge()
+    task = queued_pairs(tmp_path, count=30)
+    server = FakeLLMServer(decide=lambda request: "A", batch_seconds=3600)
+    server.start()
+    log = tmp_path / "worker.log"
+    beat = ["-B", "-s", str(tmp_path / "beat-schedule")]
+    poll = {"ARBITER_BATCH_POLL_SECONDS": "1"}
+    worker = _start_worker(_media_in_tmp, log, extra=beat, env=poll)
+    try:
+        judge = openai_judge(server, concurrency=2)
+        run = judge_run_start(judge, task.project, mode=JudgeRun.Mode.BATCH)
+        _wait(
+            lambda: ProviderBatch.objects.filter(
+                run=run, status=ProviderBatch.Status.IN_PROGRESS, polled_at__isnull=False
+            ).exists(),
+            60,
+            "the batch to be submitted and polled",
+            log,
+        )
+        _kill(worker)
+        for batch in server.batches.values():
+            batch["ends_at"] = 0  # the provider answers while no worker is up
+        worker = _start_worker(_media_in_tmp, log, extra=beat, env=poll)
+        _wait(
+            lambda: JudgeRun.objects.get(pk=run.pk).status == JudgeRun.Status.FINISHED,
+            90,
+            "the batch run to finish after the restart",
+            log,
+        )
+    finally:
+        _kill(worker)
+        server.stop()
+    assert len(server.batch_requests) == 30 * 2  # submitted once
+    assert server.served == 0  # no live call
+    verdicts = Verdict.objects.filter(judge=judge)
+    assert verdicts.count() == 60 and not verdicts.filter(choice__isnull=True).exists()
