@@ -66,6 +66,16 @@ def clean_asset_name(sha256: str, name: str) -> str:
     return clean_name
 
 
+def clean_copy_make(sha256: str, name: str) -> str | None:
+    """Make the cleaned copy now (an import does, so that no first view or judge call pays
+    for it); its storage name when this call wrote it, None when it existed."""
+    clean_name = _clean_name(sha256, name)
+    if default_storage.exists(clean_name):
+        return None
+    _clean_copy_write(clean_name, name)
+    return clean_name
+
+
 def clean_asset_bytes(sha256: str, name: str) -> bytes:
     """The cleaned bytes of the asset stored as `name` (for judges' messages); straight from
     disk when the storage is local (Django's File wrapper costs more than the read at

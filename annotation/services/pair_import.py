@@ -16,7 +16,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from annotation.image_cleaning import clean_copy_make
 from annotation.importing.errors import ImportFailed
 from annotation.importing.formats import MMRB2_SCALE, PairRecord, read_records
 from annotation.importing.images import (
@@ -329,6 +330,13 @@ def _write_assets(
         if not target.exists():
             _copy_verified(image, target)
             written_files.append(target)
+        # The copy without metadata that annotators and judges get, made now rather than on
+        # first use: otherwise the first judge run after an import cleans every image it
+        # sends and runs at three quarters of a warm run's pace (bench.judges). One it cannot
+        # make now is made, or refused, on first use as before.
+        with suppress(OSError, ValueError):
+            if (made := clean_copy_make(image.sha256, name)) is not None:
+                written_files.append(media_root / made)
         assets.append(
             Asset(
                 sha256=image.sha256,
@@ -360,16 +368,14 @@ def _images_of_project(project, among: set[str]) -> set[str]:
 
 
 def _remove_orphans(written_files: list[Path]) -> None:
-    """After a rollback, remove the files this import wrote, unless a concurrent import has
-    since committed an asset for the same bytes."""
+    """After a rollback, remove the files this import wrote (originals and cleaned copies),
+    unless a concurrent import has since committed an asset for the same bytes."""
     if not written_files:
         return
-    by_hash = {path.stem: path for path in written_files}
-    referenced = set(
-        Asset.objects.filter(sha256__in=list(by_hash)).values_list("sha256", flat=True)
-    )
-    for sha256, path in by_hash.items():
-        if sha256 not in referenced:
+    hashes = {path.stem for path in written_files}  # an original and its cleaned copy
+    referenced = set(Asset.objects.filter(sha256__in=list(hashes)).values_list("sha256", flat=True))
+    for path in written_files:
+        if path.stem not in referenced:
             path.unlink(missing_ok=True)
 
 

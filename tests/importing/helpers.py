@@ -55,6 +55,11 @@ def media_files(media_root: Path) -> list[Path]:
     return [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
 
 
+def stored_images(media_root: Path) -> list[Path]:
+    """The originals the imports stored (not the cleaned copies made beside them)."""
+    return media_files(Path(media_root) / "assets")
+
+
 def assert_nothing_written(media_root):
     counts = {
         model.__name__: model.objects.count()

@@ -24,10 +24,10 @@ from tests.importing.helpers import (
     RED,
     assert_nothing_written,
     import_error,
-    media_files,
     mjbench_row,
     run_import,
     sha256_of,
+    stored_images,
 )
 
 pytestmark = pytest.mark.django_db
@@ -285,7 +285,7 @@ def test_stored_asset_file_is_under_media_root_with_its_sha256(tmp_path, images,
         assert (asset.width, asset.height) == (24, 16)
         assert asset.size_bytes == stored.stat().st_size
         assert asset.content_type == "image/png"
-    assert len(media_files(media_root)) == 2
+    assert len(stored_images(media_root)) == 2
 
 
 def test_jpeg_webp_and_gif_are_accepted(tmp_path, images):

@@ -27,6 +27,7 @@ from tests.importing.helpers import (
     import_error,
     media_files,
     run_import,
+    stored_images,
     table_counts,
     write_parquet,
 )
@@ -143,7 +144,7 @@ def test_export_layout_keeps_interleaving_ratings_and_stores_images_by_hash(
         assert path.is_relative_to(media_root)
         assert sha(path.read_bytes()) == asset.sha256
         assert asset.size_bytes == path.stat().st_size
-    assert len(media_files(media_root)) == 3
+    assert len(stored_images(media_root)) == 3
     # Images were staged on disk by hash inside the import's temporary folder, now gone.
     assert {path.name for path in staged} == set(stored)
     assert all(path.parent.parent == import_temp for path in staged)
@@ -259,7 +260,7 @@ def test_hugging_face_layout_text_then_images(tmp_path, media_root):
     assert h3.prompt.content is None  # neither text nor images
     assert (h3.label, h3.decided_by, h3.rating_count) == ("B", "imported", 0)
     assert Asset.objects.count() == 3
-    assert len(media_files(media_root)) == 3
+    assert len(stored_images(media_root)) == 3
 
 
 def test_hugging_face_reasoning_dict_and_struct_metadata(tmp_path):

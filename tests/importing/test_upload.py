@@ -20,7 +20,7 @@ from tests.importing.helpers import (
     arbiter_row,
     assert_nothing_written,
     hf_image,
-    media_files,
+    stored_images,
     write_parquet,
 )
 
@@ -99,7 +99,7 @@ def test_zip_with_export_rows_and_images(import_temp, media_root, monkeypatch):
     assert Pair.objects.get(external_id="p2").label == "B"
     assert Rating.objects.filter(annotator__username="imported-api-r-0123456789ab").exists()
     assert Asset.objects.count() == 2
-    assert len(media_files(media_root)) == 2
+    assert len(stored_images(media_root)) == 2
     assert seen_during_import and seen_during_import[0].startswith("arbiter-upload-")
     assert list(import_temp.iterdir()) == []
 
