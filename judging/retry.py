@@ -8,6 +8,10 @@ from dataclasses import dataclass
 
 from judging.backends import CallFailed, Reply
 
+# One generator for the jitter of every call: a new random.Random() per call seeds itself
+# from the OS, which cost 0.14 ms a call in the runner's profile (hundreds of calls a second).
+_JITTER = random.Random()
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -39,7 +43,7 @@ async def call_with_retries(
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> Outcome:
     """Run `attempt` until it succeeds, fails for good, or the attempts run out."""
-    rng = rng or random.Random()
+    rng = rng or _JITTER
     for number in range(policy.max_attempts):
         try:
             return Outcome(await attempt(), "", number + 1)
