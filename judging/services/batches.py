@@ -140,7 +140,7 @@ def _submit_trials(chunk: JudgeRunChunk, pairs: list, templates: dict, trials: l
     settled, part = [], _Part()
     parts = ProviderBatch.objects.filter(chunk=chunk).values_list("part", flat=True)
     number = 1 + max(parts, default=-1)
-    for trial in trials:
+    for position, trial in enumerate(trials):
         template = templates[contents.pairs[trial.pair_id].task_id]
         if (replies := cache.replies(trial)) is not None:
             outcomes = [Outcome(reply, "", 0) for reply in replies]
@@ -164,7 +164,19 @@ def _submit_trials(chunk: JudgeRunChunk, pairs: list, templates: dict, trials: l
             _submit_part(chunk, number, part, templates)
             number, part = number + 1, _Part()
             if JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.CANCELLED).exists():
-                part.lines.clear()  # cancelled meanwhile: the rest waits for a resume
+                # Cancelled meanwhile: the rest is not sent, stored as failures that a resume
+                # sends (a trial without any verdict would look done to the resume).
+                unsent = [Outcome(None, "not sent: the run was cancelled", 0)]
+                settled += [
+                    trial_verdict(
+                        run,
+                        templates[contents.pairs[rest.pair_id].task_id],
+                        rest,
+                        unsent * len(request_ids(rest)),
+                        0,
+                    )
+                    for rest in trials[position + 1 :]
+                ]
                 break
     if part.lines:
         _submit_part(chunk, number, part, templates)

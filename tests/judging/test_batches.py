@@ -376,3 +376,33 @@ def test_one_batch_that_cannot_be_read_neither_stops_the_others_nor_waits_foreve
     trial = batch_services.trial_of(nested["custom_id"])
     unread = Verdict.objects.get(judge=judge, pair_id=trial.pair_id, order=trial.order)
     assert unread.choice is None and "no answer" in unread.error
+
+
+def test_a_run_cancelled_while_its_parts_are_sent_stops_sending_and_resumes_the_rest(
+    server, pairs_task, monkeypatch
+):
+    monkeypatch.setattr(batch_services, "MAX_BATCH_REQUESTS", 4)  # 12 requests: 3 parts
+    real_submit_part = batch_services._submit_part
+
+    def submit_then_cancel(chunk, number, part, templates):
+        real_submit_part(chunk, number, part, templates)
+        judge_run_cancel(JudgeRun.objects.get(pk=chunk.run_id))  # the lead, meanwhile
+
+    monkeypatch.setattr(batch_services, "_submit_part", submit_then_cancel)
+    judge = openai_judge(server)
+    run = judge_run_start(judge, pairs_task.project, mode=JudgeRun.Mode.BATCH)
+    monkeypatch.setattr(batch_services, "_submit_part", real_submit_part)
+    assert len(server.batch_requests) == 4  # the first part only
+    unsent = Verdict.objects.filter(judge=judge, error="not sent: the run was cancelled")
+    assert unsent.count() == 8
+    end_batches(server)
+    batches_poll()
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.CANCELLED
+    judge_run_resume(run)  # the 8 unsent trials go out now
+    assert len(server.batch_requests) == 12
+    end_batches(server)
+    batches_poll()
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.FINISHED
+    assert Verdict.objects.filter(judge=judge, choice__in=["A", "B"]).count() == 12
