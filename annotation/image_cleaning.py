@@ -60,10 +60,8 @@ def image_bytes_clean(data: bytes) -> tuple[bytes, str]:
 def clean_asset_name(sha256: str, name: str) -> str:
     """The storage name of the cleaned copy of the asset stored as `name`, made on first use
     (FileNotFoundError when the original is gone)."""
-    clean_name = _clean_name(sha256, name)
-    if not default_storage.exists(clean_name):
-        _clean_copy_write(clean_name, name)
-    return clean_name
+    clean_copy_make(sha256, name)
+    return _clean_name(sha256, name)
 
 
 def clean_copy_make(sha256: str, name: str) -> str | None:

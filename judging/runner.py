@@ -147,6 +147,19 @@ def trial_verdict(run: JudgeRun, template, trial: Trial, outcomes: list, seconds
     return row
 
 
+def cached_verdict(run: JudgeRun, template, trial: Trial, replies: list) -> Verdict:
+    """The verdict of a trial answered by the response cache (paid before: no call)."""
+    verdict = trial_verdict(run, template, trial, [Outcome(reply, "", 0) for reply in replies], 0)
+    verdict.from_cache = True
+    return verdict
+
+
+def unsent_verdict(run: JudgeRun, template, trial: Trial, error: str) -> Verdict:
+    """The failure of a trial none of whose requests went out (a resume sends it again)."""
+    requests = 2 if trial.order == Verdict.Order.POINTWISE else 1
+    return trial_verdict(run, template, trial, [Outcome(None, error, 0)] * requests, 0)
+
+
 def _pointwise_verdict(run, template, trial: Trial, outcomes: list, seconds: float) -> Verdict:
     row = _verdict_row(run, template, trial, seconds)
     failed = [
@@ -242,17 +255,13 @@ async def _execute(run, trials, contents, templates, writer, cache: RequestCache
                 template = templates[contents.pairs[trial.pair_id].task_id]
                 trial_key = f"{trial.pair_id}:{trial.order}:{trial.sample}"
                 if cache is not None and (replies := cache.replies(trial)) is not None:
-                    outcomes = [Outcome(reply, "", 0) for reply in replies]
-                    verdict = trial_verdict(run, template, trial, outcomes, 0.0)
-                    verdict.from_cache = True  # paid before: no call
-                    pending.append(verdict)
+                    pending.append(cached_verdict(run, template, trial, replies))
                     return
                 try:
                     messages, adapted = await asyncio.to_thread(contents.messages, template, trial)
                 except (OSError, TooManyImages) as error:  # a file gone; more than the API takes
-                    outcome = Outcome(None, f"cannot send the pair's content: {error}", 0)
-                    outcomes = [outcome] * (2 if trial.order == Verdict.Order.POINTWISE else 1)
-                    pending.append(trial_verdict(run, template, trial, outcomes, 0.0))
+                    error_text = f"cannot send the pair's content: {error}"
+                    pending.append(unsent_verdict(run, template, trial, error_text))
                     return
 
                 async def call(message, key):

@@ -43,7 +43,14 @@ from judging.provider_batches import (
     submit,
 )
 from judging.retry import Outcome
-from judging.runner import chunk_plan, response_cache, trial_verdict, verdicts_store
+from judging.runner import (
+    cached_verdict,
+    chunk_plan,
+    response_cache,
+    trial_verdict,
+    unsent_verdict,
+    verdicts_store,
+)
 from judging.services.run_finish import chunk_close
 
 log = logging.getLogger(__name__)
@@ -143,16 +150,13 @@ def _submit_trials(chunk: JudgeRunChunk, pairs: list, templates: dict, trials: l
     for position, trial in enumerate(trials):
         template = templates[contents.pairs[trial.pair_id].task_id]
         if (replies := cache.replies(trial)) is not None:
-            outcomes = [Outcome(reply, "", 0) for reply in replies]
-            verdict = trial_verdict(run, template, trial, outcomes, 0)
-            verdict.from_cache = True  # paid before: not sent
-            settled.append(verdict)
+            settled.append(cached_verdict(run, template, trial, replies))
             continue
         try:
             messages, adapted = contents.messages(template, trial)
         except (OSError, TooManyImages) as error:  # a file gone; more than the API takes
-            failed = [Outcome(None, f"cannot send the pair's content: {error}", 0)]
-            settled.append(trial_verdict(run, template, trial, failed * len(request_ids(trial)), 0))
+            error_text = f"cannot send the pair's content: {error}"
+            settled.append(unsent_verdict(run, template, trial, error_text))
             continue
         ids = request_ids(trial)
         for request_id, message, key in zip(ids, messages, cache.keys[trial], strict=True):
@@ -166,14 +170,12 @@ def _submit_trials(chunk: JudgeRunChunk, pairs: list, templates: dict, trials: l
             if JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.CANCELLED).exists():
                 # Cancelled meanwhile: the rest is not sent, stored as failures that a resume
                 # sends (a trial without any verdict would look done to the resume).
-                unsent = [Outcome(None, "not sent: the run was cancelled", 0)]
                 settled += [
-                    trial_verdict(
+                    unsent_verdict(
                         run,
                         templates[contents.pairs[rest.pair_id].task_id],
                         rest,
-                        unsent * len(request_ids(rest)),
-                        0,
+                        "not sent: the run was cancelled",
                     )
                     for rest in trials[position + 1 :]
                 ]
@@ -290,10 +292,9 @@ def batch_poll(batch: ProviderBatch) -> JudgeRun | None:
     """One look at a batch; when it has ended, its answers are stored and the batch is
     collected. The run when that finished it."""
     judge = batch.run.judge
-    now = timezone.now()
     current = asyncio.run(_with_session(state, judge, batch.provider_id))
-    ProviderBatch.objects.filter(pk=batch.pk).update(
-        provider_status=current.provider_status, polled_at=now, error="", poll_failures=0
+    ProviderBatch.objects.filter(pk=batch.pk).update(  # polled_at: set by batches_poll
+        provider_status=current.provider_status, error="", poll_failures=0
     )
     if not current.ended:
         if batch.run.status == JudgeRun.Status.CANCELLED:
