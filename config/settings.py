@@ -173,12 +173,21 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # How often judge runs submitted to a provider's batch API are asked for their answers
 # (Celery beat: `celery -A config beat`, or a worker started with -B).
 ARBITER_BATCH_POLL_SECONDS = env_int("ARBITER_BATCH_POLL_SECONDS", 30, minimum=1)
+ARBITER_FIGURES_REFRESH_SECONDS = env_int("ARBITER_FIGURES_REFRESH_SECONDS", 60, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "judge-batches-poll": {
         "task": "judging.tasks.judge_batches_poll",
         "schedule": ARBITER_BATCH_POLL_SECONDS,
         "options": {"expires": ARBITER_BATCH_POLL_SECONDS},  # never a backlog of polls
-    }
+    },
+    # Dashboard pages whose project's data changed since their figures were computed
+    # (dashboards/snapshots.py): recomputed in the background, so the lead's next view is
+    # current without waiting.
+    "figures-refresh-stale": {
+        "task": "dashboards.tasks.figures_refresh_stale",
+        "schedule": ARBITER_FIGURES_REFRESH_SECONDS,
+        "options": {"expires": ARBITER_FIGURES_REFRESH_SECONDS},
+    },
 }
 
 SESSION_COOKIE_HTTPONLY = True

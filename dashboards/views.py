@@ -1,4 +1,4 @@
-"""The lead's dashboards: thin views over the selectors (cached until the data changes),
+"""The lead's dashboards: thin views over the selectors (the heavy pages' figures precomputed),
 the adjudication services and the dataset exports."""
 
 from urllib.parse import urlencode
@@ -21,14 +21,11 @@ from annotation.services.gold import GoldEntry, annotator_readmit, gold_set, gol
 from annotation.services.qualification import qualification_admit
 from config.errors import refusal_as_message
 from config.htmx import render_fragment_or_page
-from dashboards.cache import cached
 from dashboards.csv import csv_response, wants_csv
-from dashboards.selectors.agreement import agreement
 from dashboards.selectors.disagreements import disagreements, pair_review, queue_neighbours
 from dashboards.selectors.hours import annotator_hours, hours_csv_rows
-from dashboards.selectors.judges import judge_figures
-from dashboards.selectors.models import model_figures
 from dashboards.selectors.overview import overview
+from dashboards.snapshots import figures_for
 from dashboards.tables import TABLES
 from exports.errors import ExportRefused
 from exports.jobs import export_job_path, export_job_start
@@ -62,23 +59,25 @@ def overview_page(request, slug: str):
     return _page(request, slug, "dashboards/overview.html", overview)
 
 
-def _cached_page(name: str, selector):
-    """A view of figures that are computed once per version of the project's data."""
+def _snapshot_page(name: str):
+    """A view of figures precomputed per version of the project's data (dashboards/snapshots.py);
+    `figures_as_of` tells the template how current they are."""
+
+    def context(project):
+        found = figures_for(project, name)
+        return {**found.figures, "figures_as_of": found}
 
     @login_required
     def view(request, slug: str):
-        return _page(
-            request, slug, f"dashboards/{name}.html",
-            lambda project: cached(project, name, lambda: selector(project)),
-        )  # fmt: skip
+        return _page(request, slug, f"dashboards/{name}.html", context)
 
     view.__name__ = f"{name}_page"
     return view
 
 
-agreement_page = _cached_page("agreement", agreement)
-judges_page = _cached_page("judges", judge_figures)
-models_page = _cached_page("models", model_figures)
+agreement_page = _snapshot_page("agreement")
+judges_page = _snapshot_page("judges")
+models_page = _snapshot_page("models")
 
 
 @login_required

@@ -101,7 +101,9 @@ def verdicts_store(chunk: JudgeRunChunk, rows: list[Verdict], replies: list, **c
     # A failure never replaces an answer (another delivery of this chunk may have stored
     # one); an earlier failure of the same trial stays as it was.
     Verdict.objects.bulk_create(failed, ignore_conflicts=True)
-    JudgeRunChunk.objects.filter(pk=chunk.pk).update(**chunk_tally(chunk), **chunk_fields)
+    JudgeRunChunk.objects.filter(pk=chunk.pk).update(
+        **chunk_tally(chunk), verdicts_stored_at=timezone.now(), **chunk_fields
+    )
 
 
 class _VerdictWriter:

@@ -357,6 +357,9 @@ class JudgeRunChunk(models.Model):
     concurrency_log = models.JSONField(default=list, blank=True)
     input_tokens = models.PositiveBigIntegerField(default=0)
     output_tokens = models.PositiveBigIntegerField(default=0)
+    # When the chunk last stored verdicts: what the dashboards' data version reads instead of
+    # aggregating every verdict of the project (dashboards/snapshots.py).
+    verdicts_stored_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["run", "index"]

@@ -1,0 +1,211 @@
+"""The heavy dashboard pages (agreement, judges, models) are served from figures precomputed
+into a database table, one row per project and page (FigureSnapshot), stamped with the
+version of the project's data they were computed from.
+
+A view reads the current version (a few aggregates over small tables) and the page's row:
+- the row is of this version: its figures, nothing computed;
+- no row yet, or the last computation was quick (under INLINE_SECONDS): computed now, stored;
+- otherwise the stored figures are shown, marked with the time they were computed, and one
+  refresh is started in the background (a Celery task; a thread in the embedded mode). A
+  periodic task (`figures_refresh_stale`, Celery beat) also refreshes every stale row, so a
+  large project's pages catch up with new ratings and verdicts without anyone waiting.
+
+Figures are pickled (they hold Task rows and the charts' SVG): the table is written only by
+this module, from the server's own computations, as Django's cache backends pickle theirs.
+"""
+
+import hashlib
+import logging
+import pickle
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count, Max, Q
+from django.utils import timezone
+
+from annotation.models import (
+    Adjudication,
+    AnnotatorPause,
+    Pair,
+    Project,
+    Qualification,
+    Rating,
+    Task,
+)
+from dashboards.models import FigureSnapshot
+from dashboards.selectors.agreement import agreement
+from dashboards.selectors.judges import judge_figures
+from dashboards.selectors.models import model_figures
+from judging.models import Judge, JudgeRun, JudgeRunChunk
+
+log = logging.getLogger(__name__)
+
+SELECTORS = {"agreement": agreement, "judges": judge_figures, "models": model_figures}
+# Below this a stale page is recomputed while the lead waits (small projects are always
+# current); above it the lead sees the last figures at once and the refresh runs behind.
+INLINE_SECONDS = 2.0
+# A refresh that has not finished after this long is taken to have died: another may start.
+REFRESH_CLAIM = timedelta(minutes=30)
+
+
+def data_version(project: Project) -> str:
+    """What the figures depend on, from aggregates over the project's pairs and ratings and
+    over its judges, runs and chunks: every verdict write stamps its chunk (or, for a file
+    import, makes a run), so the verdicts themselves, millions of rows, are never scanned."""
+    parts = [
+        Pair.objects.filter(project=project).aggregate(v=Max("updated_at"), n=Count("id")),
+        Rating.objects.filter(pair__project=project).aggregate(v=Max("updated_at"), n=Count("id")),
+        Judge.objects.filter(project=project).aggregate(v=Max("updated_at"), n=Count("id")),
+        JudgeRun.objects.filter(project=project).aggregate(v=Max("created_at"), n=Count("id")),
+        JudgeRunChunk.objects.filter(run__project=project).aggregate(
+            v=Max("verdicts_stored_at"), n=Count("id")
+        ),
+        Adjudication.objects.filter(pair__project=project).aggregate(v=Max("id"), n=Count("id")),
+        AnnotatorPause.objects.filter(task__project=project).aggregate(
+            v=Max("readmitted_at"), n=Count("id")
+        ),
+        Qualification.objects.filter(task__project=project).aggregate(
+            v=Count("id", filter=Q(passed=True)), n=Count("id")
+        ),
+    ]
+    # The quality-control settings of the tasks (thresholds, speed floor) shape the figures.
+    quality = list(
+        Task.objects.filter(project=project)
+        .order_by("pk")
+        .values_list(
+            "pk",
+            "gold_rate",
+            "gold_action",
+            "gold_min_accuracy",
+            "gold_min_answers",
+            "min_active_seconds",
+            "qualification_pass",
+        )
+    )
+    settings_ = (
+        project.scale_points,
+        project.annotators_per_pair,
+        project.max_span,
+        project.ambiguous_half_width,
+    )
+    text = "|".join(f"{part['v']}/{part['n']}" for part in parts) + f"|{settings_}|{quality}"
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Figures:
+    """A page's figures and how current they are."""
+
+    figures: dict
+    computed_at: datetime
+    compute_seconds: float
+    current: bool  # False: the data changed since; a refresh is under way
+
+
+def _store(project: Project, page: str, version: str, figures: dict, seconds: float) -> datetime:
+    now = timezone.now()
+    FigureSnapshot.objects.bulk_create(
+        [
+            FigureSnapshot(
+                project=project,
+                page=page,
+                version=version,
+                figures=pickle.dumps(figures, protocol=pickle.HIGHEST_PROTOCOL),
+                computed_at=now,
+                compute_seconds=seconds,
+                refreshing_since=None,
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["project", "page"],
+        update_fields=["version", "figures", "computed_at", "compute_seconds", "refreshing_since"],
+    )
+    return now
+
+
+def _compute(project: Project, page: str) -> tuple[str, dict, float]:
+    """The page's figures for the data as it is now, with the version read first: data that
+    changes during the computation leaves the row stale, never falsely current."""
+    version = data_version(project)
+    started = time.perf_counter()
+    figures = SELECTORS[page](project)
+    return version, figures, time.perf_counter() - started
+
+
+def figures_for(project: Project, page: str) -> Figures:
+    """The figures a view shows (see the module's docstring)."""
+    version = data_version(project)
+    row = FigureSnapshot.objects.filter(project=project, page=page).first()
+    if row is not None and row.version == version:
+        return Figures(pickle.loads(row.figures), row.computed_at, row.compute_seconds, True)
+    if row is None or row.compute_seconds < INLINE_SECONDS:
+        version, figures, seconds = _compute(project, page)
+        computed_at = _store(project, page, version, figures, seconds)
+        return Figures(figures, computed_at, seconds, True)
+    refresh_request(project, page)
+    return Figures(pickle.loads(row.figures), row.computed_at, row.compute_seconds, False)
+
+
+def _claim(project_id: int, page: str) -> bool:
+    """Mark the row as being refreshed; False when another refresh holds it."""
+    now = timezone.now()
+    return bool(
+        FigureSnapshot.objects.filter(project_id=project_id, page=page)
+        .filter(Q(refreshing_since__isnull=True) | Q(refreshing_since__lt=now - REFRESH_CLAIM))
+        .update(refreshing_since=now)
+    )
+
+
+def refresh_request(project: Project, page: str) -> None:
+    """Start one background refresh of the page's figures, unless one is under way."""
+    if not _claim(project.pk, page):
+        return
+    if settings.CELERY_TASK_ALWAYS_EAGER:  # embedded: no worker, a thread of this process
+        thread = threading.Thread(target=_refresh_in_thread, args=(project.pk, page), daemon=True)
+        transaction.on_commit(thread.start)
+        return
+    from dashboards.tasks import figures_refresh
+
+    figures_refresh.delay_on_commit(project.pk, page)
+
+
+def _refresh_in_thread(project_id: int, page: str) -> None:
+    try:
+        figures_refresh_run(project_id, page)
+    finally:
+        connection.close()
+
+
+def figures_refresh_run(project_id: int, page: str) -> None:
+    """Recompute and store a page's figures (the background task's work)."""
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None or page not in SELECTORS:
+        return
+    try:
+        version, figures, seconds = _compute(project, page)
+    except Exception:
+        FigureSnapshot.objects.filter(project=project, page=page).update(refreshing_since=None)
+        raise
+    _store(project, page, version, figures, seconds)
+    log.info("figures of %s/%s refreshed in %.1f s", project.slug, page, seconds)
+
+
+def stale_refresh() -> int:
+    """Start a refresh of every stored page whose project's data changed since (the periodic
+    task); how many were started."""
+    started = 0
+    rows = FigureSnapshot.objects.select_related("project").defer("figures")
+    versions: dict[int, str] = {}
+    for row in rows:
+        if row.project_id not in versions:
+            versions[row.project_id] = data_version(row.project)
+        if row.version != versions[row.project_id] and _claim(row.project_id, row.page):
+            from dashboards.tasks import figures_refresh
+
+            figures_refresh.delay(row.project_id, row.page)
+            started += 1
+    return started
