@@ -16,12 +16,16 @@ unset, so the cache is local memory):
 - a lead (the client), a few flags and adjudications.
 --scale 10: ten times MMRB2 (issue 17's target size), synthetic: 40,000 pairs rated 3 times
 (120,000 ratings) and 23 judges × 2 orders = 1,840,000 verdicts.
-Then times each page with django.test.Client: the first view (cache cleared) and a second
-(cached) view, --repeat times, with the query count (CaptureQueriesContext). Then adds 3 judges'
-verdicts (24,000) and 500 ratings (2 new annotators among them) and counts the queries again:
-they must not grow with the data.
-Exit status 1 when a first view takes 1 s or more, a page's query count grew or a page fails
-(its error is shown in the table, the other pages are still measured).
+The agreement, judges and models pages are served from precomputed figures
+(dashboards/snapshots.py): the bench first runs their background refresh itself, timed. Then
+times each page with django.test.Client: the first view (cache cleared) and a second view,
+--repeat times, with the query count (CaptureQueriesContext). Then adds 3 judges' verdicts
+(24,000) and 500 ratings (2 new annotators among them), times one view of each precomputed page
+while its figures are stale (what the lead sees before the refresh ends), refreshes them, and
+measures again: the query counts must not grow with the data.
+Exit status 1 when a first or stale view takes 500 ms or more, a second view 100 ms or more
+(issue 17's targets), a page's query count grew or a page fails (its error is shown in the
+table, the other pages are still measured).
 --profile: cProfile of each page's selector and EXPLAIN ANALYZE of its slowest SELECTs (done
 anyway for a page that misses the target). A quick run: --tasks reasoning --judges 1 (the
 reasoning set has the annotator ratings and dropped pairs of a full run; t2i alone has no
@@ -52,9 +56,38 @@ from bench.common import (
 )
 from bench.dashboards_seed import DB_NAME, EXTRA_JUDGES, JUDGES, grow, seed_all
 
-TARGET_MS = 1000.0
+TARGET_MS = 500.0  # issue 17: every lead page's first view
+SECOND_TARGET_MS = 100.0  # ... and a repeated view
 PAGES = ("overview", "agreement", "disagreements", "judges", "models", "pair")
-CACHED_PAGES = {"agreement", "judges", "models"}  # the others are computed on every view
+# Served from precomputed figures (dashboards/snapshots.py); the others compute on every view.
+CACHED_PAGES = {"agreement", "judges", "models"}
+
+
+# ---------------------------------------------------------------- precomputed figures
+
+
+def refreshes_by_hand():
+    """The bench runs the background refreshes itself (timed, one at a time), so that no
+    refresh thread competes with the views it measures."""
+    from dashboards import snapshots
+
+    requested = []
+    snapshots.refresh_request = lambda project, page: requested.append(page)
+    return requested
+
+
+def refresh_all(project) -> dict[str, float]:
+    """Recompute every precomputed page's figures (what the background refresh does after the
+    data changed): seconds per page."""
+    from dashboards.snapshots import figures_refresh_run
+
+    took = {}
+    for page in sorted(CACHED_PAGES):
+        started = time.perf_counter()
+        figures_refresh_run(project.pk, page)
+        took[page] = round(time.perf_counter() - started, 2)
+        print(f"  refreshed {page} in {took[page]} s", flush=True)
+    return took
 
 
 # ---------------------------------------------------------------- measuring
@@ -304,10 +337,18 @@ def main() -> int:
     # A failing page is reported in the table; Django's traceback logging would only repeat it.
     logging.getLogger("django.request").setLevel(logging.CRITICAL)
     print(f"measuring {len(urls)} pages × {options.repeat} ...", flush=True)
+    requested = refreshes_by_hand()
+    print("precomputing the figures ...", flush=True)
+    refresh = refresh_all(project)
     base = measure(client, urls, options.repeat)
     print("growing the data ...", flush=True)
     grew = grow(project, rng)
     project.refresh_from_db()
+    # Right after the change, before the refresh: the lead sees the last figures at once.
+    stale = {page: _timed(client, urls[page]) for page in sorted(CACHED_PAGES)}
+    stale_ms = {page: round(found["ms"], 1) for page, found in stale.items()}
+    print(f"stale views (refresh requested: {sorted(set(requested))}): {stale_ms}", flush=True)
+    refresh_grown = refresh_all(project)
     grown = measure(client, urls, options.repeat)
 
     failed = [page for page in base if "error" in base[page] or "error" in grown[page]]
@@ -316,6 +357,9 @@ def main() -> int:
         page
         for page in measured
         if max(base[page]["first_max_ms"], grown[page]["first_max_ms"]) >= TARGET_MS
+        or max(base[page]["second_median_ms"], grown[page]["second_median_ms"])
+        >= SECOND_TARGET_MS
+        or stale_ms.get(page, 0) >= TARGET_MS
     ]
     growing = [
         p
@@ -334,6 +378,10 @@ def main() -> int:
         "seeded": seeded,
         "grown": grew,
         "target_ms": TARGET_MS,
+        "second_target_ms": SECOND_TARGET_MS,
+        "refresh_s": refresh,
+        "refresh_after_growth_s": refresh_grown,
+        "stale_view_ms": stale_ms,
         "pages": base,
         "pages_after_growth": grown,
         "failed": failed,
@@ -351,9 +399,14 @@ def main() -> int:
         f"first view: median and max of {options.repeat} (cache cleared each time); second "
         "view: median; sql ms: database time of the first view"
     )
+    print(
+        f"precomputed pages: background refresh {refresh} s, after growth {refresh_grown} s; "
+        f"a view while stale (before its refresh) {stale_ms} ms"
+    )
     verdict = "OK" if not (missed or growing or failed) else "MISSED"
     print(
-        f"target: every first view < {TARGET_MS:.0f} ms, query counts constant: {verdict}"
+        f"target: every first view < {TARGET_MS:.0f} ms and second view < "
+        f"{SECOND_TARGET_MS:.0f} ms, query counts constant: {verdict}"
         + (f" (slow: {', '.join(missed)})" if missed else "")
         + (f" (queries grew: {', '.join(growing)})" if growing else "")
         + (f" (failed: {', '.join(failed)})" if failed else "")
