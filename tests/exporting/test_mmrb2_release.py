@@ -44,10 +44,11 @@ def _converter():
 @pytest.fixture
 def release(mmrb2_images):
     for task, (pairs, predictions) in RELEASE.items():
-        call_command("import_pairs", str(SHARED_MMRB2 / pairs), project="m", task=task,
-                     file_format="mmrb2", images=str(mmrb2_images), stdout=io.StringIO())  # fmt: skip
+        quiet = {"project": "m", "task": task, "stdout": io.StringIO()}
+        call_command("import_pairs", str(SHARED_MMRB2 / pairs), file_format="mmrb2",
+                     images=str(mmrb2_images), **quiet)  # fmt: skip
         call_command("import_verdicts", str(SHARED_MMRB2 / "outputs" / predictions),
-                     project="m", task=task, judge="always-a", stdout=io.StringIO())  # fmt: skip
+                     judge="always-a", **quiet)  # fmt: skip
     out = io.StringIO()
     call_command("report", project="m", json=True, stdout=out)
     return json.loads(out.getvalue())
