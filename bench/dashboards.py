@@ -357,8 +357,7 @@ def main() -> int:
         page
         for page in measured
         if max(base[page]["first_max_ms"], grown[page]["first_max_ms"]) >= TARGET_MS
-        or max(base[page]["second_median_ms"], grown[page]["second_median_ms"])
-        >= SECOND_TARGET_MS
+        or max(base[page]["second_median_ms"], grown[page]["second_median_ms"]) >= SECOND_TARGET_MS
         or stale_ms.get(page, 0) >= TARGET_MS
     ]
     growing = [
