@@ -34,6 +34,43 @@ class ResponseRecord:
     groups: dict = field(default_factory=dict)  # group attributes, {"age": "old", ...}
 
 
+@dataclass(frozen=True)
+class GoldMark:
+    """A record's `gold` field: the pair is imported as a gold check with this expected side
+    (issue 15's import column), in the task's queue or its qualification set."""
+
+    side: str  # "A" | "B"
+    explanation: str = ""
+    qualification: bool = False
+
+
+MAX_GOLD_EXPLANATION = 2000
+
+
+def _gold(value, number: int) -> GoldMark | None:
+    """`"gold": "A"` or `{"side": "A", "explanation": "...", "qualification": true}`."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        value = {"side": value}
+    if not isinstance(value, dict):
+        raise ImportFailed("gold must be 'A', 'B' or an object with a side", number)
+    unknown = set(value) - {"side", "explanation", "qualification"}
+    if unknown:
+        raise ImportFailed(f"gold has unknown keys {sorted(unknown)}", number)
+    side, explanation = value.get("side"), value.get("explanation", "")
+    qualification = value.get("qualification", False)
+    if not isinstance(side, str) or side.strip().upper() not in ("A", "B"):
+        raise ImportFailed(f"gold side={side!r} must be 'A' or 'B'", number)
+    if not isinstance(explanation, str) or len(explanation) > MAX_GOLD_EXPLANATION:
+        raise ImportFailed(
+            f"gold explanation must be text of at most {MAX_GOLD_EXPLANATION} characters", number
+        )
+    if not isinstance(qualification, bool):
+        raise ImportFailed("gold qualification must be true or false", number)
+    return GoldMark(side.strip().upper(), explanation.strip(), qualification)
+
+
 @dataclass
 class PairRecord:
     number: int
@@ -55,6 +92,7 @@ class PairRecord:
     ratings: list[RatingRecord] | None = None  # else `scores` belong to placeholders 1, 2, ...
     reference_label: str | None = None  # else `chosen` is the label the pair is imported with
     adjudication: tuple[str, str] | None = None  # (decision, note)
+    gold: GoldMark | None = None  # imported as a gold check with this expected side
 
     @property
     def reference(self) -> str:
@@ -276,6 +314,11 @@ def _mmrb2_pair(obj: object, number: int, default_scale: int) -> PairRecord:
         )
     elif annotations is not None:
         scores = _scores(annotations, scale, number)
+    gold = _gold(obj.get("gold"), number)
+    if gold is not None and scores:
+        raise ImportFailed(
+            "a gold check is answered by the annotators: it carries no human_annotations", number
+        )
     return PairRecord(
         number=number,
         external_id=external_id,
@@ -287,6 +330,7 @@ def _mmrb2_pair(obj: object, number: int, default_scale: int) -> PairRecord:
         chosen=chosen or "",
         scores=scores,
         scale=scale,
+        gold=gold,
     )
 
 
@@ -299,6 +343,10 @@ def native_record(obj: object, number: int) -> PairRecord:
     """An MMRB2 pair object plus the Arbiter fields of an export row."""
     record = mmrb2_record(obj, number)
     read_arbiter_fields(obj, record)
+    if record.gold is not None and record.ratings:
+        raise ImportFailed(
+            "a gold check is answered by the annotators: it carries no ratings", number
+        )
     return record
 
 

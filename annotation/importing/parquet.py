@@ -65,7 +65,15 @@ ARBITER_JSON = (
     "ratings",
     "adjudication",
 )
-ARBITER_PLAIN = ("pair_id", "prompt_source", *MODEL_COLUMNS, "chosen", "scale", "reference_label")
+ARBITER_PLAIN = (
+    "pair_id",
+    "prompt_source",
+    *MODEL_COLUMNS,
+    "chosen",
+    "scale",
+    "reference_label",
+    "gold",
+)
 HF_REQUIRED = (
     "pair_id",
     "prompt_text",
@@ -76,7 +84,7 @@ HF_REQUIRED = (
     "chosen",
     "human_annotations",
 )
-HF_OPTIONAL = ("prompt_source", "prompt_metadata", "scale")
+HF_OPTIONAL = ("prompt_source", "prompt_metadata", "scale", "gold")
 MJBENCH_REQUIRED = ("caption", "image0", "image1")
 MJBENCH_OPTIONAL = ("id", "source", "label", "label_0", "category", "subcategory", "model")
 MJBENCH_IMAGE_COLUMNS = ("image0", "image1")
@@ -234,6 +242,7 @@ def _arbiter_row(row: dict, number: int, staged: StagedImages) -> PairRecord:
             "prompt_metadata": decoded["prompt_metadata"],
             "prompt_content": decoded["prompt_content"],
             "chosen": row.get("chosen"),
+            "gold": row.get("gold"),
             "human_annotations": decoded["human_annotations"],
             "scale": row.get("scale"),
             "reference_label": row.get("reference_label"),
@@ -294,6 +303,7 @@ def _hugging_face_row(row: dict, number: int, staged: StagedImages) -> PairRecor
                 "response_content": content("response_b"),
             },
             "chosen": row.get("chosen"),
+            "gold": row.get("gold"),
             "human_annotations": annotations,
             "scale": row.get("scale"),
         }

@@ -16,6 +16,7 @@ from django.utils import timezone
 from annotation.errors import Invalid, Refused
 from annotation.gold_schedule import gold_is_due
 from annotation.gold_selectors import gold_history
+from annotation.importing.errors import ImportFailed
 from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Pair, Rating, Task
 from annotation.models.gold import GOLD_FROM_STATUSES
 from annotation.scale import answers_expected_side
@@ -140,6 +141,22 @@ def gold_set(task: Task, entries: list[GoldEntry], *, by=None, rate: float | Non
                 pair_id__in=[pair.pk for pair in pairs.values()], resolved_at__isnull=True
             ).update(resolved_at=timezone.now(), resolved_by=by)
         return made
+
+
+def gold_from_import(task: Task, records) -> int:
+    """The gold checks a pair file marks (its records' `gold` field), set inside the import's
+    transaction: a refused one refuses the whole file. How many pairs became gold."""
+    entries = [
+        GoldEntry(record.external_id, gold.side, gold.explanation, gold.qualification)
+        for record in records
+        if (gold := record.gold) is not None
+    ]
+    if not entries:
+        return 0
+    try:
+        return gold_set(task, entries)
+    except Invalid as exc:
+        raise ImportFailed(f"gold checks refused: {exc}") from None
 
 
 def gold_unset(pair: Pair) -> None:

@@ -17,7 +17,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -39,6 +39,8 @@ from annotation.models import Asset, Generator, Pair, Project, Prompt, Response
 from annotation.models.content import asset_storage_name
 from annotation.rendering import image_shas
 from annotation.services.consensus import decision_set
+from annotation.services.gold import gold_from_import
+from annotation.services.import_summary import ImportSummary
 from annotation.services.pair_import_ratings import (
     imported_adjudication,
     imported_adjudications_write,
@@ -51,48 +53,6 @@ _BATCH = 500
 
 # Called with (records checked, images checked) while a file is read.
 Progress = Callable[[int, int], None]
-
-
-@dataclass
-class ImportSummary:
-    project: str
-    task: str
-    format: str
-    records: int = 0
-    pairs: int = 0
-    unchanged: int = 0
-    in_other_tasks: int = 0  # of `unchanged`: the same record already in another task
-    derived_ids: int = 0  # records without an id (MJ-Bench's captions files, its HF card)
-    prompts_new: int = 0
-    prompts_reused: int = 0
-    responses: int = 0
-    images_new: int = 0
-    images_reused: int = 0
-    ratings: int = 0
-    adjudications: int = 0
-    graded_responses: int = 0
-    seconds: float = 0.0
-    statuses: dict = field(default_factory=dict)
-
-    def as_dict(self) -> dict:
-        return {
-            "project": self.project,
-            "task": self.task,
-            "format": self.format,
-            "records": self.records,
-            "pairs": self.pairs,
-            "unchanged": self.unchanged,
-            "in_other_tasks": self.in_other_tasks,
-            "derived_ids": self.derived_ids,
-            "prompts": {"new": self.prompts_new, "reused": self.prompts_reused},
-            "responses": self.responses,
-            "images": {"new": self.images_new, "reused": self.images_reused},
-            "ratings": self.ratings,
-            "adjudications": self.adjudications,
-            "graded_responses": self.graded_responses,
-            "statuses": self.statuses,
-            "seconds": round(self.seconds, 2),
-        }
 
 
 @dataclass
@@ -174,6 +134,7 @@ def _write_all(prepared, images, summary, file_scale, as_candidates, queue) -> N
             new_records = _skip_unchanged(project, task, prepared, summary)
             _write_assets(images, new_records, summary, written_files, project)
             _write_pairs(project, task, new_records, summary, as_candidates, queue)
+            summary.gold = gold_from_import(task, [item.record for item in prepared])
     except BaseException:
         _remove_orphans(written_files)
         raise
@@ -484,7 +445,7 @@ def _initial_status(record: PairRecord, project: Project, as_candidates: bool, q
     A labelled record is a finished benchmark pair unless the lead asks to annotate it anew."""
     if record.scores and len(record.scores) < project.annotators_per_pair:
         return Pair.Status.IN_PROGRESS
-    if record.reference and not as_candidates:
+    if record.reference and not as_candidates and record.gold is None:
         return Pair.Status.KEPT
     return Pair.Status.QUEUED if queue else Pair.Status.CANDIDATE
 

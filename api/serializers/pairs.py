@@ -136,6 +136,7 @@ class ImportSummarySerializer(serializers.Serializer):
     ratings = serializers.IntegerField()
     graded_responses = serializers.IntegerField()
     statuses = serializers.DictField(child=serializers.IntegerField())
+    gold = serializers.IntegerField(help_text="pairs made gold checks by the file's gold field")
     seconds = serializers.FloatField()
 
 
