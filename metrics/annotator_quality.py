@@ -7,7 +7,7 @@ from annotation.models import AnnotatorPause, Project, Qualification
 from annotation.scale import center, side_of, to_canonical
 from metrics.annotator_flags import annotator_flags, wilson_interval
 from metrics.competence import dawid_skene, mace
-from metrics.inputs import annotator_ratings, gold_answers
+from metrics.inputs import annotator_ratings, decided_pairs, gold_answers
 from metrics.rounding import rounded
 
 
@@ -15,12 +15,46 @@ def _side_label(overall: int, scale: int) -> str:
     return side_of(overall, center(scale)) or "tie"
 
 
-def _competence_consensus(result, kept: dict[int, str], pair_ids: set[int]) -> dict:
+# A dropped pair counts as one the weighting would decide when its weighted label is a side
+# with at least this posterior: the rules dropped it for a spread or an ambiguous mean, which
+# a vote that trusts the reliable annotators more may settle.
+DECIDED_POSTERIOR = 0.95
+CHANGES_LISTED = 20
+
+
+def competence_consensus(result, kept: dict[int, str], decided: dict, pair_ids: set) -> dict:
     """How the competence-weighted label compares with the decision in force: kept pairs it
-    would label otherwise (or call a tie) among those it saw."""
-    compared = [pid for pid in kept if pid in pair_ids]
-    changed = sum(1 for pid in compared if result.labels.get(pid) != kept[pid])
-    return {"kept_compared": len(compared), "kept_changed": changed}
+    would label otherwise (or call a tie), dropped pairs it would decide, among those it saw;
+    `changes` lists the first of both (pair id, external id, decision, weighted label, its
+    posterior) for the agreement page."""
+    compared = sorted(pid for pid in kept if pid in pair_ids)
+    changed = [pid for pid in compared if result.labels.get(pid) != kept[pid]]
+    dropped = sorted(
+        pid for pid, (_eid, status) in decided.items() if status == "dropped" and pid in pair_ids
+    )
+    settled = [
+        pid
+        for pid in dropped
+        if result.labels.get(pid) in ("A", "B")
+        and result.posteriors[pid][result.labels[pid]] >= DECIDED_POSTERIOR
+    ]
+    changes = [
+        {
+            "pair": pid,
+            "external_id": decided.get(pid, ("?", ""))[0],
+            "decision": f"kept {kept[pid]}" if pid in kept else "dropped",
+            "weighted": result.labels.get(pid),
+            "posterior": rounded(result.posteriors[pid][result.labels[pid]]),
+        }
+        for pid in sorted(changed + settled)[:CHANGES_LISTED]
+    ]
+    return {
+        "kept_compared": len(compared),
+        "kept_changed": len(changed),
+        "dropped_compared": len(dropped),
+        "dropped_decided": len(settled),
+        "changes": changes,
+    }
 
 
 def task_annotator_quality(
@@ -31,6 +65,7 @@ def task_annotator_quality(
     metrics.inputs.annotator_ratings when the caller read it (four queries, or three)."""
     ratings = annotator_ratings(project) if ratings is None else ratings
     gold = gold_answers(project)
+    decided = decided_pairs(project)
     paused = set(
         AnnotatorPause.objects.filter(
             task__project=project, readmitted_at__isnull=True
@@ -94,7 +129,9 @@ def task_annotator_quality(
         out[task.pk] = {
             "annotators": annotators,
             "competence_consensus": {
-                name: _competence_consensus(result, labels.get(task.pk, {}), pair_ids)
+                name: competence_consensus(
+                    result, labels.get(task.pk, {}), decided.get(task.pk, {}), pair_ids
+                )
                 for name, result in models.items()
             },
         }

@@ -31,6 +31,17 @@ def kept_labels(project: Project) -> dict[int, dict[int, str]]:
     return labels
 
 
+def decided_pairs(project: Project) -> dict[int, dict[int, tuple[str, str]]]:
+    """{task: {pair: (external id, "kept" | "dropped")}} of the rated pairs decided so far."""
+    decided: dict = defaultdict(dict)
+    rows = Pair.objects.filter(
+        project=project, status__in=(Pair.Status.KEPT, Pair.Status.DROPPED), rating_count__gt=0
+    ).values_list("task_id", "id", "external_id", "status")
+    for task_id, pair_id, external_id, status in rows:
+        decided[task_id][pair_id] = (external_id, status)
+    return decided
+
+
 def overall_scores(project: Project) -> dict[int, dict[int, list[int]]]:
     """{task: {pair: [canonical overall scores]}} of every rated pair."""
     scores: dict = defaultdict(lambda: defaultdict(list))

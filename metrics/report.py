@@ -130,7 +130,16 @@ def project_report(project: Project) -> dict:
                     quality[task.id]["annotators"].items(), key=lambda item: names[item[0]]
                 )
             },
-            "competence_consensus": quality[task.id]["competence_consensus"],
+            "competence_consensus": {
+                name: {
+                    **consensus,  # pairs by their external ids: internal ids stay inside
+                    "changes": [
+                        {k: v for k, v in change.items() if k != "pair"}
+                        for change in consensus["changes"]
+                    ],
+                }
+                for name, consensus in quality[task.id]["competence_consensus"].items()
+            },
         }
     return {
         "project": project.slug,

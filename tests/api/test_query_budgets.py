@@ -57,10 +57,11 @@ def test_pages_have_a_fixed_query_budget(world, tmp_path, django_assert_max_num_
         (lead, f"/api/pairs/{assignment.pair_id}/", 9),
         (lead, f"/api/runs/{world.run_a.pk}/", 5),
         (annotator, f"/api/assignments/{assignment.pk}/", 8),
-        # report --json: 10, 4 for the annotators' quality figures (ratings, gold answers,
-        # pauses, qualifications; their names come with the report's other reads), 2 for the
-        # judges' bias cards (pair traits, judge models).
-        (lead, "/api/projects/alpha/report/", 16),
+        # report --json: 10, 5 for the annotators' quality figures (ratings, gold answers,
+        # pauses, qualifications, the decided pairs the competence-weighted vote is compared
+        # with; their names come with the report's other reads), 2 for the judges' bias cards
+        # (pair traits, judge models).
+        (lead, "/api/projects/alpha/report/", 17),
     ]
     for client, url, budget in pages:
         with django_assert_max_num_queries(budget):

@@ -2,7 +2,11 @@
 agreement page's table of gold accuracy, flags and competence, re-admitting a paused annotator,
 and the task's settings; another project's lead gets 404 for every id."""
 
+import io
+import json
+
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.models import AnnotatorPause, GoldAnswer, Membership, Pair, Task
@@ -87,6 +91,20 @@ def test_the_agreement_page_shows_gold_flags_competence_and_readmits(client, sit
     assert '0.00 <span class="muted">[0.00, 0.49] n=4</span>' in html
     assert "<strong>fast</strong>" in html
     assert "Re-admit sloppy" in html
+    # The competence columns and the consensus with and without weighting, from the report's
+    # own figures.
+    out = io.StringIO()
+    call_command("report", project="ann", json=True, stdout=out)
+    figures = json.loads(out.getvalue())["tasks"]["t2i"]
+    competence = figures["annotators"]["sloppy"]["competence"]
+    row = html[html.index("<tr><td>sloppy</td>") :].split("</tr>")[0]
+    for model in ("mace", "dawid_skene"):
+        assert f'<td class="num">{competence[model]:.3f}</td>' in row, model
+    ds = figures["competence_consensus"]["dawid_skene"]
+    assert (
+        f"{ds['kept_changed']} of {ds['kept_compared']} kept pairs would get another label "
+        f"and {ds['dropped_decided']} of {ds['dropped_compared']} dropped pairs would be decided"
+    ) in html
     response = client.post(reverse("dash-readmit", args=["ann", "t2i", sloppy.pk]))
     assert response.status_code == 302 and response.url.endswith("#quality-t2i")
     assert not AnnotatorPause.objects.filter(annotator=sloppy, readmitted_at=None).exists()

@@ -368,3 +368,23 @@ def test_the_report_carries_each_judges_bias_cards(project):
     assert (x["experts"]["experts_vs_experts"], x["experts"]["as_good_as_an_expert"]) == (1.0, True)
     assert y["experts"]["judge_vs_experts"] == 0.5
     assert y["experts"]["as_good_as_an_expert"] is False
+
+
+def test_the_judges_page_shows_each_judges_bias_cards_with_their_n(project, client):
+    """The page's bias-card row carries the report's figures and counts."""
+    from django.urls import reverse
+
+    from annotation.models import Membership, Project
+    from tests.factories import member
+
+    cards = run_report("bench")["tasks"]["t2i"]["judges"]["judge-y"]["bias_cards"]
+    client.force_login(
+        member("cardlead", Project.objects.get(slug="bench"), role=Membership.Role.LEAD)
+    )
+    html = client.get(reverse("dash-judges", args=["bench"])).content.decode()
+    start = html.index("Bias cards:")
+    row = html[html.index("<td>judge-y</td>", start) :].split("</tr>")[0]
+    assert f"n={cards['length']['text']['pairs']}" in row
+    assert f"{cards['experts']['judge_vs_experts']:.3f}" in row  # 0.500
+    assert f"{len(cards['experts']['per_expert'])} experts" in row
+    assert row.rstrip().endswith("<td>no</td>")  # not as good as an expert
