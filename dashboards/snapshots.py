@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
 from annotation.models import (
@@ -33,7 +33,6 @@ from annotation.models import (
     Pair,
     Project,
     Qualification,
-    Rating,
     Task,
 )
 from dashboards.models import FigureSnapshot
@@ -53,12 +52,15 @@ REFRESH_CLAIM = timedelta(minutes=30)
 
 
 def data_version(project: Project) -> str:
-    """What the figures depend on, from aggregates over the project's pairs and ratings and
-    over its judges, runs and chunks: every verdict write stamps its chunk (or, for a file
-    import, makes a run), so the verdicts themselves, millions of rows, are never scanned."""
+    """What the figures depend on, from aggregates over the project's pairs and over its
+    judges, runs and chunks. Neither ratings nor verdicts (millions of rows) are scanned: every
+    rating write saves its pair's derived columns (rating_count, consensus, updated_at:
+    ratings._pair_update, consensus.pairs_decide, the import), and every verdict write stamps
+    its chunk (or, for a file import, makes a run)."""
     parts = [
-        Pair.objects.filter(project=project).aggregate(v=Max("updated_at"), n=Count("id")),
-        Rating.objects.filter(pair__project=project).aggregate(v=Max("updated_at"), n=Count("id")),
+        Pair.objects.filter(project=project).aggregate(
+            v=Max("updated_at"), n=Count("id"), r=Sum("rating_count")
+        ),
         Judge.objects.filter(project=project).aggregate(v=Max("updated_at"), n=Count("id")),
         JudgeRun.objects.filter(project=project).aggregate(v=Max("created_at"), n=Count("id")),
         JudgeRunChunk.objects.filter(run__project=project).aggregate(
@@ -92,7 +94,7 @@ def data_version(project: Project) -> str:
         project.max_span,
         project.ambiguous_half_width,
     )
-    text = "|".join(f"{part['v']}/{part['n']}" for part in parts) + f"|{settings_}|{quality}"
+    text = "|".join(f"{part['v']}/{part['n']}/{part.get('r')}" for part in parts) + f"|{settings_}|{quality}"
     return hashlib.sha1(text.encode()).hexdigest()
 
 

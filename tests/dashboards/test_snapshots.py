@@ -9,7 +9,7 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotation.models import Pair
+from annotation.models import Pair, Rating
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
 from dashboards import snapshots
@@ -172,3 +172,16 @@ def test_a_stale_page_never_starts_a_refresh_for_a_stranger(client, rated, tmp_p
     assert response.status_code == 404
     row = FigureSnapshot.objects.get(project=project, page="agreement")
     assert row.refreshing_since is None
+
+
+def test_a_corrected_rating_moves_the_data_version(rated):
+    """Ratings are not scanned for the version: a correction within the grace period must
+    still reach it, through its pair's derived columns."""
+    project, _lead = rated
+    user = member("corrector", project)
+    _rate_one_more(user, project)
+    version = snapshots.data_version(project)
+    rating = Rating.objects.get(annotator=user)
+    rating_submit(rating.assignment_id, user, RatingInput(overall=1))  # 6 -> 1
+    assert Rating.objects.get(pk=rating.pk).overall != 6
+    assert snapshots.data_version(project) != version
