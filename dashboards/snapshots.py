@@ -94,7 +94,8 @@ def data_version(project: Project) -> str:
         project.max_span,
         project.ambiguous_half_width,
     )
-    text = "|".join(f"{part['v']}/{part['n']}/{part.get('r')}" for part in parts) + f"|{settings_}|{quality}"
+    aggregates = "|".join(f"{part['v']}/{part['n']}/{part.get('r')}" for part in parts)
+    text = f"{aggregates}|{settings_}|{quality}"
     return hashlib.sha1(text.encode()).hexdigest()
 
 
