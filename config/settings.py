@@ -57,6 +57,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.server_timing.ServerTimingMiddleware",  # first: it times all the others too
     "django.middleware.security.SecurityMiddleware",
     "config.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -69,6 +70,9 @@ MIDDLEWARE = [
     "config.errors.DomainErrorMiddleware",  # a service's refusal → a 409/400 page
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# Server-Timing on every response (config/server_timing.py): off unless the operator asks.
+ARBITER_SERVER_TIMING = env_bool("ARBITER_SERVER_TIMING", False)
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
