@@ -9,7 +9,8 @@ DECREASE times itself, once per overload episode: answers to requests sent befor
 tell nothing new and are ignored. A `Retry-After` pauses every call of the judge until then.
 
 With Redis (the full stack) all of it is shared by every chunk of every worker calling the same
-judge, one Lua call per step: the window and its state in a hash, the in-flight calls in a
+judge, one Lua call per step (a finishing call hands its slot to the next call of its chunk in
+the same call): the window and its state in a hash, the in-flight calls in a
 sorted set whose stale entries (a killed worker's) expire, the rpm budget as a GCRA schedule
 (each request reserves the next free instant, 60/rpm seconds apart), and the pause. Without
 Redis (embedded mode, one process) the same rules hold in memory (`Window`). Every change of
@@ -122,62 +123,81 @@ class LocalLimits(_Changes):
         pass
 
 
-# Take a slot (ARGV: token, stale-after µs, rpm interval µs, ceiling, initial window): -1 when
-# no slot is free, else the µs to wait (a pause, then the rpm schedule), and the token's start.
-_ACQUIRE = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-if redis.call('EXISTS', KEYS[3]) == 0 then
-  redis.call('HSET', KEYS[3], 'size', ARGV[5], 'threshold', ARGV[4], 'cut_at', 0)
+# The two steps as Lua functions, shared by the scripts below.
+# acquire(token, stale-after µs, rpm interval µs, ceiling, initial window): -1 when no slot is
+# free, else the µs to wait (a pause, then the rpm schedule) after the token took its slot.
+# release(token, outcome "ok" | "overloaded" | "other", retry-after µs, ceiling, the call's
+# start µs, decrease): {slots now, 1 if they changed else 0}.
+_FUNCTIONS = """
+local function now_us()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
-redis.call('PEXPIRE', KEYS[3], 3600000)
-local size = tonumber(redis.call('HGET', KEYS[3], 'size'))
-local slots = math.max(1, math.floor(size))
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
-if redis.call('ZCARD', KEYS[1]) >= slots then
-  return -1
-end
-redis.call('ZADD', KEYS[1], now, ARGV[1])
-redis.call('PEXPIRE', KEYS[1], 3600000)
-local pause = tonumber(redis.call('GET', KEYS[4]) or '0')
-local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
-if tat < now then tat = now end
-if tat < pause then tat = pause end
-redis.call('SET', KEYS[2], tat + tonumber(ARGV[3]), 'PX', 3600000)
-return tat - now
-"""
 
-# The end of a call (ARGV: token, outcome "ok" | "overloaded" | "other", retry-after µs,
-# ceiling, the call's start µs, decrease). Returns {slots now, 1 if they changed else 0}.
-_RELEASE = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-redis.call('ZREM', KEYS[1], ARGV[1])
-local retry_after = tonumber(ARGV[3])
-if retry_after > 0 then
-  local pause = tonumber(redis.call('GET', KEYS[4]) or '0')
-  if now + retry_after > pause then
-    redis.call('SET', KEYS[4], now + retry_after, 'PX', math.ceil(retry_after / 1000) + 1000)
+local function acquire(token, stale_us, interval_us, ceiling, initial)
+  local now = now_us()
+  if redis.call('EXISTS', KEYS[3]) == 0 then
+    redis.call('HSET', KEYS[3], 'size', initial, 'threshold', ceiling, 'cut_at', 0)
   end
+  redis.call('PEXPIRE', KEYS[3], 3600000)
+  local size = tonumber(redis.call('HGET', KEYS[3], 'size'))
+  local slots = math.max(1, math.floor(size))
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(stale_us))
+  if redis.call('ZCARD', KEYS[1]) >= slots then
+    return -1
+  end
+  redis.call('ZADD', KEYS[1], now, token)
+  redis.call('PEXPIRE', KEYS[1], 3600000)
+  local pause = tonumber(redis.call('GET', KEYS[4]) or '0')
+  local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if tat < now then tat = now end
+  if tat < pause then tat = pause end
+  redis.call('SET', KEYS[2], tat + tonumber(interval_us), 'PX', 3600000)
+  return tat - now
 end
-if redis.call('EXISTS', KEYS[3]) == 0 then return {tonumber(ARGV[4]), 0} end
-local size = tonumber(redis.call('HGET', KEYS[3], 'size'))
-local threshold = tonumber(redis.call('HGET', KEYS[3], 'threshold'))
-local before = math.max(1, math.floor(size))
-if ARGV[2] == 'ok' then
-  local step = 1
-  if size >= threshold then step = 1 / size end
-  size = math.min(tonumber(ARGV[4]), size + step)
-elseif ARGV[2] == 'overloaded'
-    and tonumber(ARGV[5]) > tonumber(redis.call('HGET', KEYS[3], 'cut_at')) then
-  size = math.max(1, size * tonumber(ARGV[6]))
-  redis.call('HSET', KEYS[3], 'threshold', tostring(size), 'cut_at', now)
+
+local function release(token, outcome, retry_after_us, ceiling, started, decrease)
+  local now = now_us()
+  redis.call('ZREM', KEYS[1], token)
+  local retry_after = tonumber(retry_after_us)
+  if retry_after > 0 then
+    local pause = tonumber(redis.call('GET', KEYS[4]) or '0')
+    if now + retry_after > pause then
+      redis.call('SET', KEYS[4], now + retry_after, 'PX', math.ceil(retry_after / 1000) + 1000)
+    end
+  end
+  if redis.call('EXISTS', KEYS[3]) == 0 then return {tonumber(ceiling), 0} end
+  local size = tonumber(redis.call('HGET', KEYS[3], 'size'))
+  local threshold = tonumber(redis.call('HGET', KEYS[3], 'threshold'))
+  local before = math.max(1, math.floor(size))
+  if outcome == 'ok' then
+    local step = 1
+    if size >= threshold then step = 1 / size end
+    size = math.min(tonumber(ceiling), size + step)
+  elseif outcome == 'overloaded'
+      and tonumber(started) > tonumber(redis.call('HGET', KEYS[3], 'cut_at')) then
+    size = math.max(1, size * tonumber(decrease))
+    redis.call('HSET', KEYS[3], 'threshold', tostring(size), 'cut_at', now)
+  end
+  redis.call('HSET', KEYS[3], 'size', tostring(size))
+  local after = math.max(1, math.floor(size))
+  if after == before then return {after, 0} end
+  return {after, 1}
 end
-redis.call('HSET', KEYS[3], 'size', tostring(size))
-local after = math.max(1, math.floor(size))
-if after == before then return {after, 0} end
-return {after, 1}
 """
+_ACQUIRE = _FUNCTIONS + "return acquire(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])"
+_RELEASE = _FUNCTIONS + "return release(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])"
+# A finished call's slot handed to a call of the same chunk that waits for one, in one round
+# trip instead of two: release ARGV[1..6], then acquire for the token ARGV[7] (stale-after,
+# interval, initial: ARGV[8..10]). {slots now, changed, the acquire's answer}.
+_HANDOVER = (
+    _FUNCTIONS
+    + """
+local released = release(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
+local waited = acquire(ARGV[7], ARGV[8], ARGV[9], ARGV[4], ARGV[10])
+return {released[1], released[2], waited}
+"""
+)
 
 
 class RedisLimits(_Changes):
@@ -202,6 +222,12 @@ class RedisLimits(_Changes):
         self.keys = [self.inflight_key, self.schedule_key, self.window_key, self.pause_key]
         self.acquire = self.client.register_script(_ACQUIRE)
         self.release = self.client.register_script(_RELEASE)
+        self.handover = self.client.register_script(_HANDOVER)
+        # Slots taken in Redis by a finishing call for the next call of this chunk: [(token,
+        # µs to wait)]; `wanting` counts the calls past the local gate without a Redis slot.
+        self.handed: list[tuple[str, int]] = []
+        self.wanting = 0
+        self.queued = 0  # calls waiting at the local gate: they will want a slot next
         # A local gate in front of Redis: no more of this chunk's calls wait on (poll) Redis
         # than the window last seen holds, so a small window is not a storm of polls.
         self.known_slots = min(self.ceiling, INITIAL_WINDOW)
@@ -217,7 +243,11 @@ class RedisLimits(_Changes):
                 self.known_slots = max(1, int(float(size)))
             self._record(self.known_slots)  # the chart starts from the window found
         async with self.gate:
-            await self.gate.wait_for(lambda: self.local < self.known_slots)
+            self.queued += 1
+            try:
+                await self.gate.wait_for(lambda: self.local < self.known_slots)
+            finally:
+                self.queued -= 1
             self.local += 1
         try:
             async with self._shared_slot():
@@ -227,13 +257,42 @@ class RedisLimits(_Changes):
                 self.local -= 1
                 self.gate.notify(max(0, self.known_slots - self.local))
 
+    async def _take(self) -> tuple[str, int]:
+        """A Redis slot: one a finished call handed over, else acquired (polling while the
+        window is full)."""
+        self.wanting += 1
+        try:
+            while True:
+                if self.handed:
+                    return self.handed.pop()
+                token = uuid.uuid4().hex
+                initial = min(self.ceiling, INITIAL_WINDOW)
+                args = [token, self.stale_us, self.interval_us, self.ceiling, initial]
+                wait_us = await self.acquire(keys=self.keys, args=args)
+                if wait_us >= 0:
+                    return token, wait_us
+                await asyncio.sleep(random.uniform(_POLL_SECONDS, 4 * _POLL_SECONDS))
+        finally:
+            self.wanting -= 1
+
+    async def _give_back(self, token: str, outcome: str, retry_after: int, started: int):
+        """Release the slot, and when another call of this chunk waits for one (at the local
+        gate or for Redis), take its slot in the same round trip. (slots now, changed)."""
+        args = [token, outcome, retry_after, self.ceiling, started, DECREASE]
+        if self.wanting + self.queued <= len(self.handed):
+            slots, changed = await self.release(keys=self.keys, args=args)
+            return slots, changed
+        successor = uuid.uuid4().hex
+        initial = min(self.ceiling, INITIAL_WINDOW)
+        args += [successor, self.stale_us, self.interval_us, initial]
+        slots, changed, wait_us = await self.handover(keys=self.keys, args=args)
+        if int(wait_us) >= 0:
+            self.handed.append((successor, int(wait_us)))
+        return slots, changed
+
     @asynccontextmanager
     async def _shared_slot(self):
-        token = uuid.uuid4().hex
-        initial = min(self.ceiling, INITIAL_WINDOW)
-        args = [token, self.stale_us, self.interval_us, self.ceiling, initial]
-        while (wait_us := await self.acquire(keys=self.keys, args=args)) < 0:
-            await asyncio.sleep(random.uniform(_POLL_SECONDS, 4 * _POLL_SECONDS))
+        token, wait_us = await self._take()
         outcome, retry_after, started = "other", 0, 0
         try:
             if wait_us > 0:
@@ -247,14 +306,17 @@ class RedisLimits(_Changes):
             raise
         finally:
             # Redis TIME and this clock differ by the hosts' skew; a cut is a coarse event.
-            args = [token, outcome, retry_after, self.ceiling, started, DECREASE]
-            slots, changed = await self.release(keys=self.keys, args=args)
+            slots, changed = await self._give_back(token, outcome, retry_after, started)
             if int(slots) != self.known_slots:
                 self.known_slots = int(slots)  # the gate's waiters see it as slots free up
             if changed:
                 self._record(int(slots))
 
     async def close(self):
+        while self.handed:  # taken for a call that never came: free them now, not when stale
+            token, _wait = self.handed.pop()
+            args = [token, "other", 0, self.ceiling, 0, DECREASE]
+            await self.release(keys=self.keys, args=args)
         await self.client.aclose()
 
 
