@@ -27,6 +27,9 @@ from judging.backends import CallFailed
 from judging.models import Judge
 
 _POLL_SECONDS = 0.005
+# A slot handed to the next call of a chunk is used at once or not at all: older than this,
+# it is given back and a fresh one taken (its rpm wait may predate a pause set since).
+HANDOVER_FRESH_SECONDS = 0.05
 INITIAL_WINDOW = 16
 DECREASE = 0.8
 MAX_CHANGES = 2000  # kept per chunk: the chart needs the shape, not every step
@@ -224,9 +227,11 @@ class RedisLimits(_Changes):
         self.release = self.client.register_script(_RELEASE)
         self.handover = self.client.register_script(_HANDOVER)
         # Slots taken in Redis by a finishing call for the next call of this chunk: [(token,
-        # µs to wait)]; `wanting` counts the calls past the local gate without a Redis slot.
-        self.handed: list[tuple[str, int]] = []
+        # µs to wait, monotonic time of the handover)]; `wanting` counts the calls past the
+        # local gate without a Redis slot, `handing` the handovers under way.
+        self.handed: list[tuple[str, int, float]] = []
         self.wanting = 0
+        self.handing = 0
         self.queued = 0  # calls waiting at the local gate: they will want a slot next
         # A local gate in front of Redis: no more of this chunk's calls wait on (poll) Redis
         # than the window last seen holds, so a small window is not a storm of polls.
@@ -263,8 +268,13 @@ class RedisLimits(_Changes):
         self.wanting += 1
         try:
             while True:
-                if self.handed:
-                    return self.handed.pop()
+                while self.handed:
+                    token, wait_us, at = self.handed.pop(0)  # oldest first
+                    if time.monotonic() - at <= HANDOVER_FRESH_SECONDS:
+                        return token, wait_us
+                    # Kept too long (the window shrank, its successor never came): its wait
+                    # may predate a pause, and Redis may have expired it. Free it, ask anew.
+                    await self._release_unused(token)
                 token = uuid.uuid4().hex
                 initial = min(self.ceiling, INITIAL_WINDOW)
                 args = [token, self.stale_us, self.interval_us, self.ceiling, initial]
@@ -279,16 +289,25 @@ class RedisLimits(_Changes):
         """Release the slot, and when another call of this chunk waits for one (at the local
         gate or for Redis), take its slot in the same round trip. (slots now, changed)."""
         args = [token, outcome, retry_after, self.ceiling, started, DECREASE]
-        if self.wanting + self.queued <= len(self.handed):
+        # Calls finishing together count each other's handovers before awaiting: never more
+        # slots handed than calls that will take them.
+        if self.wanting + self.queued <= len(self.handed) + self.handing:
             slots, changed = await self.release(keys=self.keys, args=args)
             return slots, changed
         successor = uuid.uuid4().hex
         initial = min(self.ceiling, INITIAL_WINDOW)
         args += [successor, self.stale_us, self.interval_us, initial]
-        slots, changed, wait_us = await self.handover(keys=self.keys, args=args)
+        self.handing += 1
+        try:
+            slots, changed, wait_us = await self.handover(keys=self.keys, args=args)
+        finally:
+            self.handing -= 1
         if int(wait_us) >= 0:
-            self.handed.append((successor, int(wait_us)))
+            self.handed.append((successor, int(wait_us), time.monotonic()))
         return slots, changed
+
+    async def _release_unused(self, token: str) -> None:
+        await self.release(keys=self.keys, args=[token, "other", 0, self.ceiling, 0, DECREASE])
 
     @asynccontextmanager
     async def _shared_slot(self):
@@ -314,9 +333,8 @@ class RedisLimits(_Changes):
 
     async def close(self):
         while self.handed:  # taken for a call that never came: free them now, not when stale
-            token, _wait = self.handed.pop()
-            args = [token, "other", 0, self.ceiling, 0, DECREASE]
-            await self.release(keys=self.keys, args=args)
+            token, _wait, _at = self.handed.pop()
+            await self._release_unused(token)
         await self.client.aclose()
 
 

@@ -137,3 +137,69 @@ def test_a_finishing_call_hands_its_slot_over_and_nothing_leaks():
     assert left == 0
     assert scripts["handover"] >= 40  # most slots passed on, not released and taken again
     assert scripts["acquire"] + scripts["handover"] <= 64  # no polling storm
+
+
+async def _calls(limits, count: int, hold: float, live: dict):
+    async def call():
+        async with limits.slot():
+            live["n"] += 1
+            live["peak"] = max(live["peak"], live["n"])
+            await asyncio.sleep(hold)
+            live["n"] -= 1
+
+    await asyncio.gather(*(call() for _ in range(count)))
+
+
+def test_calls_finishing_together_hand_over_no_slot_to_no_one():
+    """Four calls end at once with one left waiting: one slot is handed over, not four; the
+    others are freed, so another worker can fill the window without exceeding the ceiling."""
+    judge = Judge.objects.create(
+        name="handover-tail", backend="random", concurrency=4, requests_per_minute=100_000
+    )
+    out = {}
+
+    async def main():
+        a, b = RedisLimits(judge, settings.REDIS_URL), RedisLimits(judge, settings.REDIS_URL)
+        await a.client.delete(*a.keys)
+        a.stale_us = b.stale_us = 300_000  # 0.3 s, standing in for the judge's timeout + 5 s
+        live = {"n": 0, "peak": 0}
+        await _calls(a, 5, 0.02, live)  # 4 at once, 1 waiting
+        out["handed"] = len(a.handed)
+        out["held"] = await a.client.zcard(a.inflight_key)
+        await asyncio.sleep(0.5)  # anything left would now be stale in Redis
+        live["peak"] = 0
+        b_calls = asyncio.gather(_calls(b, 4, 0.3, live))
+        await asyncio.sleep(0.05)
+        await asyncio.gather(b_calls, _calls(a, 3, 0.1, live))
+        out["peak"] = live["peak"]
+        await a.close()
+        await b.close()
+
+    asyncio.run(main())
+    assert (out["handed"], out["held"]) == (0, 0), out
+    assert out["peak"] == 4, out
+
+
+def test_a_pause_holds_for_a_chunk_that_had_slots_handed_over():
+    judge = Judge.objects.create(
+        name="handover-pause", backend="random", concurrency=4, requests_per_minute=100_000
+    )
+    out = {}
+
+    async def main():
+        a, b = RedisLimits(judge, settings.REDIS_URL), RedisLimits(judge, settings.REDIS_URL)
+        await a.client.delete(*a.keys)
+        await _calls(a, 5, 0.02, {"n": 0, "peak": 0})
+        try:  # worker B is told to wait 2 s
+            async with b.slot():
+                raise CallFailed("429", retryable=True, retry_after=2.0)
+        except CallFailed:
+            pass
+        started = time.monotonic()
+        async with a.slot():
+            out["a_waited"] = time.monotonic() - started
+        await a.close()
+        await b.close()
+
+    asyncio.run(main())
+    assert out["a_waited"] >= 1.8, out
