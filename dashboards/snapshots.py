@@ -45,6 +45,9 @@ from judging.models import Judge, JudgeRun, JudgeRunChunk
 log = logging.getLogger(__name__)
 
 SELECTORS = {"agreement": agreement, "judges": judge_figures, "models": model_figures}
+# Part of every data version: bump it when a selector's figures change shape, so that rows
+# pickled by the previous code are recomputed, never rendered by templates that expect more.
+FIGURES_SCHEMA = 1
 # A refresh that has not finished after this long is taken to have died: another may start.
 REFRESH_CLAIM = timedelta(minutes=30)
 
@@ -59,7 +62,10 @@ def data_version(project: Project) -> str:
         Pair.objects.filter(project=project).aggregate(
             v=Max("updated_at"), n=Count("id"), r=Sum("rating_count")
         ),
-        Judge.objects.filter(project=project).aggregate(v=Max("updated_at"), n=Count("id")),
+        # The project's judges and the operator's judges that ran on it (a rename shows).
+        Judge.objects.filter(Q(project=project) | Q(runs__project=project))
+        .distinct()
+        .aggregate(v=Max("updated_at"), n=Count("id", distinct=True)),
         JudgeRun.objects.filter(project=project).aggregate(v=Max("created_at"), n=Count("id")),
         JudgeRunChunk.objects.filter(run__project=project).aggregate(
             v=Max("verdicts_stored_at"), n=Count("id")
@@ -78,6 +84,9 @@ def data_version(project: Project) -> str:
         .order_by("pk")
         .values_list(
             "pk",
+            "slug",  # the pages show the tasks' names and aspects as they were computed
+            "name",
+            "aspects",
             "gold_rate",
             "gold_action",
             "gold_min_accuracy",
@@ -93,7 +102,7 @@ def data_version(project: Project) -> str:
         project.ambiguous_half_width,
     )
     aggregates = "|".join(f"{part['v']}/{part['n']}/{part.get('r')}" for part in parts)
-    text = f"{aggregates}|{settings_}|{quality}"
+    text = f"{FIGURES_SCHEMA}|{aggregates}|{settings_}|{quality}"
     return hashlib.sha1(text.encode()).hexdigest()
 
 
@@ -141,8 +150,11 @@ def figures_for(project: Project, page: str) -> Figures:
     """The figures a view shows (see the module's docstring)."""
     version = data_version(project)
     row = FigureSnapshot.objects.filter(project=project, page=page).first()
-    if row is not None and row.version == version:
-        return Figures(pickle.loads(row.figures), row.computed_at, row.compute_seconds, True)
+    stored = _unpickled(row)
+    if stored is None:
+        row = None  # none yet, or written by code that no longer reads it: computed now
+    elif row.version == version:
+        return Figures(stored, row.computed_at, row.compute_seconds, True)
     # Below the setting a stale page is recomputed while the lead waits; above it the lead
     # sees the last figures at once (within issue 17's 500 ms) and the refresh runs behind.
     if row is None or row.compute_seconds * 1000 < settings.ARBITER_FIGURES_INLINE_MS:
@@ -150,7 +162,19 @@ def figures_for(project: Project, page: str) -> Figures:
         computed_at = _store(project, page, version, figures, seconds)
         return Figures(figures, computed_at, seconds, True)
     refresh_request(project, page)
-    return Figures(pickle.loads(row.figures), row.computed_at, row.compute_seconds, False)
+    return Figures(stored, row.computed_at, row.compute_seconds, False)
+
+
+def _unpickled(row: FigureSnapshot | None) -> dict | None:
+    if row is None:
+        return None
+    try:
+        return pickle.loads(row.figures)
+    except Exception:  # a class renamed or removed since it was stored
+        log.warning(
+            "figures of project %s/%s could not be read; recomputing", row.project_id, row.page
+        )
+        return None
 
 
 def _claim(project_id: int, page: str) -> bool:
@@ -173,7 +197,15 @@ def refresh_request(project: Project, page: str) -> None:
         return
     from dashboards.tasks import figures_refresh
 
-    figures_refresh.delay_on_commit(project.pk, page)
+    try:
+        figures_refresh.delay(project.pk, page)
+    except Exception:  # the broker is down: the stale figures still show, a later view retries
+        log.warning("figures refresh of %s/%s not queued: broker unreachable", project.slug, page)
+        _unclaim(project.pk, page)
+
+
+def _unclaim(project_id: int, page: str) -> None:
+    FigureSnapshot.objects.filter(project_id=project_id, page=page).update(refreshing_since=None)
 
 
 def _refresh_in_thread(project_id: int, page: str) -> None:
@@ -190,10 +222,10 @@ def figures_refresh_run(project_id: int, page: str) -> None:
         return
     try:
         version, figures, seconds = _compute(project, page)
+        _store(project, page, version, figures, seconds)
     except Exception:
-        FigureSnapshot.objects.filter(project=project, page=page).update(refreshing_since=None)
+        _unclaim(project.pk, page)
         raise
-    _store(project, page, version, figures, seconds)
     log.info("figures of %s/%s refreshed in %.1f s", project.slug, page, seconds)
 
 

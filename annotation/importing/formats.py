@@ -58,8 +58,9 @@ def _gold(value, number: int) -> GoldMark | None:
     unknown = set(value) - {"side", "explanation", "qualification"}
     if unknown:
         raise ImportFailed(f"gold has unknown keys {sorted(unknown)}", number)
-    side, explanation = value.get("side"), value.get("explanation", "")
-    qualification = value.get("qualification", False)
+    side = value.get("side")
+    explanation = value.get("explanation") or ""  # null (a Parquet struct's): none
+    qualification = value.get("qualification") or False
     if not isinstance(side, str) or side.strip().upper() not in ("A", "B"):
         raise ImportFailed(f"gold side={side!r} must be 'A' or 'B'", number)
     if not isinstance(explanation, str) or len(explanation) > MAX_GOLD_EXPLANATION:

@@ -153,6 +153,26 @@ def gold_from_import(task: Task, records) -> int:
     ]
     if not entries:
         return 0
+    # A file never rewrites a gold check someone answered: its answers were scored on that
+    # side (a lead changes it on the pair page, knowingly).
+    wanted = {entry.external_id: entry for entry in entries}
+    answered = GoldAnswer.objects.filter(
+        pair__task=task, pair__external_id__in=list(wanted), pair__ratings__isnull=False
+    ).values_list("pair__external_id", "side", "explanation", "qualification")
+    changed = sorted(
+        {
+            external_id
+            for external_id, side, explanation, qualification in answered
+            if (side, explanation, qualification)
+            != (wanted[external_id].side, wanted[external_id].explanation,
+                wanted[external_id].qualification)
+        }
+    )  # fmt: skip
+    if changed:
+        raise ImportFailed(
+            f"gold checks refused: {', '.join(changed[:20])} already answered with another "
+            "expected side or explanation; change them on the pair page"
+        )
     try:
         return gold_set(task, entries)
     except Invalid as exc:

@@ -185,3 +185,49 @@ def test_a_corrected_rating_moves_the_data_version(rated):
     rating_submit(rating.assignment_id, user, RatingInput(overall=1))  # 6 -> 1
     assert Rating.objects.get(pk=rating.pk).overall != 6
     assert snapshots.data_version(project) != version
+
+
+def test_a_row_the_code_can_no_longer_read_is_recomputed_not_a_500(client, rated):
+    project, lead = rated
+    client.force_login(lead)
+    _view(client, project, "judges")
+    FigureSnapshot.objects.filter(project=project, page="judges").update(
+        figures=b"\x80\x05not a pickle", compute_seconds=60
+    )
+    page = _view(client, project, "judges")
+    assert "figures-as-of" not in page.content.decode()
+    assert page.context["table"]  # computed again
+
+
+def test_a_changed_code_schema_makes_every_row_stale(rated, monkeypatch):
+    project, _lead = rated
+    version = snapshots.data_version(project)
+    monkeypatch.setattr(snapshots, "FIGURES_SCHEMA", snapshots.FIGURES_SCHEMA + 1)
+    assert snapshots.data_version(project) != version
+
+
+def test_a_renamed_task_moves_the_data_version(rated):
+    project, _lead = rated
+    version = snapshots.data_version(project)
+    project.tasks.update(name="Renamed task")
+    assert snapshots.data_version(project) != version
+
+
+def test_with_the_broker_down_a_stale_page_still_answers_and_frees_its_claim(
+    client, rated, monkeypatch, settings
+):
+    project, lead = rated
+    client.force_login(lead)
+    _view(client, project, "agreement")
+    FigureSnapshot.objects.filter(project=project, page="agreement").update(compute_seconds=60)
+    _rate_one_more(member("late", project), project)
+    settings.CELERY_TASK_ALWAYS_EAGER = False  # the full stack, its broker unreachable
+    from dashboards import tasks
+
+    def unreachable(*args, **kwargs):
+        raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
+
+    monkeypatch.setattr(tasks.figures_refresh, "delay", unreachable)
+    page = _view(client, project, "agreement")
+    assert 'id="figures-as-of"' in page.content.decode()
+    assert FigureSnapshot.objects.get(project=project, page="agreement").refreshing_since is None

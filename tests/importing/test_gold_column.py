@@ -141,3 +141,38 @@ def test_a_parquet_gold_column(tmp_path):
     assert summary["pairs"] == 3 and summary["gold"] == 2
     sides = dict(GoldAnswer.objects.values_list("pair__external_id", "side"))
     assert sides == {"hf0": "A", "hf2": "B"}
+
+
+def test_a_reimport_never_rewrites_an_answered_gold_check(tmp_path, images):
+    records = [*(_unrated(f"p{n}") for n in range(12)), _unrated("g", gold="A")]
+    _import(write_jsonl(tmp_path / "first.jsonl", records), images)
+    call_command("queue_pairs", project="g", stdout=io.StringIO())
+    gold = GoldAnswer.objects.get()
+    annotator = member("expert", gold.pair.project)
+    while (assignment := assignment_claim(annotator, gold.pair.task)) is not None:
+        rating_submit(assignment.pk, annotator, RatingInput(overall=2))
+        if assignment.pair_id == gold.pair_id:
+            break
+    assert gold.pair.ratings.exists()
+    records[-1] = _unrated("g", gold="B")
+    with pytest.raises(CommandError, match="g already answered"):
+        _import(write_jsonl(tmp_path / "again.jsonl", records), images)
+    assert GoldAnswer.objects.get().side == "A"
+    records[-1] = _unrated("g", gold="A")  # the same gold again changes nothing
+    assert _import(write_jsonl(tmp_path / "same.jsonl", records), images)["unchanged"] == 13
+
+
+def test_a_null_explanation_in_a_gold_struct_is_no_explanation(tmp_path):
+    image = {"bytes": image_bytes((200, 40, 40)), "path": "a.png"}
+    other = {"bytes": image_bytes((10, 200, 10)), "path": "b.png"}
+    row = {
+        "pair_id": "s0", "prompt_text": "p", "prompt_images": [],
+        "response_a_text": "<image_1>", "response_a_images": [image],
+        "response_b_text": "<image_1>", "response_b_images": [other],
+        "response_a_model": "gen-1", "response_b_model": "gen-2",
+        "chosen": "", "human_annotations": [],
+        "gold": {"side": "B", "explanation": None, "qualification": None},
+    }  # fmt: skip
+    pq.write_table(pa.Table.from_pylist([row]), tmp_path / "struct.parquet")
+    assert _import(tmp_path / "struct.parquet", file_format="parquet")["gold"] == 1
+    assert GoldAnswer.objects.get().explanation == ""
