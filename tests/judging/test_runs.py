@@ -5,6 +5,7 @@ import base64
 import time
 
 import pytest
+from django.db import OperationalError
 
 from annotation.models import Asset, Pair
 from devtools.fake_llm import FakeLLMServer, answer, garbage, hang, status, text
@@ -182,6 +183,20 @@ def test_the_requests_per_minute_budget_holds(fake_llm, pairs_task):
     assert starts[-1] - starts[0] >= 1.05
 
 
+def _count_while_a_thread_writes(queryset) -> int:
+    """The test's SQLite database is in memory with a shared cache, whose table locks fail at
+    once instead of waiting (a file database waits for its busy timeout): while the run's
+    thread writes verdicts, a read is tried again."""
+    for _ in range(100):
+        try:
+            return queryset.count()
+        except OperationalError as error:
+            if "locked" not in str(error):
+                raise
+            time.sleep(0.02)
+    return queryset.count()
+
+
 def test_a_cancelled_run_stops_and_resumes_to_exactly_one_verdict_per_trial(pairs_task):
     server = FakeLLMServer(latency=0.05)
     server.start()
@@ -189,13 +204,17 @@ def test_a_cancelled_run_stops_and_resumes_to_exactly_one_verdict_per_trial(pair
         judge = openai_judge(server, concurrency=1)
         run = judge_run_start(judge, pairs_task.project, samples=2, background=True)
         deadline = time.monotonic() + 10
-        while Verdict.objects.filter(run=run).count() < 3 and time.monotonic() < deadline:
+        verdicts = Verdict.objects.filter(judge=judge)
+        while (
+            _count_while_a_thread_writes(verdicts.filter(run=run)) < 3
+            and time.monotonic() < deadline
+        ):
             time.sleep(0.05)
         judge_run_cancel(run)
         time.sleep(1.0)  # the chunk notices at its next flush and stops starting calls
-        stopped_at = Verdict.objects.filter(judge=judge).count()
+        stopped_at = _count_while_a_thread_writes(verdicts)
         time.sleep(0.5)
-        assert Verdict.objects.filter(judge=judge).count() == stopped_at < 24
+        assert _count_while_a_thread_writes(verdicts) == stopped_at < 24
         run.refresh_from_db()
         assert run.status == JudgeRun.Status.CANCELLED
         judge_run_resume(run)
