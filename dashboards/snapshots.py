@@ -137,10 +137,11 @@ def _store(project: Project, page: str, version: str, figures: dict, seconds: fl
     return now
 
 
-def _compute(project: Project, page: str) -> tuple[str, dict, float]:
-    """The page's figures for the data as it is now, with the version read first: data that
-    changes during the computation leaves the row stale, never falsely current."""
-    version = data_version(project)
+def _compute(project: Project, page: str, version: str | None = None) -> tuple[str, dict, float]:
+    """The page's figures for the data as it is now, with the version read first (or given,
+    read just before): data that changes during the computation leaves the row stale, never
+    falsely current."""
+    version = data_version(project) if version is None else version
     started = time.perf_counter()
     figures = SELECTORS[page](project)
     return version, figures, time.perf_counter() - started
@@ -158,7 +159,7 @@ def figures_for(project: Project, page: str) -> Figures:
     # Below the setting a stale page is recomputed while the lead waits; above it the lead
     # sees the last figures at once (within issue 17's 500 ms) and the refresh runs behind.
     if row is None or row.compute_seconds * 1000 < settings.ARBITER_FIGURES_INLINE_MS:
-        version, figures, seconds = _compute(project, page)
+        version, figures, seconds = _compute(project, page, version)
         computed_at = _store(project, page, version, figures, seconds)
         return Figures(figures, computed_at, seconds, True)
     refresh_request(project, page)

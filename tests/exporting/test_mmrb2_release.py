@@ -3,8 +3,6 @@ MMRB2's own `compute_accuracy.py`, run on `export_dataset --format mmrb2`, gives
 of `report --json`; MMRB2's own Parquet converter, run on Arbiter's Parquet export, gets back
 every interleaved order of every response of the interleaved and reasoning sets."""
 
-import hashlib
-import importlib.util
 import io
 import json
 import subprocess
@@ -16,6 +14,7 @@ from django.core.management import call_command
 from PIL import Image
 
 from tests.conftest import SHARED_MMRB2
+from tests.exporting.test_parquet_placeholders import _mmrb2_converter, _pixels
 
 pytestmark = [pytest.mark.mmrb2, pytest.mark.django_db]
 
@@ -25,20 +24,6 @@ RELEASE = {  # task: (pairs file, sample predictions)
     "interleaved": ("interleaved_response_only.json", "sample_task3_interleaved.json"),
     "reasoning": ("reasoning_response_only.json", "sample_task4_reasoning.json"),
 }
-
-
-def _pixels(data: bytes) -> str:
-    return hashlib.sha256(Image.open(io.BytesIO(data)).convert("RGB").tobytes()).hexdigest()
-
-
-def _converter():
-    pytest.importorskip("datasets")  # build_from_hf.py imports it at the top
-    spec = importlib.util.spec_from_file_location(
-        "mmrb2_build_from_hf", SHARED_MMRB2 / "reference" / "build_from_hf.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.extract_images_and_text
 
 
 @pytest.fixture
@@ -74,7 +59,7 @@ def test_mmrb2s_scorer_on_the_release_export_equals_the_report(release, tmp_path
 def test_mmrb2s_converter_gets_every_release_order_back_from_the_parquet(
     release, mmrb2_images, tmp_path
 ):
-    convert = _converter()
+    convert = _mmrb2_converter()
     call_command("export_dataset", project="m", out=str(tmp_path / "parquet"),
                  file_format="parquet", stdout=io.StringIO())  # fmt: skip
     for task in ("interleaved", "reasoning"):
