@@ -280,6 +280,10 @@ class RedisLimits(_Changes):
                 args = [token, self.stale_us, self.interval_us, self.ceiling, initial]
                 wait_us = await self.acquire(keys=self.keys, args=args)
                 if wait_us >= 0:
+                    # A call finishing meanwhile may have handed this call a slot too: free
+                    # what no other waiting call will take, or it holds a slot of the judge.
+                    while len(self.handed) > self.wanting - 1 + self.queued:
+                        await self._release_unused(self.handed.pop()[0])
                     return token, wait_us
                 await asyncio.sleep(random.uniform(_POLL_SECONDS, 4 * _POLL_SECONDS))
         finally:

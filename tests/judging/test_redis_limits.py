@@ -7,7 +7,7 @@ import pytest
 from django.conf import settings
 
 from judging.backends import CallFailed
-from judging.limits import INITIAL_WINDOW, RedisLimits
+from judging.limits import HANDOVER_FRESH_SECONDS, INITIAL_WINDOW, RedisLimits
 from judging.models import Judge
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db]
@@ -192,6 +192,15 @@ def test_a_pause_holds_for_a_chunk_that_had_slots_handed_over():
         a, b = RedisLimits(judge, settings.REDIS_URL), RedisLimits(judge, settings.REDIS_URL)
         await a.client.delete(*a.keys)
         await _calls(a, 5, 0.02, {"n": 0, "peak": 0})
+        # A slot handed over with no call to take it (as when a call waiting on Redis gets
+        # its own slot meanwhile): its wait was computed before the pause below.
+        token, _wait = await a._take()
+        a.queued += 1  # a call at the gate, as far as the handover can tell
+        await a._give_back(token, "ok", 0, 0)
+        a.queued -= 1
+        assert len(a.handed) == 1
+        # Within HANDOVER_FRESH_SECONDS it counts as a request already sent; past it, never.
+        await asyncio.sleep(HANDOVER_FRESH_SECONDS + 0.02)
         try:  # worker B is told to wait 2 s
             async with b.slot():
                 raise CallFailed("429", retryable=True, retry_after=2.0)
@@ -205,3 +214,43 @@ def test_a_pause_holds_for_a_chunk_that_had_slots_handed_over():
 
     asyncio.run(main())
     assert out["a_waited"] >= 1.8, out
+
+
+def test_a_call_that_got_its_own_slot_frees_the_one_handed_to_it_meanwhile():
+    """A call waiting on Redis for a slot is counted as wanting one, so a call finishing
+    meanwhile hands it a second: the spare is freed at once, not held from other workers."""
+    judge = Judge.objects.create(
+        name="handover-spare", backend="random", concurrency=4, requests_per_minute=100_000
+    )
+    out = {}
+
+    async def main():
+        limits = RedisLimits(judge, settings.REDIS_URL)
+        await limits.client.delete(*limits.keys)
+        acquire, first = limits.acquire, asyncio.Event()
+
+        async def slow_acquire(*args, **kwargs):
+            answer = await acquire(*args, **kwargs)
+            if first.is_set():
+                await asyncio.sleep(0.2)  # the second call's answer is slow to come back
+            first.set()
+            return answer
+
+        limits.acquire = slow_acquire
+
+        async def short():
+            async with limits.slot():
+                await asyncio.sleep(0.05)
+
+        async def late():
+            await first.wait()
+            async with limits.slot():
+                out["held_during"] = await limits.client.zcard(limits.inflight_key)
+                out["handed_during"] = len(limits.handed)
+
+        await asyncio.gather(short(), late())
+        out["held_after"] = await limits.client.zcard(limits.inflight_key)
+        await limits.close()
+
+    asyncio.run(main())
+    assert out == {"held_during": 1, "handed_during": 0, "held_after": 0}, out
