@@ -182,29 +182,23 @@ class TaskProgress:
 
 def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgress]:
     """Rated, skipped and remaining per task, in a fixed number of queries whatever the number
-    of tasks (four, and two more when some task has gold checks ahead)."""
+    of tasks (two; one more when a task serves gold checks, and two more when some are
+    ahead)."""
     if not tasks:
         return []
-    finished: dict[tuple[int, str], int] = {
-        (task_id, status): n
-        for task_id, status, n in Assignment.objects.filter(
-            annotator=user, status__in=FINISHED_STATUSES, pair__task__in=tasks
-        )
-        .values("pair__task", "status")
-        .annotate(n=Count("id"))
-        .values_list("pair__task", "status", "n")
-    }
-    leased = dict(
+    # Finished and leased in one query (a lease counts only while its pair can be rated).
+    counts: dict[tuple[int, str], int] = {}
+    for task_id, status, n, rateable in (
         Assignment.objects.filter(
             annotator=user,
-            status=Assignment.Status.LEASED,
+            status__in=(*FINISHED_STATUSES, Assignment.Status.LEASED),
             pair__task__in=tasks,
-            pair__status__in=RATEABLE_STATUSES,
         )
-        .values("pair__task")
-        .annotate(n=Count("id"))
-        .values_list("pair__task", "n")
-    )
+        .values("pair__task", "status")
+        .annotate(n=Count("id"), rateable=Count("id", filter=Q(pair__status__in=RATEABLE_STATUSES)))
+        .values_list("pair__task", "status", "n", "rateable")
+    ):
+        counts[task_id, status] = rateable if status == Assignment.Status.LEASED else n
     claimable = dict(
         claimable_pairs(user, now)
         .filter(task__in=tasks)
@@ -212,20 +206,23 @@ def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgr
         .annotate(n=Count("id"))
         .values_list("task", "n")
     )
-    gold_left = dict(
-        Pair.objects.filter(task__in=tasks, status=Pair.Status.GOLD, gold__qualification=False)
-        .exclude(assignments__annotator=user)
-        .values("task")
-        .annotate(n=Count("id"))
-        .values_list("task", "n")
+    serving_gold = [task for task in tasks if task.gold_rate > 0 and claimable.get(task.pk)]
+    gold_left = (
+        dict(
+            Pair.objects.filter(
+                task__in=serving_gold, status=Pair.Status.GOLD, gold__qualification=False
+            )
+            .exclude(assignments__annotator=user)
+            .values("task")
+            .annotate(n=Count("id"))
+            .values_list("task", "n")
+        )
+        if serving_gold
+        else {}
     )
     # The gold checks still ahead, counted in "of N" so that the total does not move when one
     # is served (a tell): the histories of the tasks that have some, in two queries.
-    with_gold = [
-        task
-        for task in tasks
-        if gold_left.get(task.pk) and claimable.get(task.pk) and task.gold_rate > 0
-    ]
+    with_gold = [task for task in serving_gold if gold_left.get(task.pk)]
     histories = gold_histories(user, with_gold) if with_gold else {}
 
     def ahead(task: Task) -> int:
@@ -240,9 +237,11 @@ def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgr
     return [
         TaskProgress(
             task,
-            done=finished.get((task.pk, Assignment.Status.SUBMITTED), 0),
-            remaining=claimable.get(task.pk, 0) + leased.get(task.pk, 0) + ahead(task),
-            skipped=finished.get((task.pk, Assignment.Status.SKIPPED), 0),
+            done=counts.get((task.pk, Assignment.Status.SUBMITTED), 0),
+            remaining=claimable.get(task.pk, 0)
+            + counts.get((task.pk, Assignment.Status.LEASED), 0)
+            + ahead(task),
+            skipped=counts.get((task.pk, Assignment.Status.SKIPPED), 0),
         )
         for task in tasks
     ]

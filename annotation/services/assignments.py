@@ -17,7 +17,7 @@ import time
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.errors import Refused
@@ -59,16 +59,23 @@ def pair_has_free_slot(
     return live.count() < limit
 
 
-def _balanced_side(pair_id: int) -> bool:
-    """`swapped` for a new assignment: the less used side of this pair, else a coin toss,
-    so that the position of A averages out across the pair's annotators."""
-    sides = dict(
-        Assignment.objects.filter(pair_id=pair_id)
-        .values("swapped")
-        .annotate(n=Count("id"))
-        .values_list("swapped", "n")
+def _claim_census(pair_id: int, user, now: datetime) -> tuple[bool, int, tuple[int, int]]:
+    """The pair's assignments in one fresh statement (call with the pair row locked): whether
+    the user has one, how many are live, and how many show it swapped and straight."""
+    census = Assignment.objects.filter(pair_id=pair_id).aggregate(
+        mine=Count("id", filter=Q(annotator=user)),
+        live=Count("id", filter=live_assignments(now)),
+        n_swapped=Count("id", filter=Q(swapped=True)),
+        n_straight=Count("id", filter=Q(swapped=False)),
     )
-    swapped, straight = sides.get(True, 0), sides.get(False, 0)
+    return bool(census["mine"]), census["live"], (census["n_swapped"], census["n_straight"])
+
+
+def _balanced_side(sides: tuple[int, int]) -> bool:
+    """`swapped` for a new assignment: the less used side of the pair (its assignments
+    (swapped, straight)), else a coin toss, so that the position of A averages out across the
+    pair's annotators."""
+    swapped, straight = sides
     if swapped != straight:
         return swapped < straight
     return random.random() < 0.5
@@ -140,14 +147,14 @@ def _claim_once(user, task: Task, now: datetime):
         pair_id, limit = locked
         # The candidate query's snapshot may predate a claim committed just before we took
         # the lock: recount now that nobody else can add to this pair.
-        mine = Assignment.objects.filter(pair_id=pair_id, annotator=user).exists()
-        if mine or not pair_has_free_slot(pair_id, limit, now):
+        mine, live, sides = _claim_census(pair_id, user, now)
+        if mine or live >= limit:
             passed_over.append(pair_id)
             continue
         return Assignment.objects.create(
             pair_id=pair_id,
             annotator=user,
-            swapped=_balanced_side(pair_id),
+            swapped=_balanced_side(sides),
             lease_expires_at=_lease_end(task, now),
         )
 

@@ -134,6 +134,7 @@ def rating_submit(
     now = now or timezone.now()
     with transaction.atomic():
         assignment, pair = lock_own_assignment(assignment_id, user)
+        resubmitted = assignment.status == Assignment.Status.SUBMITTED
         scale, swapped = pair.project.scale_points, assignment.swapped
         keys = [aspect["key"] for aspect in pair.task.aspects]
         checked = rating_check(data, scale, keys)
@@ -146,7 +147,7 @@ def rating_submit(
         assignment.pair = pair  # the locked row, for the rule below
         if rating is not None and not rating_can_change(assignment, now):
             if _unchanged(rating, canonical, aspects, checked.rationale):
-                rating.pair = pair
+                rating.pair, rating.resubmitted = pair, resubmitted
                 return rating  # a repeated submit after the pair was decided
             raise AssignmentClosed(
                 "This pair is complete and the time to correct your rating is over; "
@@ -189,7 +190,9 @@ def rating_submit(
         _pair_update(pair)
         if pair.status == Pair.Status.GOLD:
             gold_review(user, pair.task)
-        rating.pair = pair  # the locked row: callers read its status without a query
+        # The locked row (callers read its status without a query), and whether the
+        # annotator had rated the pair before (a change, not a first rating).
+        rating.pair, rating.resubmitted = pair, resubmitted
         return rating
 
 

@@ -84,15 +84,12 @@ def _apply(request, assignment_id: int) -> str:
     """Run the posted action through its service; the confirmation to show."""
     action = request.POST.get("action", "submit")
     if action == "submit":
-        rated_before = Assignment.objects.filter(
-            pk=assignment_id, annotator=request.user, status=Assignment.Status.SUBMITTED
-        ).exists()
         rating = rating_submit(assignment_id, request.user, _rating_input(request.POST))
         if rating.pair.status == Pair.Status.GOLD:  # a qualification answer gets feedback
             feedback = qualification_feedback(request.user, assignment_id)
             if feedback is not None:
                 messages.info(request, feedback)
-        return "Changes saved." if rated_before else "Rating saved."
+        return "Changes saved." if rating.resubmitted else "Rating saved."
     if action == "skip":
         assignment_skip(assignment_id, request.user, _skip_reason(request.POST))
         return "Pair skipped."

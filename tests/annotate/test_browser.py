@@ -72,7 +72,7 @@ def test_three_pairs_are_rated_with_the_keyboard_and_swapped_in_without_reload(
 ):
     # Alternate the sides so that both orientations go through the canonical mapping.
     sides = itertools.cycle([False, True])
-    monkeypatch.setattr(assignment_services, "_balanced_side", lambda pair_id: next(sides))
+    monkeypatch.setattr(assignment_services, "_balanced_side", lambda counts: next(sides))
     page = browser_page
     current = log_in_and_start(page, live_server.url)
     page.evaluate("window.__marker = 1")

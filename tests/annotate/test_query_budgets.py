@@ -9,13 +9,14 @@ from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 
-# session, user, assignment, prompt, responses, assets, progress ×4 (the 4th: gold checks left
-# to the annotator, so that "of N" does not move when one is served), position, recent
-PAGE_QUERIES = 12
-# Includes the claim (with the pause check and the look for a gold check due) and the
-# rendering of the next pair, the check that says "saved" or "changes saved", and (in tests)
-# 6 savepoint statements.
-SUBMIT_QUERIES = 35
+# session, user, assignment, prompt, responses, assets, progress ×3 (finished and leased,
+# claimable, and gold checks left to the annotator, so that "of N" does not move when one is
+# served), position, recent
+PAGE_QUERIES = 11
+# Includes the claim (with the pause check, the look for a gold check due, and one count of
+# the locked pair's assignments) and the rendering of the next pair, and (in tests) 6
+# savepoint statements.
+SUBMIT_QUERIES = 31
 
 
 def _enrich(pair, parts):

@@ -81,7 +81,7 @@ def log_in(page, base, username, password):
 def test_a_project_from_nothing_to_a_downloaded_dataset(
     live_server, chromium_browser, tmp_path, monkeypatch, tasks_in_process
 ):
-    monkeypatch.setattr(assignment_services, "_balanced_side", lambda pair_id: False)
+    monkeypatch.setattr(assignment_services, "_balanced_side", lambda counts: False)
     call_command("user_add", "boss", "--lead", "--password", LEAD_PASSWORD, stdout=io.StringIO())
     base = live_server.url
     lead = watch_errors(chromium_browser.new_page(accept_downloads=True))
