@@ -185,6 +185,7 @@ def prefill_ratings(project, users, fraction: float) -> dict:
 
     from annotation.models import Assignment, Pair, Rating
     from annotation.services.consensus import pairs_decide
+    from annotation.services.throughput import annotator_days_rebuild
 
     rng = random.Random("bench/prefill")
     n = project.annotators_per_pair
@@ -232,6 +233,7 @@ def prefill_ratings(project, users, fraction: float) -> dict:
             counts["complete"] += len(complete)
             counts["partial"] += len(partial)
             counts["ratings"] += len(assignments)
+        annotator_days_rebuild(project)  # the overview's throughput, as the service counts it
     return counts
 
 

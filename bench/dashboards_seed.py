@@ -71,6 +71,7 @@ def add_ratings(project, pairs: list, users: list, per_pair: int, rng: random.Ra
 
     from annotation.models import AspectScore, Assignment, Rating
     from annotation.services.consensus import pairs_decide
+    from annotation.services.throughput import annotator_days_rebuild
 
     scale, now = project.scale_points, timezone.now()
     taken = set(Rating.objects.filter(pair__in=pairs).values_list("pair_id", "annotator_id")) | set(
@@ -127,6 +128,7 @@ def add_ratings(project, pairs: list, users: list, per_pair: int, rng: random.Ra
         batch_size=2000,
     )
     pairs_decide(list(project.pairs.filter(pk__in=[p.pk for p in pairs])), project)
+    annotator_days_rebuild(project)  # the overview's throughput, as the service counts it
     return len(ratings)
 
 

@@ -5,10 +5,11 @@ from annotation.models.import_job import ImportJob
 from annotation.models.invitation import Invitation
 from annotation.models.pair import Adjudication, AnnotatorRequest, Pair, Side
 from annotation.models.project import Membership, Project, Task
-from annotation.models.rating import AspectScore, Assignment, Rating
+from annotation.models.rating import AnnotatorDay, AspectScore, Assignment, Rating
 
 __all__ = [
     "Adjudication",
+    "AnnotatorDay",
     "AnnotatorPause",
     "AnnotatorRequest",
     "AspectScore",

@@ -98,3 +98,27 @@ class AspectScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.aspect}: {self.score}/{self.scale}"
+
+
+class AnnotatorDay(models.Model):
+    """How many ratings an annotator made here (imported ones are no one's work) in a project
+    on one local day: the overview's throughput, read without scanning the week's ratings.
+    Counted by annotation.services.ratings in the rating's transaction; a correction is not a
+    new rating, and the count stays when a rated pair is later deleted (the work was done)."""
+
+    project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    day = models.DateField()
+    ratings = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "annotator", "day"], name="annotator_day_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} · {self.day}: {self.ratings}"

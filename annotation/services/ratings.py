@@ -24,6 +24,7 @@ from annotation.services.assignments import (
 )
 from annotation.services.consensus import DECIDED_FIELDS, decision_set
 from annotation.services.gold import gold_review
+from annotation.services.throughput import rating_counted
 
 MAX_ACTIVE_SECONDS = 6 * 3600  # a client clock gone wrong must not skew time-per-pair figures
 MAX_RATIONALE_CHARS = 10_000
@@ -179,6 +180,8 @@ def rating_submit(
         rating.save()
         if replacing:
             AspectScore.objects.filter(rating=rating).delete()
+        else:
+            rating_counted(pair.project_id, user.pk, now)
         AspectScore.objects.bulk_create(
             AspectScore(rating=rating, aspect=key, scale=scale, score=score)
             for key, score in aspects.items()

@@ -3,11 +3,10 @@
 from collections import defaultdict
 from datetime import timedelta
 
-from django.contrib.auth import get_user_model
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
-from annotation.models import Flag, Pair, Project, Rating
+from annotation.models import AnnotatorDay, Flag, Pair, Project
 from dashboards.selectors.pool import stuck_pairs
 from judging.selectors import runs_with_tallies
 
@@ -39,15 +38,10 @@ def overview(project: Project) -> dict:
         for task in tasks
     ]
     throughput = (
-        Rating.objects.filter(pair__project=project, imported=False, created_at__gte=week)
-        .values("annotator")
-        .annotate(week=Count("id"), today=Count("id", filter=Q(created_at__gte=today)))
-        .order_by("-week")
-    )
-    names = dict(
-        get_user_model()
-        .objects.filter(pk__in=[row["annotator"] for row in throughput])
-        .values_list("pk", "username")
+        AnnotatorDay.objects.filter(project=project, day__gte=week.date())
+        .values("annotator", "annotator__username")
+        .annotate(week=Sum("ratings"), today=Sum("ratings", filter=Q(day=today.date()), default=0))
+        .order_by("-week", "annotator__username")
     )
     flags = Flag.objects.filter(pair__project=project, resolved_at__isnull=True)
     return {
@@ -56,7 +50,8 @@ def overview(project: Project) -> dict:
         "totals": [sum(row["statuses"][i] for row in by_task) for i in range(len(shown))],
         "total": sum(row["total"] for row in by_task),
         "throughput": [
-            {**row, "annotator": names.get(row["annotator"], "?")} for row in throughput
+            {"annotator": row["annotator__username"], "today": row["today"], "week": row["week"]}
+            for row in throughput
         ],
         "open_flags": flags.count(),
         "recent_flags": list(flags.select_related("pair", "reported_by")[:10]),

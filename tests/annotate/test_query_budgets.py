@@ -13,10 +13,10 @@ pytestmark = pytest.mark.django_db
 # claimable, and gold checks left to the annotator, so that "of N" does not move when one is
 # served), position, recent
 PAGE_QUERIES = 11
-# Includes the claim (with the pause check, the look for a gold check due, and one count of
-# the locked pair's assignments) and the rendering of the next pair, and (in tests) 6
-# savepoint statements.
-SUBMIT_QUERIES = 31
+# Includes the rating, the annotator's count of the day, the claim (with the pause check, the
+# look for a gold check due, and one count of the locked pair's assignments) and the rendering
+# of the next pair, and (in tests) 6 savepoint statements.
+SUBMIT_QUERIES = 32
 
 
 def _enrich(pair, parts):
@@ -28,7 +28,7 @@ def _enrich(pair, parts):
     Response.objects.filter(pk__in=[pair.response_a_id, pair.response_b_id]).update(content=content)
 
 
-@pytest.mark.parametrize(("pairs", "parts"), [(3, 1), (40, 12)])
+@pytest.mark.parametrize(("pairs", "parts"), [(4, 1), (40, 12)])
 def test_annotate_page_and_submit_budgets(
     client, tmp_path, django_assert_num_queries, pairs, parts
 ):
@@ -40,7 +40,12 @@ def test_annotate_page_and_submit_budgets(
     location = client.post(reverse("task-next", args=["ann", "t2i"]))["Location"]
     with django_assert_num_queries(PAGE_QUERIES):
         assert client.get(location).status_code == 200
-    with django_assert_num_queries(SUBMIT_QUERIES):
+    # The day's first rating also makes the annotator's row of the day's count (2 queries).
+    with django_assert_num_queries(SUBMIT_QUERIES + 2):
         response = client.post(location, {"overall": "3"}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     assert Assignment.objects.filter(annotator=user).count() == 2
+    with django_assert_num_queries(SUBMIT_QUERIES):
+        response = client.post(response["HX-Push-Url"], {"overall": "5"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert Assignment.objects.filter(annotator=user).count() == 3

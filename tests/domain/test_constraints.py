@@ -193,3 +193,19 @@ def test_project_scale_outside_2_11_rejected(scale):
 @pytest.mark.parametrize("scale", [2, 11])
 def test_project_scale_edges_accepted(scale):
     Project.objects.create(slug=f"ok-{scale}", name="ok", scale_points=scale)
+
+
+def test_annotator_day_one_row_per_annotator_and_day_and_no_negative_count():
+    from datetime import date
+
+    from annotation.models import AnnotatorDay
+
+    project = make_pair().project
+    user = get_user_model().objects.create_user("day-counter")
+    AnnotatorDay.objects.create(project=project, annotator=user, day=date(2026, 12, 2), ratings=1)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        AnnotatorDay.objects.create(project=project, annotator=user, day=date(2026, 12, 2))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        AnnotatorDay.objects.create(
+            project=project, annotator=user, day=date(2026, 12, 3), ratings=-1
+        )
