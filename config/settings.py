@@ -148,8 +148,13 @@ if env_str("EMAIL_HOST"):
 
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
+    # Redis accelerates; a page never fails because it is down (config/cache.py).
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "config.cache.FallbackRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
+        }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -1,0 +1,114 @@
+"""Redis is an accelerator: with the cache's Redis down, pages answer and sign-ins stay
+limited (config/cache.py). A Redis server of the test's own, on its own port, is stopped and
+started again."""
+
+import logging
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from annotation.models import Membership
+from config import cache as fallback_cache
+from tests.factories import member, queued_pairs
+
+pytestmark = [pytest.mark.redis, pytest.mark.django_db]
+
+PASSWORD = "pw-outage-1"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class OwnRedis:
+    def __init__(self):
+        self.port = _free_port()
+        self.process = None
+
+    def start(self):
+        binary = shutil.which("redis-server")
+        assert binary, "redis-server is needed (apt-get install redis-server)"
+        self.process = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("the test's Redis did not start")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def own_redis(settings, monkeypatch):
+    server = OwnRedis()
+    server.start()
+    monkeypatch.setattr(fallback_cache, "RETRY_SECONDS", 0.2)
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "config.cache.FallbackRedisCache",
+            "LOCATION": f"redis://127.0.0.1:{server.port}/0",
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
+        }
+    }
+    yield server
+    if server.process.poll() is None:
+        server.stop()
+
+
+def _sign_in(username, password):
+    client = Client()
+    answer = client.post("/accounts/login/", {"username": username, "password": password})
+    return answer, "_auth_user_id" in client.session
+
+
+def test_pages_answer_and_sign_ins_stay_limited_while_the_caches_redis_is_down(
+    own_redis, settings, tmp_path, caplog
+):
+    settings.ARBITER_LOGIN_FAILURES_PER_ACCOUNT = 3
+    task = queued_pairs(tmp_path, count=3)
+    member("lead", task.project, role=Membership.Role.LEAD, password=PASSWORD)
+    User.objects.create_user("expert", password=PASSWORD)
+    for _ in range(3):  # counted in Redis
+        assert _sign_in("expert", "guess")[1] is False
+    assert _sign_in("expert", PASSWORD)[1] is False  # refused while Redis holds the count
+
+    own_redis.stop()
+    caplog.set_level(logging.ERROR, logger="config.cache")
+    client = Client()
+    assert client.get("/accounts/login/").status_code == 200
+    answer = client.post("/accounts/login/", {"username": "lead", "password": PASSWORD})
+    assert answer.status_code == 302  # a sign-in works
+    for name in ("dash-overview", "dash-agreement", "dash-judges", "dash-models"):
+        assert client.get(reverse(name, args=[task.project.slug])).status_code == 200, name
+    for _ in range(3):  # counted in this process's memory now
+        _sign_in("someone", "guess")
+    assert _sign_in("someone", "guess")[0].status_code == 200
+    refused, _ = _sign_in("someone", "guess")
+    assert "Too many failed sign-ins" in refused.content.decode()
+    faults = [r for r in caplog.records if "Redis unreachable" in r.getMessage()]
+    assert len(faults) == 1  # logged once, not per operation
+
+    own_redis.start()  # an empty Redis: the limits count there again
+    time.sleep(0.3)
+    for _ in range(3):
+        _sign_in("third", "guess")
+    assert _sign_in("third", PASSWORD)[1] is False
+    from django.core.cache import cache
+
+    assert any(b"login-failures" in key for key in cache._cache.get_client().keys("*"))
