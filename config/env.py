@@ -82,6 +82,9 @@ def parse_database_url(url: str) -> dict:
             "HOST": unquote(parts.hostname or ""),
             "PORT": str(port or ""),
             "CONN_MAX_AGE": int(options.pop("conn_max_age", 60)),
+            # A kept connection is checked before a request uses it: after a database restart
+            # the first request of each process reconnects instead of failing.
+            "CONN_HEALTH_CHECKS": True,
             "OPTIONS": options,
         }
         return config

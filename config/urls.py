@@ -10,6 +10,9 @@ def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
 
 
+# A lost database answers 503 with Retry-After, any other error the usual 500.
+handler500 = "config.unavailable.server_error_or_unavailable"
+
 # Both sign-in forms count failed attempts (config/login_limits.py); the admin's is set by
 # config/admin.py.
 urlpatterns = [
