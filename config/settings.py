@@ -182,11 +182,18 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # How often judge runs submitted to a provider's batch API are asked for their answers
 # (Celery beat: `celery -A config beat`, or a worker started with -B).
 ARBITER_BATCH_POLL_SECONDS = env_int("ARBITER_BATCH_POLL_SECONDS", 30, minimum=1)
+# Jobs accepted while the broker was unreachable are sent this often (config/outbox.py).
+ARBITER_OUTBOX_SWEEP_SECONDS = env_int("ARBITER_OUTBOX_SWEEP_SECONDS", 30, minimum=1)
 ARBITER_FIGURES_REFRESH_SECONDS = env_int("ARBITER_FIGURES_REFRESH_SECONDS", 60, minimum=1)
 # A dashboard page whose figures took longer than this to compute is not recomputed in the
 # request after a change: its last figures are shown, marked, while a refresh runs behind.
 ARBITER_FIGURES_INLINE_MS = env_int("ARBITER_FIGURES_INLINE_MS", 500, minimum=0)
 CELERY_BEAT_SCHEDULE = {
+    "outbox-sweep": {
+        "task": "config.outbox_sweep",
+        "schedule": ARBITER_OUTBOX_SWEEP_SECONDS,
+        "options": {"expires": ARBITER_OUTBOX_SWEEP_SECONDS},
+    },
     "judge-batches-poll": {
         "task": "judging.tasks.judge_batches_poll",
         "schedule": ARBITER_BATCH_POLL_SECONDS,

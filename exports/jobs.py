@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Project
+from config.outbox import enqueue_on_commit
 from exports.archive import export_archive
 from exports.errors import ExportRefused
 from exports.models import ExportJob
@@ -48,7 +49,7 @@ def export_job_start(
             include_dropped=include_dropped,
             with_verdicts=with_verdicts,
         )
-        export_job.delay_on_commit(job.pk)
+        enqueue_on_commit(export_job, ExportJob, [job.pk])
     return job
 
 

@@ -36,6 +36,7 @@ class RunProgress:
     output_tokens: int
     chunks: int
     chunks_done: int
+    waiting: int = 0  # chunks whose message the broker never got (config/outbox.py)
 
     @property
     def done(self) -> int:
@@ -113,6 +114,7 @@ def run_progress(run: JudgeRun) -> RunProgress:
         output_tokens=Sum("output_tokens", default=0),
         chunks=Count("id"),
         chunks_done=Count("id", filter=Q(done=True)),
+        waiting=Count("id", filter=Q(done=False, enqueued_at__isnull=True)),
     )
     since = timezone.now() - timedelta(seconds=RATE_WINDOW_SECONDS)
     recent = Verdict.objects.filter(run=run, created_at__gte=since).count()

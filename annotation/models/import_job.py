@@ -39,6 +39,8 @@ class ImportJob(models.Model):
     error = models.TextField(blank=True)
     error_record = models.PositiveIntegerField(null=True, blank=True)  # 1-based, when known
     created_at = models.DateTimeField(auto_now_add=True)
+    # When its message went to the broker; none: waiting for a worker (config/outbox.py).
+    enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

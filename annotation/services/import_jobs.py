@@ -16,6 +16,7 @@ from annotation.importing.errors import ImportFailed
 from annotation.importing.formats import FORMATS
 from annotation.importing.upload import pairs_import_stored, upload_store
 from annotation.models import ImportJob, Project
+from config.outbox import enqueue_on_commit
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ def import_job_start(
             raise
         job.file = str(stored.relative_to(settings.MEDIA_ROOT))
         job.save(update_fields=["file"])
-        import_job.delay_on_commit(job.pk)
+        enqueue_on_commit(import_job, ImportJob, [job.pk])
     return job
 
 

@@ -13,9 +13,11 @@ import time
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
+from django.utils import timezone
 
 from annotation.errors import Refused
 from annotation.models import Pair, Project, Task
+from config.outbox import enqueue_on_commit
 from judging.backends import ConfigurationError, check_callable
 from judging.models import API_BACKENDS, MAX_SAMPLES, Judge, JudgeRun, JudgeRunChunk
 from judging.prompts import TemplateInvalid, is_pointwise, run_template_stored
@@ -133,10 +135,11 @@ def _enqueue(chunk_ids: list[int], background: bool, run: JudgeRun) -> None:
 
     if settings.CELERY_TASK_ALWAYS_EAGER and background:
         thread = threading.Thread(target=_run_inline, args=(chunk_ids, run), daemon=True)
+        sent = JudgeRunChunk.objects.filter(pk__in=chunk_ids)
+        transaction.on_commit(lambda: sent.update(enqueued_at=timezone.now()))
         transaction.on_commit(thread.start)
         return
-    for chunk_id in chunk_ids:
-        judge_chunk.delay_on_commit(chunk_id)
+    enqueue_on_commit(judge_chunk, JudgeRunChunk, chunk_ids)
 
 
 def _run_inline(chunk_ids: list[int], run: JudgeRun) -> None:

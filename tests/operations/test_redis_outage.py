@@ -3,9 +3,6 @@ limited (config/cache.py). A Redis server of the test's own, on its own port, is
 started again."""
 
 import logging
-import shutil
-import socket
-import subprocess
 import time
 
 import pytest
@@ -16,42 +13,11 @@ from django.urls import reverse
 from annotation.models import Membership
 from config import cache as fallback_cache
 from tests.factories import member, queued_pairs
+from tests.operations.conftest import OwnRedis
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db]
 
 PASSWORD = "pw-outage-1"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class OwnRedis:
-    def __init__(self):
-        self.port = _free_port()
-        self.process = None
-
-    def start(self):
-        binary = shutil.which("redis-server")
-        assert binary, "redis-server is needed (apt-get install redis-server)"
-        self.process = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no"],
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.1).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("the test's Redis did not start")
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=10)
 
 
 @pytest.fixture

@@ -1,0 +1,45 @@
+"""The outbox: a job's database row is the truth, the broker's message only a notification.
+
+A service records its job (an import, an export, a judge run's chunks) and calls
+`enqueue_on_commit(task, model, ids)`: once the transaction commits, a message per row is sent
+and the rows are stamped `enqueued_at`. With the broker unreachable nothing raises (the
+request that started the job still answers 2xx): the rows stay unstamped, which the pages show
+as "waiting for a worker", and `config.celery.outbox_sweep` sends them once the broker is back
+(when a worker starts, and every ARBITER_OUTBOX_SWEEP_SECONDS from Celery beat). A message
+sent twice is harmless: every task is idempotent.
+"""
+
+import logging
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
+
+logger = logging.getLogger(__name__)
+
+
+def enqueue_on_commit(task, model, ids: Iterable[int]) -> None:
+    """Send `task(id)` for each id once the current transaction commits (see the module)."""
+    ids = list(ids)
+    transaction.on_commit(lambda: enqueue_now(task, model, ids))
+
+
+def enqueue_now(task, model, ids: list[int]) -> int:
+    """Send `task(id)` for each id and stamp the rows sent; the number sent. The first
+    broker fault stops the sending: the rest wait for the sweep."""
+    sent: list[int] = []
+    try:
+        for pk in ids:
+            task.apply_async((pk,), retry=False)
+            sent.append(pk)
+    except (BrokerError, OSError) as error:
+        logger.warning(
+            "outbox: the broker is unreachable (%s); %d %s job(s) wait for a worker",
+            error,
+            len(ids) - len(sent),
+            model._meta.model_name,
+        )
+    if sent:
+        model.objects.filter(pk__in=sent).update(enqueued_at=timezone.now())
+    return len(sent)

@@ -1,0 +1,38 @@
+"""Services the operations tests control: a Redis server of their own, on its own port."""
+
+import shutil
+import socket
+import subprocess
+import time
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class OwnRedis:
+    def __init__(self):
+        self.port = _free_port()
+        self.process = None
+
+    def start(self):
+        binary = shutil.which("redis-server")
+        assert binary, "redis-server is needed (apt-get install redis-server)"
+        self.process = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("the test's Redis did not start")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)

@@ -1,0 +1,40 @@
+"""The outbox's rules without a broker (config/outbox.py): a job whose message cannot be sent
+is still recorded and answered, shows as waiting for a worker, and the sweep sends it."""
+
+import pytest
+from kombu.exceptions import OperationalError
+
+from annotation.models import Membership
+from config.celery import outbox_sweep
+from exports.models import ExportJob
+from exports.tasks import export_job
+from tests.factories import member, queued_pairs
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_an_export_accepted_while_the_broker_is_down_is_sent_by_the_sweep(
+    tmp_path, tasks_in_process, monkeypatch, client
+):
+    task = queued_pairs(tmp_path, count=3)
+    lead = member("lead", task.project, role=Membership.Role.LEAD)
+    sent = export_job.apply_async
+
+    def refused(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to the broker. Connection refused.")
+
+    monkeypatch.setattr(export_job, "apply_async", refused)
+    client.force_login(lead)
+    started = client.post(f"/projects/{task.project.slug}/exports/start/", {"format": "jsonl"})
+    assert started.status_code == 302  # accepted, not a 500
+    job = ExportJob.objects.get(project=task.project)
+    assert (job.status, job.enqueued_at) == (ExportJob.Status.QUEUED, None)
+    page = client.get(f"/projects/{task.project.slug}/exports/")
+    assert "waiting for a worker" in page.content.decode()
+    assert outbox_sweep() == 0  # still down: nothing sent, nothing lost
+
+    monkeypatch.setattr(export_job, "apply_async", sent)
+    assert outbox_sweep() == 1
+    job.refresh_from_db()
+    assert job.status == ExportJob.Status.DONE and job.enqueued_at is not None
+    assert outbox_sweep() == 0  # sent once
