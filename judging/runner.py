@@ -9,6 +9,7 @@ stored with their error and are called again by the next resume or rerun.
 """
 
 import asyncio
+import contextlib
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 import aiohttp
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.db.models import F
 from django.utils import timezone
 
@@ -49,6 +50,9 @@ log = logging.getLogger(__name__)
 ORDERS = (Verdict.Order.FORWARD, Verdict.Order.REVERSE)
 _FLUSH_SECONDS = 0.5
 _FLUSH_ROWS = 200
+# Pauses between the tries of a flush that lost the database: about half a minute in all,
+# what a PostgreSQL restart takes.
+FLUSH_RETRY_PAUSES = (0.5, 1, 2, 4, 8, 15)
 _BASELINES = (Judge.Backend.ALWAYS_A, Judge.Backend.RANDOM)
 RETRY_POLICY = RetryPolicy()
 
@@ -114,10 +118,24 @@ class _VerdictWriter:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="verdicts")
 
     def _write(self, rows: list[Verdict], replies: list, window_changes: list) -> bool:
-        verdicts_store(self.chunk, rows, replies, concurrency_log=window_changes)
-        return JudgeRun.objects.filter(
-            pk=self.chunk.run_id, status=JudgeRun.Status.CANCELLED
-        ).exists()
+        # A database restart or a dropped connection costs a retry of the flush (an upsert:
+        # repeating it writes nothing twice), not the chunk and its paid-for answers.
+        for pause in (*FLUSH_RETRY_PAUSES, None):
+            try:
+                verdicts_store(self.chunk, rows, replies, concurrency_log=window_changes)
+                return JudgeRun.objects.filter(
+                    pk=self.chunk.run_id, status=JudgeRun.Status.CANCELLED
+                ).exists()
+            except (OperationalError, InterfaceError) as error:
+                if pause is None:
+                    raise
+                log.warning(
+                    "chunk %s: flush failed (%s); again in %s s", self.chunk.pk, error, pause
+                )
+                with contextlib.suppress(DatabaseError):
+                    connection.close()  # the next try opens a fresh one
+                time.sleep(pause)
+        raise AssertionError("unreachable")
 
     async def write(self, rows: list[Verdict], replies: list, window_changes: list) -> bool:
         """Store the rows, the new answers for the response cache and the concurrency's

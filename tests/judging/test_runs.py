@@ -300,3 +300,26 @@ def test_the_answer_side_follows_the_fake_servers_decision(pairs_task):
         assert set(Verdict.objects.filter(judge=judge).values_list("choice", flat=True)) == {"A"}
     finally:
         server.stop()
+
+
+def test_a_flush_that_lost_the_database_is_tried_again_and_nothing_is_paid_twice(
+    fake_llm, pairs_task, monkeypatch
+):
+    """A database restart under a running chunk: its verdict flush fails twice, then
+    succeeds; the chunk finishes with every verdict, each answer paid for once."""
+    monkeypatch.setattr(runner, "FLUSH_RETRY_PAUSES", (0.01, 0.01, 0.01))
+    store, failures = runner.verdicts_store, []
+
+    def flaky(*args, **kwargs):
+        if len(failures) < 2:
+            failures.append(1)
+            raise OperationalError("server closed the connection unexpectedly")
+        return store(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "verdicts_store", flaky)
+    judge = openai_judge(fake_llm)
+    run = judge_run_start(judge, pairs_task.project)
+    run.refresh_from_db()
+    assert len(failures) == 2
+    assert run.status == JudgeRun.Status.FINISHED
+    assert Verdict.objects.filter(judge=judge).count() == 12 == len(fake_llm.requests)
