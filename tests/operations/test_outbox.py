@@ -23,6 +23,8 @@ def test_an_export_accepted_while_the_broker_is_down_is_sent_by_the_sweep(
     def refused(*args, **kwargs):
         raise OperationalError("Error 111 connecting to the broker. Connection refused.")
 
+    # A broker that refuses the connection (outside tests, tasks go to a broker).
+    export_job.app.conf.task_always_eager = False
     monkeypatch.setattr(export_job, "apply_async", refused)
     client.force_login(lead)
     started = client.post(f"/projects/{task.project.slug}/exports/start/", {"format": "jsonl"})
@@ -33,7 +35,8 @@ def test_an_export_accepted_while_the_broker_is_down_is_sent_by_the_sweep(
     assert "waiting for a worker" in page.content.decode()
     assert outbox_sweep() == 0  # still down: nothing sent, nothing lost
 
-    monkeypatch.setattr(export_job, "apply_async", sent)
+    monkeypatch.setattr(export_job, "apply_async", sent)  # back, with a worker (in-process)
+    export_job.app.conf.task_always_eager = True
     assert outbox_sweep() == 1
     job.refresh_from_db()
     assert job.status == ExportJob.Status.DONE and job.enqueued_at is not None
