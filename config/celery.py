@@ -49,5 +49,8 @@ def outbox_sweep() -> int:
 
 
 @worker_ready.connect
-def _sweep_when_a_worker_starts(sender, **kwargs):
+def _when_a_worker_starts(sender, **kwargs):
+    from operations.heartbeat import heartbeat_start
+
+    heartbeat_start(sender.hostname)
     outbox_sweep()

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "metrics",
     "exports",
     "dashboards",
+    "operations",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",

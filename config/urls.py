@@ -4,6 +4,7 @@ from django.http import HttpResponse
 from django.urls import include, path
 
 from config.login_forms import LimitedAuthenticationForm
+from operations.views import readyz
 
 
 def healthz(request):
@@ -16,7 +17,8 @@ handler500 = "config.unavailable.server_error_or_unavailable"
 # Both sign-in forms count failed attempts (config/login_limits.py); the admin's is set by
 # config/admin.py.
 urlpatterns = [
-    path("healthz", healthz, name="healthz"),
+    path("healthz", healthz, name="healthz"),  # liveness: the process answers
+    path("readyz", readyz, name="readyz"),  # readiness: database, Redis, workers, queue
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
     # Before django.contrib.auth.urls, whose "login" this replaces.

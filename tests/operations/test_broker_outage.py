@@ -12,6 +12,7 @@ from exports.jobs import export_job_start
 from exports.models import ExportJob
 from judging.models import JudgeRun, JudgeRunChunk, Verdict
 from judging.services.runs import judge_run_start
+from operations.models import WorkerHeartbeat
 from tests.factories import member, queued_pairs
 from tests.judging.conftest import openai_judge
 from tests.judging.test_worker_crash import _kill, _start_worker, _wait
@@ -87,3 +88,4 @@ def test_a_run_and_an_export_started_during_the_outage_complete_after_it(
     per_trial = verdicts.values("pair", "order", "sample").annotate(n=Count("id"))
     assert {row["n"] for row in per_trial} == {1}
     assert not JudgeRunChunk.objects.filter(run=run, enqueued_at__isnull=True).exists()
+    assert WorkerHeartbeat.objects.exists()  # the worker reported itself alive (/readyz)
