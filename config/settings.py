@@ -58,7 +58,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "config.server_timing.ServerTimingMiddleware",  # first: it times all the others too
+    # Request counts and latencies for /metrics (operations/metrics.py): first and last.
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    "config.server_timing.ServerTimingMiddleware",  # it times all the others too
     "django.middleware.security.SecurityMiddleware",
     "config.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -70,6 +72,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",  # request.htmx (config/htmx.py)
     "config.errors.DomainErrorMiddleware",  # a service's refusal → a 409/400 page
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 # Server-Timing on every response (config/server_timing.py): off unless the operator asks.

@@ -4,7 +4,7 @@ from django.http import HttpResponse
 from django.urls import include, path
 
 from config.login_forms import LimitedAuthenticationForm
-from operations.views import readyz
+from operations.views import metrics, readyz
 
 
 def healthz(request):
@@ -19,6 +19,7 @@ handler500 = "config.unavailable.server_error_or_unavailable"
 urlpatterns = [
     path("healthz", healthz, name="healthz"),  # liveness: the process answers
     path("readyz", readyz, name="readyz"),  # readiness: database, Redis, workers, queue
+    path("metrics", metrics, name="metrics"),  # Prometheus, for operators
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
     # Before django.contrib.auth.urls, whose "login" this replaces.

@@ -26,7 +26,7 @@ class Check:
 
 def readiness() -> dict[str, Check]:
     database = _database()
-    client = _redis_client()
+    client = redis_client()
     redis_check, depth = _redis(client)
     checks = {"database": database, "redis": redis_check, "workers": _workers(database.ok)}
     checks["queue"] = Check(
@@ -45,7 +45,8 @@ def _database() -> Check:
     return Check(True, "ok")
 
 
-def _redis_client():
+def redis_client():
+    """A client that gives up quickly (a probe must not hang), or None without Redis."""
     if not settings.REDIS_URL:
         return None
     import redis

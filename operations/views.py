@@ -1,7 +1,11 @@
-from django.http import JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
+from prometheus_client import CONTENT_TYPE_LATEST
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed
 
+from operations.metrics import metrics_text
 from operations.readiness import readiness
 
 
@@ -17,3 +21,20 @@ def readyz(request):
         "checks": {name: check.as_dict() for name, check in checks.items()},
     }
     return JsonResponse(body, status=503 if failing else 200)
+
+
+@never_cache
+@require_safe
+def metrics(request):
+    """Prometheus metrics for operators (a superuser's session or API token); anyone else
+    gets the 404 of a page that does not exist."""
+    user = request.user
+    if not user.is_superuser:
+        try:
+            found = TokenAuthentication().authenticate(request)
+        except AuthenticationFailed:
+            found = None
+        user = found[0] if found else user
+    if not (user.is_active and user.is_superuser):
+        raise Http404("no such page")
+    return HttpResponse(metrics_text(), content_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,52 @@
+"""/metrics: Prometheus's text for operators only (a superuser's session or API token);
+request latencies, and each judge's trials by outcome (operations/metrics.py)."""
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.authtoken.models import Token
+
+from annotation.models import Membership
+from judging.models import Judge
+from judging.services.runs import judge_run_start
+from tests.factories import member, queued_pairs
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.django_db(transaction=True)  # the run's writer thread commits its verdicts
+def test_an_operator_reads_latencies_and_each_judges_trials(client, tmp_path, tasks_in_process):
+    task = queued_pairs(tmp_path, count=4)
+    judge_run_start(Judge.objects.create(name="coin", backend="random"), task.project)
+    operator = User.objects.create_superuser("operator", password="pw-operator-1")
+    client.force_login(operator)
+    client.get("/readyz")  # a request for the latency histogram
+    answer = client.get("/metrics")
+    assert answer.status_code == 200 and answer["Content-Type"].startswith("text/plain")
+    text = answer.content.decode()
+    assert "django_http_requests_latency_seconds_by_view_method" in text
+    trials = {
+        line.split(" ")[0]: float(line.split(" ")[1])
+        for line in text.splitlines()
+        if line.startswith('arbiter_judge_trials_total{judge="coin"')
+    }
+    counted = sum(v for k, v in trials.items() if 'outcome="cached"' not in k)
+    assert counted == 4 * 2  # every trial of the run, in exactly one outcome
+
+
+def test_an_operators_api_token_reads_them_too(client):
+    operator = User.objects.create_superuser("operator", password="pw-operator-1")
+    token = Token.objects.create(user=operator)
+    answer = client.get("/metrics", HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert answer.status_code == 200
+
+
+def test_anyone_else_gets_the_404_of_a_missing_page(client, tmp_path):
+    task = queued_pairs(tmp_path, count=1)
+    lead = member("lead", task.project, role=Membership.Role.LEAD)
+    missing = client.get("/no-such-page").status_code
+    assert client.get("/metrics").status_code == missing == 404
+    token = Token.objects.create(user=lead)
+    assert client.get("/metrics", HTTP_AUTHORIZATION=f"Token {token.key}").status_code == 404
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Token not-a-token").status_code == 404
+    client.force_login(lead)
+    assert client.get("/metrics").status_code == 404
