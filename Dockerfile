@@ -29,6 +29,15 @@ RUN groupadd --gid 1000 arbiter \
     && mkdir -p /data/media /data/var \
     && chown -R arbiter:arbiter /data
 
+# pg_dump and pg_restore for `manage.py backup` and `restore`, of the server's major version
+# (docker-compose runs PostgreSQL 16; Debian's own client is 15, which refuses a newer server):
+# from the PostgreSQL project's apt repository, set up by its own script.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates curl postgresql-common \
+    && /usr/share/postgresql-common/pgdg/apt.postgresql.org.sh -y \
+    && apt-get install -y --no-install-recommends postgresql-client-16 \
+    && rm -rf /var/lib/apt/lists/*
+
 WORKDIR /app
 
 # Dependencies first, from pyproject.toml alone, so a code change does not reinstall them.

@@ -1,0 +1,224 @@
+"""Backup and restore of the database and the media files its rows refer to.
+
+A backup is a new folder: the database (PostgreSQL: `pg_dump --format=custom`; SQLite: its
+online backup API, a consistent copy), `media/` holding every file a row names (images, import
+uploads not yet imported, export zips) at its path under MEDIA_ROOT, and `manifest.json` with
+the SHA-256 and size of each. Cleaned image copies (`assets-clean/`) are a cache, remade on
+demand, and left out. The database is copied first; files are content-addressed or written
+once, so a file a row created meanwhile adds is harmless.
+
+A restore goes into an empty, never-migrated database and an empty media folder. Every sum is
+checked before anything is written: a wrong or missing file restores nothing.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+MANIFEST = "manifest.json"
+FORMAT = 1
+_CHUNK = 1 << 20
+
+
+class BackupError(Exception):
+    """A backup or restore that cannot go on; the message says why, for the operator."""
+
+
+@dataclass
+class Database:
+    """The parts of a Django DATABASES entry a backup needs."""
+
+    engine: str  # "postgresql" | "sqlite"
+    name: str
+    host: str = ""
+    port: str = ""
+    user: str = ""
+    password: str = ""
+    sslmode: str = ""
+
+    @classmethod
+    def of(cls, settings_dict: dict) -> "Database":
+        engine = settings_dict["ENGINE"]
+        if engine.endswith("sqlite3"):
+            return cls("sqlite", str(settings_dict["NAME"]))
+        if engine.endswith("postgresql"):
+            return cls(
+                "postgresql",
+                settings_dict["NAME"],
+                settings_dict.get("HOST") or "",
+                str(settings_dict.get("PORT") or ""),
+                settings_dict.get("USER") or "",
+                settings_dict.get("PASSWORD") or "",
+                (settings_dict.get("OPTIONS") or {}).get("sslmode", ""),
+            )
+        raise BackupError(f"no backup for the database engine {engine}")
+
+    def pg_args(self) -> list[str]:
+        args = ["--dbname", self.name]
+        for flag, value in (
+            ("--host", self.host),
+            ("--port", self.port),
+            ("--username", self.user),
+        ):
+            if value:
+                args += [flag, value]
+        return args
+
+    def pg_env(self) -> dict[str, str]:
+        env = {**os.environ, "PGPASSWORD": self.password}
+        if self.sslmode:
+            env["PGSSLMODE"] = self.sslmode
+        return env
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        while chunk := file.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def referenced_files() -> list[str]:
+    """Paths under MEDIA_ROOT that rows name, sorted."""
+    from annotation.models import Asset, ImportJob
+    from exports.models import ExportJob
+
+    names = set(Asset.objects.values_list("file", flat=True))
+    for model in (ImportJob, ExportJob):
+        names.update(model.objects.exclude(file="").values_list("file", flat=True))
+    return sorted(name for name in names if name)
+
+
+def _run(command: list[str], env: dict) -> None:
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise BackupError(f"{command[0]} is not installed (PostgreSQL's client tools)") from None
+    if done.returncode != 0:
+        raise BackupError(f"{command[0]} failed: {done.stderr.strip()[-2000:]}")
+
+
+def backup_write(out: Path, database: Database, media_root: Path, live_sqlite=None) -> dict:
+    """Write a backup into the new folder `out`; the manifest. `live_sqlite`: an open
+    sqlite3 connection to copy from instead of the file (an in-memory database)."""
+    if out.exists():
+        raise BackupError(f"{out} exists: a backup goes into a new folder")
+    out.mkdir(parents=True)
+    if database.engine == "postgresql":
+        dump = out / "database.dump"
+        _run(
+            ["pg_dump", "--format=custom", "--file", str(dump), *database.pg_args()],
+            database.pg_env(),
+        )
+    else:
+        dump = out / "database.sqlite3"
+        source = live_sqlite or sqlite3.connect(database.name)
+        target = sqlite3.connect(dump)
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+            if live_sqlite is None:
+                source.close()
+    files, missing = [], []
+    for name in referenced_files():
+        source = (media_root / name).resolve()
+        if not source.is_relative_to(media_root.resolve()) or not source.is_file():
+            missing.append(name)
+            continue
+        target = out / "media" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        files.append({"path": name, "sha256": sha256_of(target), "bytes": target.stat().st_size})
+    manifest = {
+        "format": FORMAT,
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "database": {
+            "engine": database.engine,
+            "file": dump.name,
+            "sha256": sha256_of(dump),
+            "bytes": dump.stat().st_size,
+        },
+        "files": files,
+        "missing": missing,  # named by a row, absent from MEDIA_ROOT when the backup ran
+    }
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def backup_check(folder: Path) -> dict:
+    """The manifest of a backup whose every file is present with its sum; else BackupError
+    naming the first wrong one."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+    except (OSError, ValueError) as error:
+        raise BackupError(f"{folder / MANIFEST}: not a readable manifest ({error})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise BackupError(f"{folder / MANIFEST}: not a backup of format {FORMAT}")
+    try:
+        entries = [("", manifest["database"])] + [("media", e) for e in manifest["files"]]
+    except (KeyError, TypeError):
+        raise BackupError(f"{folder / MANIFEST}: the database or the files are missing") from None
+    for prefix, entry in entries:
+        relative = str(entry.get("file") or entry.get("path") or "")
+        inside = (folder / prefix).resolve()
+        path = (folder / prefix / relative).resolve()
+        if not relative or not path.is_relative_to(inside) or path == inside:
+            raise BackupError(f"{relative!r}: a path outside the backup's folder")
+        if not path.is_file():
+            raise BackupError(f"{relative}: missing from the backup")
+        if path.stat().st_size != entry["bytes"] or sha256_of(path) != entry["sha256"]:
+            raise BackupError(f"{relative}: its SHA-256 does not match the manifest")
+    return manifest
+
+
+def _database_empty(database: Database) -> bool:
+    if database.engine == "sqlite":
+        path = Path(database.name)
+        if not path.exists() or path.stat().st_size == 0:
+            return True
+        with sqlite3.connect(path) as connection:
+            return not connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    import psycopg
+
+    params = {"dbname": database.name, "host": database.host or None, "port": database.port or None}
+    params.update(user=database.user or None, password=database.password or None)
+    if database.sslmode:
+        params["sslmode"] = database.sslmode
+    with psycopg.connect(**{k: v for k, v in params.items() if v is not None}) as connection:
+        query = (
+            "SELECT count(*) FROM pg_tables "
+            "WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
+        )
+        return connection.execute(query).fetchone()[0] == 0
+
+
+def backup_restore(folder: Path, database: Database, media_root: Path) -> dict:
+    """Restore the backup in `folder` into an empty database and an empty media folder."""
+    manifest = backup_check(folder)
+    engine = manifest["database"]["engine"]
+    if engine != database.engine:
+        raise BackupError(f"a {engine} backup cannot be restored into {database.engine}")
+    if media_root.exists() and any(media_root.iterdir()):
+        raise BackupError(f"{media_root} is not empty: restore into an empty media folder")
+    if not _database_empty(database):
+        raise BackupError(f"the database {database.name} is not empty: restore into a new one")
+    dump = folder / manifest["database"]["file"]
+    if engine == "postgresql":
+        command = ["pg_restore", "--exit-on-error", "--no-owner", "--no-privileges"]
+        _run([*command, *database.pg_args(), str(dump)], database.pg_env())
+    else:
+        Path(database.name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(dump, database.name)
+    for entry in manifest["files"]:
+        target = media_root / entry["path"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(folder / "media" / entry["path"], target)
+    return manifest

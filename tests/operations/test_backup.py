@@ -1,0 +1,112 @@
+"""`manage.py backup` and `restore`: the database and the media files its rows name, with a
+manifest of SHA-256 sums; a restore into an empty database and media folder gives back every
+row and file, and a wrong sum restores nothing (operations/backup.py). On whichever database
+the suite runs: SQLite in the embedded pass, PostgreSQL (pg_dump / pg_restore) in the other."""
+
+import sqlite3
+from pathlib import Path
+
+import psycopg
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from annotation.models import Asset, Pair
+from operations.backup import BackupError, Database, backup_restore
+from tests.factories import queued_pairs
+
+pytestmark = pytest.mark.django_db(transaction=True)  # pg_dump reads what is committed
+
+
+def _admin():
+    s = connection.settings_dict
+    return psycopg.connect(
+        host=s["HOST"] or None, port=s["PORT"] or None, user=s["USER"] or None,
+        password=s["PASSWORD"] or None, dbname="postgres", autocommit=True,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def target(tmp_path):
+    """An empty, never-migrated database of the suite's engine."""
+    source = Database.of(connection.settings_dict)
+    if source.engine == "sqlite":
+        yield Database("sqlite", str(tmp_path / "restored.sqlite3"))
+        return
+    name = f"{source.name}_restored"[:63]
+    with _admin() as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    yield Database(**{**source.__dict__, "name": name})
+    with _admin() as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _rows(database: Database, table: str) -> int:
+    query = f"SELECT count(*) FROM {table}"
+    if database.engine == "sqlite":
+        with sqlite3.connect(database.name) as db:
+            return db.execute(query).fetchone()[0]
+    s = connection.settings_dict
+    with psycopg.connect(
+        host=s["HOST"] or None, port=s["PORT"] or None, user=s["USER"] or None,
+        dbname=database.name,
+    ) as db:  # fmt: skip
+        return db.execute(query).fetchone()[0]
+
+
+def _backup(tmp_path, settings) -> Path:
+    queued_pairs(tmp_path, count=3)
+    out = tmp_path / "backup"
+    call_command("backup", out=str(out))
+    return out
+
+
+def test_a_restore_gives_back_every_row_and_file(tmp_path, settings, target):
+    out = _backup(tmp_path, settings)
+    files = sorted(p.relative_to(out / "media") for p in (out / "media").rglob("*") if p.is_file())
+    assert [str(f) for f in files] == sorted(Asset.objects.values_list("file", flat=True))
+
+    media = tmp_path / "restored-media"
+    manifest = backup_restore(out, target, media)
+    assert len(manifest["files"]) == Asset.objects.count() > 0
+    assert _rows(target, "annotation_pair") == Pair.objects.count() == 3
+    assert _rows(target, "annotation_asset") == Asset.objects.count()
+    for asset in Asset.objects.all():
+        original = Path(settings.MEDIA_ROOT) / asset.file.name
+        assert (media / asset.file.name).read_bytes() == original.read_bytes()
+
+
+def test_a_wrong_sum_restores_nothing(tmp_path, settings, target):
+    out = _backup(tmp_path, settings)
+    victim = next(p for p in (out / "media").rglob("*") if p.is_file())
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    victim.write_bytes(bytes(data))
+    media = tmp_path / "restored-media"
+    with pytest.raises(BackupError, match="SHA-256 does not match"):
+        backup_restore(out, target, media)
+    assert not media.exists()
+    if target.engine == "sqlite":
+        assert not Path(target.name).exists()
+    else:
+        assert _rows(target, "pg_tables WHERE schemaname = 'public'") == 0
+
+
+def test_a_database_that_is_not_empty_is_refused(tmp_path, settings, target):
+    out = _backup(tmp_path, settings)
+    backup_restore(out, target, tmp_path / "first")
+    with pytest.raises(BackupError, match="not empty"):
+        backup_restore(out, target, tmp_path / "second")
+    assert not (tmp_path / "second").exists()
+
+
+def test_a_backup_goes_into_a_new_folder_and_a_manifest_path_stays_inside(tmp_path, settings):
+    out = _backup(tmp_path, settings)
+    with pytest.raises(CommandError, match="exists"):
+        call_command("backup", out=str(out))
+    manifest = (out / "manifest.json").read_text()
+    first = manifest.split('"path": "', 1)[1].split('"', 1)[0]
+    (out / "manifest.json").write_text(manifest.replace(first, "../../../etc/passwd", 1))
+    with pytest.raises(BackupError, match="outside"):
+        backup_restore(out, Database("sqlite", str(tmp_path / "x.sqlite3")), tmp_path / "m")
