@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from annotation.models import Membership
 from config import cache as fallback_cache
+from tests.dashboards.conftest import rated  # noqa: F401
 from tests.factories import member, queued_pairs
 from tests.operations.conftest import OwnRedis
 
@@ -78,3 +79,37 @@ def test_pages_answer_and_sign_ins_stay_limited_while_the_caches_redis_is_down(
     from django.core.cache import cache
 
     assert any(b"login-failures" in key for key in cache._cache.get_client().keys("*"))
+
+
+def test_every_lead_page_answers_with_the_cache_and_the_broker_down(
+    own_redis,
+    rated,
+    settings,
+    client,  # noqa: F811
+):
+    """The full stack's Redis is both: with it gone, no page of a lead is a 500."""
+    from django.contrib.auth.models import Permission
+
+    from config.celery import app
+    from judging.models import Judge
+    from tests.pages.browsing import lead_pages
+
+    project, lead = rated
+    Judge.objects.create(name="local-coin", backend="random", project=project)
+    lead.user_permissions.add(Permission.objects.get(codename="add_project"))
+    own_redis.stop()
+    saved = app.conf.broker_url, app.conf.task_always_eager
+    app.conf.broker_url = f"redis://127.0.0.1:{own_redis.port}/0"
+    app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER = False
+    app._pool = None
+    app.amqp._producer_pool = None
+    try:
+        client.force_login(lead)
+        answers = {name: client.get(path).status_code for name, path in lead_pages(project)}
+        started = client.post(reverse("dash-export-start", args=[project.slug]))
+    finally:
+        app.conf.broker_url, app.conf.task_always_eager = saved
+        app._pool = None
+        app.amqp._producer_pool = None
+    assert {name: code for name, code in answers.items() if code != 200} == {}
+    assert started.status_code == 302  # accepted: it waits for a worker
