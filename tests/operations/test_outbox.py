@@ -41,3 +41,36 @@ def test_an_export_accepted_while_the_broker_is_down_is_sent_by_the_sweep(
     job.refresh_from_db()
     assert job.status == ExportJob.Status.DONE and job.enqueued_at is not None
     assert outbox_sweep() == 0  # sent once
+
+
+def test_an_import_accepted_while_the_broker_is_down_is_sent_by_the_sweep(
+    tmp_path, tasks_in_process, monkeypatch, client
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from annotation.models import ImportJob, Pair, Project
+    from annotation.tasks import import_job
+    from tests.leads.test_data_page import pairs_zip
+
+    project = Project.objects.create(slug="data", name="Data")
+    client.force_login(member("boss", project, role=Membership.Role.LEAD))
+    sent = import_job.apply_async
+
+    def refused(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to the broker. Connection refused.")
+
+    import_job.app.conf.task_always_eager = False
+    monkeypatch.setattr(import_job, "apply_async", refused)
+    upload = SimpleUploadedFile("pairs.zip", pairs_zip(3), content_type="application/zip")
+    fields = {"task": "t2i", "destination": "queue", "file_format": "", "file": upload}
+    answer = client.post("/projects/data/data/", fields)
+    assert answer.status_code == 302  # accepted, not a 500
+    job = ImportJob.objects.get()
+    assert (job.status, job.enqueued_at) == (ImportJob.Status.QUEUED, None)
+    assert "waiting for a worker" in client.get("/projects/data/data/").content.decode()
+
+    monkeypatch.setattr(import_job, "apply_async", sent)
+    import_job.app.conf.task_always_eager = True
+    assert outbox_sweep() == 1
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.DONE and Pair.objects.count() == 3

@@ -83,9 +83,9 @@ def test_pages_answer_and_sign_ins_stay_limited_while_the_caches_redis_is_down(
 
 def test_every_lead_page_answers_with_the_cache_and_the_broker_down(
     own_redis,
-    rated,
+    rated,  # noqa: F811 (the fixture, imported above)
     settings,
-    client,  # noqa: F811
+    client,
 ):
     """The full stack's Redis is both: with it gone, no page of a lead is a 500."""
     from django.contrib.auth.models import Permission
