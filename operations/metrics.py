@@ -14,7 +14,7 @@ from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, mult
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from judging.models import JudgeRunChunk
-from operations.readiness import QUEUE, redis_client
+from operations.readiness import queue_depth, redis_client
 
 OUTCOMES = ("answered", "ties", "invalid", "failed", "cached")
 
@@ -47,12 +47,8 @@ def _queue_depth() -> int | None:
     client = redis_client()
     if client is None:
         return None
-    from redis.exceptions import RedisError
-
     try:
-        return int(client.llen(QUEUE))
-    except RedisError:
-        return None
+        return queue_depth(client)
     finally:
         client.close()
 

@@ -54,6 +54,16 @@ def redis_client():
     return redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=0.5, socket_timeout=0.5)
 
 
+def queue_depth(client) -> int | None:
+    """Tasks waiting in Celery's queue, or None when Redis cannot say."""
+    from redis.exceptions import RedisError
+
+    try:
+        return int(client.llen(QUEUE))
+    except RedisError:
+        return None
+
+
 def _redis(client) -> tuple[Check, int | None]:
     if client is None:
         return Check(True, "not used (embedded mode)"), None
@@ -61,9 +71,10 @@ def _redis(client) -> tuple[Check, int | None]:
 
     try:
         client.ping()
-        return Check(True, "ok"), int(client.llen(QUEUE))
     except RedisError:
         return Check(False, "unreachable"), None
+    else:
+        return Check(True, "ok"), queue_depth(client)
     finally:
         client.close()
 

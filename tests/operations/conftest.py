@@ -4,6 +4,7 @@ import shutil
 import socket
 import subprocess
 import time
+from contextlib import contextmanager
 
 
 def _free_port() -> int:
@@ -36,3 +37,23 @@ class OwnRedis:
     def stop(self):
         self.process.terminate()
         self.process.wait(timeout=10)
+
+
+@contextmanager
+def celery_broker(url: str, *, eager: bool = False):
+    """This process's Celery app sends to `url` (and runs tasks in-process or not) inside the
+    block; its producer pools, made for the old URL, are dropped on the way in and out."""
+    from config.celery import app
+
+    saved = app.conf.broker_url, app.conf.task_always_eager
+
+    def use(broker_url, always_eager):
+        app.conf.broker_url, app.conf.task_always_eager = broker_url, always_eager
+        app._pool = None
+        app.amqp._producer_pool = None
+
+    use(url, eager)
+    try:
+        yield app
+    finally:
+        use(*saved)

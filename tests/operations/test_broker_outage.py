@@ -16,7 +16,7 @@ from operations.models import WorkerHeartbeat
 from tests.factories import member, queued_pairs
 from tests.judging.conftest import openai_judge
 from tests.judging.test_worker_crash import _kill, _start_worker, _wait
-from tests.operations.conftest import OwnRedis
+from tests.operations.conftest import OwnRedis, celery_broker
 
 pytestmark = [
     pytest.mark.postgres,
@@ -29,18 +29,10 @@ pytestmark = [
 @pytest.fixture
 def broker_down(settings):
     """Celery's broker is a Redis that is not running (yet); the fixture's server starts it."""
-    from config.celery import app
-
     server = OwnRedis()
     url = f"redis://127.0.0.1:{server.port}/0"
-    saved = app.conf.broker_url
-    app.conf.broker_url = url
-    app._pool = None  # the producer pool was made for the old URL
-    app.amqp._producer_pool = None
-    yield server, url
-    app.conf.broker_url = saved
-    app._pool = None
-    app.amqp._producer_pool = None
+    with celery_broker(url, eager=settings.CELERY_TASK_ALWAYS_EAGER):
+        yield server, url
     if server.process is not None and server.process.poll() is None:
         server.stop()
 

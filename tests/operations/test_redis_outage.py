@@ -14,7 +14,7 @@ from annotation.models import Membership
 from config import cache as fallback_cache
 from tests.dashboards.conftest import rated  # noqa: F401
 from tests.factories import member, queued_pairs
-from tests.operations.conftest import OwnRedis
+from tests.operations.conftest import OwnRedis, celery_broker
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db]
 
@@ -90,7 +90,6 @@ def test_every_lead_page_answers_with_the_cache_and_the_broker_down(
     """The full stack's Redis is both: with it gone, no page of a lead is a 500."""
     from django.contrib.auth.models import Permission
 
-    from config.celery import app
     from judging.models import Judge
     from tests.pages.browsing import lead_pages
 
@@ -98,18 +97,10 @@ def test_every_lead_page_answers_with_the_cache_and_the_broker_down(
     Judge.objects.create(name="local-coin", backend="random", project=project)
     lead.user_permissions.add(Permission.objects.get(codename="add_project"))
     own_redis.stop()
-    saved = app.conf.broker_url, app.conf.task_always_eager
-    app.conf.broker_url = f"redis://127.0.0.1:{own_redis.port}/0"
-    app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER = False
-    app._pool = None
-    app.amqp._producer_pool = None
-    try:
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    with celery_broker(f"redis://127.0.0.1:{own_redis.port}/0"):
         client.force_login(lead)
         answers = {name: client.get(path).status_code for name, path in lead_pages(project)}
         started = client.post(reverse("dash-export-start", args=[project.slug]))
-    finally:
-        app.conf.broker_url, app.conf.task_always_eager = saved
-        app._pool = None
-        app.amqp._producer_pool = None
     assert {name: code for name, code in answers.items() if code != 200} == {}
     assert started.status_code == 302  # accepted: it waits for a worker
