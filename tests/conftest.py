@@ -53,6 +53,17 @@ def pytest_runtest_setup(item):
         pytest.skip(f"the MMRB2 files are not at {SHARED_MMRB2}")
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """SQLite's test database is a file, as the embedded app's is, not Django's default
+    shared-cache memory database: there a thread (the embedded judge worker, the live
+    server) that meets a writer fails at once with "database table is locked" instead of
+    waiting on the busy timeout. tmp_path_factory's folder is already per xdist worker."""
+    database = django_settings.DATABASES["default"]
+    if database["ENGINE"].endswith("sqlite3"):
+        database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.db")
+
+
 @pytest.fixture
 def tasks_in_process(request, settings):
     """Celery tasks (judge chunks, exports) execute inside the test, even when REDIS_URL
