@@ -63,4 +63,7 @@ USER arbiter
 
 EXPOSE 8000
 
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "120"]
+# gunicorn reads its worker count from WEB_CONCURRENCY: one per core the container gets
+# (bench.load measured more workers than cores as slower, not faster). Set it per host.
+ENV WEB_CONCURRENCY=2
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--timeout", "120"]
