@@ -147,7 +147,8 @@ def test_the_position_counts_skips_and_flags_and_a_reopened_pair_keeps_its_place
     page.keyboard.press("Enter")
     third = wait_for_next_pair(page, second)
     assert position() == "Pair 3 of 6"
-    assert "Flagged to the leads" in page.inner_text("#workspace .toast")
+    # text_content: the toast fades to hidden after 2.6 s, when innerText reads ""
+    assert "Flagged to the leads" in page.text_content("#workspace .toast")
     page.keyboard.press("7")
     page.keyboard.press("Enter")
     fourth = wait_for_next_pair(page, third)
@@ -183,6 +184,7 @@ def test_back_after_a_submit_shows_the_saved_rating_and_saving_it_again_works(
         arg=first,
         timeout=WAIT_MS,
     )
+    page.wait_for_load_state("load")  # htmx may reload the page: its keys must be bound
     assert page.is_checked("#rating-form input[name=overall][value='2']")
     assert "Save changes" in page.inner_text("#rating-form button[type=submit]")
     page.keyboard.press("3")
@@ -222,7 +224,7 @@ def test_a_recent_rating_is_named_by_its_prompt_and_score_and_save_changes_retur
     wait_for_next_pair(page, first)
     assert shown_assignment(page) == second
     assert path_of(page.url) == reverse("annotate", args=[second])
-    assert page.inner_text("#workspace .toast") == "Changes saved."
+    assert page.text_content("#workspace .toast").strip() == "Changes saved."
     assert page.console_errors == []
 
 

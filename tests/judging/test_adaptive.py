@@ -89,10 +89,11 @@ def test_a_retry_after_pauses_every_call_of_the_judge(tmp_path):
         starts = [t - first for t in server.started_at]
     finally:
         server.stop()
-    # The 429 came back after the 0.05 s latency; every request sent after it waited 3 s.
-    sent_together = [t for t in starts if t < 0.05]
-    assert len(sent_together) <= INITIAL_WINDOW
-    assert min(t for t in starts if t >= 0.05) >= 3.0
+    # The eight trials went out together (concurrency 8); the one refused was sent again
+    # only after the 3 s the server asked for.
+    ordered = sorted(starts)
+    assert len(ordered) == 9
+    assert ordered[7] < 3.0 <= ordered[8]
     outcomes = list(Verdict.objects.values_list("choice", "error"))
     assert len(outcomes) == 8 and all(choice for choice, _error in outcomes), outcomes
 

@@ -116,7 +116,8 @@ def test_429_with_retry_after_is_honoured_and_retried(fake_llm, pairs_task):
 
 @pytest.mark.parametrize("failure", [status(500), status(503), hang()])
 def test_server_errors_and_timeouts_are_retried(fake_llm, pairs_task, failure):
-    judge = openai_judge(fake_llm, concurrency=1, timeout_seconds=0.5)
+    # A normal call on a loaded machine may take over 0.5 s: only the hang must time out.
+    judge = openai_judge(fake_llm, concurrency=1, timeout_seconds=3)
     fake_llm.queue(failure)
     judge_run_start(judge, pairs_task.project)
     assert len(fake_llm.requests) == 13
@@ -179,42 +180,40 @@ def test_the_requests_per_minute_budget_holds(fake_llm, pairs_task):
     judge_run_start(judge, pairs_task.project)
     starts = sorted(fake_llm.started_at)
     assert len(starts) == 12
-    # 12 requests spaced 0.1 s apart span at least 1.1 s, whatever the concurrency.
-    assert starts[-1] - starts[0] >= 1.05
+    # 12 requests spaced 0.1 s apart span 1.1 s, whatever the concurrency (0.9: the first
+    # may reach the server late, after its connection was set up); unthrottled, about 0.
+    assert starts[-1] - starts[0] >= 0.9
 
 
-def _count_while_a_thread_writes(queryset) -> int:
-    """The test's SQLite database is in memory with a shared cache, whose table locks fail at
-    once instead of waiting (a file database waits for its busy timeout): while the run's
-    thread writes verdicts, a read is tried again."""
-    for _ in range(100):
-        try:
-            return queryset.count()
-        except OperationalError as error:
-            if "locked" not in str(error):
-                raise
-            time.sleep(0.02)
-    return queryset.count()
+def _settled_count(queryset, quiet=1.0, within=20.0) -> int:
+    """The count once it has not moved for `quiet` seconds (a running chunk flushes every
+    0.5 s): a loaded machine may take a while to stop, never a fixed sleep."""
+    last, moved = -1, time.monotonic()
+    deadline = moved + within
+    while time.monotonic() < deadline:
+        count = queryset.count()
+        if count != last:
+            last, moved = count, time.monotonic()
+        elif time.monotonic() - moved >= quiet:
+            return count
+        time.sleep(0.05)
+    raise AssertionError(f"still writing after {within} s ({last})")
 
 
 def test_a_cancelled_run_stops_and_resumes_to_exactly_one_verdict_per_trial(pairs_task):
-    server = FakeLLMServer(latency=0.05)
+    # 24 calls one at a time at 0.2 s: nearly 5 s, long past the cancel.
+    server = FakeLLMServer(latency=0.2)
     server.start()
     try:
         judge = openai_judge(server, concurrency=1)
         run = judge_run_start(judge, pairs_task.project, samples=2, background=True)
         deadline = time.monotonic() + 10
         verdicts = Verdict.objects.filter(judge=judge)
-        while (
-            _count_while_a_thread_writes(verdicts.filter(run=run)) < 3
-            and time.monotonic() < deadline
-        ):
+        while verdicts.filter(run=run).count() < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
         judge_run_cancel(run)
-        time.sleep(1.0)  # the chunk notices at its next flush and stops starting calls
-        stopped_at = _count_while_a_thread_writes(verdicts)
-        time.sleep(0.5)
-        assert _count_while_a_thread_writes(verdicts) == stopped_at < 24
+        # The chunk notices at its next flush and stops starting calls.
+        assert _settled_count(verdicts) < 24
         run.refresh_from_db()
         assert run.status == JudgeRun.Status.CANCELLED
         judge_run_resume(run)

@@ -4,6 +4,7 @@ up on it and lands in the project, with no console error (the page's CSP blocks 
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from annotation.models import Membership
 from tests.conftest import watch_errors
@@ -35,7 +36,7 @@ def test_a_lead_invites_and_the_invitee_lands_in_the_project(
     link = page.input_value("#invitation-link")
     assert link.startswith(live_server.url + "/invite/")
     copy = page.locator("button[data-copy]")
-    assert copy.is_visible()  # shown by members.js: the script ran under the CSP
+    expect(copy).to_be_visible()  # shown by members.js: the script ran under the CSP
     copy.click()
     page.wait_for_function("document.querySelector('button[data-copy]').textContent === 'Copied'")
     assert page.evaluate("navigator.clipboard.readText()") == link
