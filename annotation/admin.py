@@ -24,6 +24,22 @@ class OperatorAdmin(admin.ModelAdmin):
     Leads work in Arbiter's own pages, which are scoped by project."""
 
 
+class RecordAdmin(OperatorAdmin):
+    """View-only: rows that services write together with what is derived from them (a
+    rating with its pair's count, consensus and the day's tallies; a verdict with its run's
+    counts and the figures' data version). An edit or a delete here would bypass all of it,
+    and lose an expert's work without a trace."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class TaskInline(admin.TabularInline):
     model = Task
     extra = 0
@@ -111,6 +127,8 @@ class PairAdmin(OperatorAdmin):
     raw_id_fields = ["prompt", "response_a", "response_b"]
     # The decision columns are derived by the consensus service: read-only here.
     readonly_fields = [
+        "project",  # its ratings, assignments and verdicts stay where they were made
+        "task",
         "prompt_view",
         "response_a_view",
         "response_b_view",
@@ -148,6 +166,9 @@ class PairAdmin(OperatorAdmin):
             },
         ),
     ]
+
+    def has_add_permission(self, request):
+        return False  # pairs come in with their content through imports, which check it
 
     @admin.display(description="prompt")
     def prompt_view(self, pair):
@@ -190,32 +211,26 @@ class GeneratorAdmin(OperatorAdmin):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(OperatorAdmin):
+class AssignmentAdmin(RecordAdmin):
     list_display = ["pair", "annotator", "status", "swapped", "lease_expires_at"]
     list_filter = ["status"]
     raw_id_fields = ["pair", "annotator"]
 
 
 @admin.register(Rating)
-class RatingAdmin(OperatorAdmin):
+class RatingAdmin(RecordAdmin):
     list_display = ["pair", "annotator", "overall", "scale", "imported", "created_at"]
     list_filter = ["imported"]
     raw_id_fields = ["assignment", "pair", "annotator"]
 
 
 @admin.register(Adjudication)
-class AdjudicationAdmin(OperatorAdmin):
-    """View-only: decisions are made on the pair page, whose service also re-decides the pair
-    and resolves its flags; an edit here would bypass both."""
+class AdjudicationAdmin(RecordAdmin):
+    """Decisions are made on the pair page, whose service also re-decides the pair and
+    resolves its flags."""
 
     list_display = ["pair", "decision", "lead", "created_at"]
     raw_id_fields = ["pair"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(AnnotatorRequest)

@@ -5,7 +5,7 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 
-from annotation.admin import OperatorAdmin
+from annotation.admin import OperatorAdmin, RecordAdmin
 from judging.models import (
     Connection,
     Judge,
@@ -68,14 +68,14 @@ class JudgeRunChunkInline(admin.TabularInline):
 
 
 @admin.register(JudgeRun)
-class JudgeRunAdmin(OperatorAdmin):
+class JudgeRunAdmin(RecordAdmin):
     list_display = ["id", "judge", "project", "task", "purpose", "status", "trials", "created_at"]
     list_filter = ["status", "purpose", "judge"]
     inlines = [JudgeRunChunkInline]
 
 
 @admin.register(Verdict)
-class VerdictAdmin(OperatorAdmin):
+class VerdictAdmin(RecordAdmin):
     list_display = ["pair", "judge", "order", "sample", "choice", "error"]
     list_filter = ["judge", "order", "choice"]
     raw_id_fields = ["pair", "run"]

@@ -6,14 +6,20 @@ and responses, added tasks to other projects, forged ratings and verdicts, and r
 username, model and project name in the drop-downs. Leads now never get in at all.
 """
 
+import json
+
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from annotation.models import Membership, Pair, Project, Task
+from annotation.models import Assignment, Membership, Pair, Project, Rating, Task
+from annotation.services.assignments import assignment_claim
 from annotation.services.members import membership_set
-from tests.factories import queued_pairs
+from annotation.services.ratings import RatingInput, rating_submit
+from judging.models import Judge, Verdict
+from judging.services.runs import judge_run_start
+from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 
@@ -83,3 +89,56 @@ def test_a_superuser_administers_everything(client, world):
     for url in _admin_urls(mine.pairs.get(), addable_only=True):
         assert client.get(url).status_code == 200, url
     assert Project.objects.count() == 2 and Membership.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)  # the run's chunks start on commit, in a thread
+def test_the_records_services_write_are_view_only_in_the_admin(client, tmp_path, tasks_in_process):
+    """Reproduced before: the operator's admin changed a rating's score or deleted it (and a
+    verdict, an assignment, a run) while the pair kept its old count and consensus, the
+    day's tallies their old count, and the figures their old data version; the expert's
+    work was gone without a trace. The admin shows these rows and changes none of them."""
+    task = queued_pairs(tmp_path, count=1)
+    expert = member("expert", task.project)
+    assignment = assignment_claim(expert, task)
+    rating = rating_submit(assignment.pk, expert, RatingInput(overall=2, active_seconds=5))
+    judge_run_start(Judge.objects.create(name="always-a", backend="always-a"), task.project)
+    verdict = Verdict.objects.first()
+    stored = (rating.overall, verdict.choice)
+    client.force_login(User.objects.create_superuser("root", password="pw-123456"))
+    rows = {
+        "annotation_rating": rating,
+        "annotation_assignment": assignment,
+        "judging_verdict": verdict,
+        "judging_judgerun": verdict.run,
+    }
+    for name, row in rows.items():
+        change = reverse(f"admin:{name}_change", args=[row.pk])
+        assert client.get(change).status_code == 200, name  # the operator still sees it
+        assert client.post(change, {"overall": 7, "choice": "B", "status": "x"}).status_code == 403
+        delete = reverse(f"admin:{name}_delete", args=[row.pk])
+        assert client.post(delete, {"post": "yes"}).status_code == 403, name
+        assert client.get(reverse(f"admin:{name}_add")).status_code == 403, name
+    rating.refresh_from_db()
+    verdict.refresh_from_db()
+    assert (rating.overall, verdict.choice) == stored
+    assert Rating.objects.count() == 1 and Assignment.objects.count() == 1
+    # A pair stays in its project: its ratings and verdicts were made there.
+    other = queued_pairs(tmp_path / "other", project_slug="other", count=1).project
+    pair = task.pairs.get()
+    answer = client.post(
+        reverse("admin:annotation_pair_change", args=[pair.pk]),
+        {
+            "external_id": "moved",
+            "project": other.pk,
+            "task": other.tasks.get().pk,
+            "status": pair.status,
+            "source": pair.source,
+            "metadata": json.dumps(pair.metadata),
+            "prompt": pair.prompt_id,
+            "response_a": pair.response_a_id,
+            "response_b": pair.response_b_id,
+        },
+    )
+    assert answer.status_code == 302, answer.context["adminform"].form.errors
+    pair.refresh_from_db()
+    assert pair.project_id == task.project_id
