@@ -234,21 +234,12 @@ class AdjudicationAdmin(RecordAdmin):
 
 
 @admin.register(AnnotatorRequest)
-class AnnotatorRequestAdmin(OperatorAdmin):
-    """History only: requests are made through `pair_request_annotator`, which also raises the
-    pair's `extra_annotators`; editing a row here would break that count."""
+class AnnotatorRequestAdmin(RecordAdmin):
+    """Requests are made through `pair_request_annotator`, which also raises the pair's
+    `extra_annotators`."""
 
     list_display = ["pair", "lead", "created_at"]
     raw_id_fields = ["pair"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Flag)
