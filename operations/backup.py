@@ -111,6 +111,15 @@ def backup_write(out: Path, database: Database, media_root: Path, live_sqlite=No
     if out.exists():
         raise BackupError(f"{out} exists: a backup goes into a new folder")
     out.mkdir(parents=True)
+    try:
+        return _backup_into(out, database, media_root, live_sqlite)
+    except BaseException:
+        # Half a backup must not pass for one, nor block the next try with "exists".
+        shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+def _backup_into(out: Path, database: Database, media_root: Path, live_sqlite) -> dict:
     if database.engine == "postgresql":
         dump = out / "database.dump"
         _run(
@@ -167,6 +176,8 @@ def backup_check(folder: Path) -> dict:
     except (KeyError, TypeError):
         raise BackupError(f"{folder / MANIFEST}: the database or the files are missing") from None
     for prefix, entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
+            raise BackupError(f"{folder / MANIFEST}: an entry without its path and sum")
         relative = str(entry.get("file") or entry.get("path") or "")
         inside = (folder / prefix).resolve()
         path = (folder / prefix / relative).resolve()
@@ -174,7 +185,7 @@ def backup_check(folder: Path) -> dict:
             raise BackupError(f"{relative!r}: a path outside the backup's folder")
         if not path.is_file():
             raise BackupError(f"{relative}: missing from the backup")
-        if path.stat().st_size != entry["bytes"] or sha256_of(path) != entry["sha256"]:
+        if path.stat().st_size != entry.get("bytes") or sha256_of(path) != entry["sha256"]:
             raise BackupError(f"{relative}: its SHA-256 does not match the manifest")
     return manifest
 

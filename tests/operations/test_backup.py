@@ -110,3 +110,30 @@ def test_a_backup_goes_into_a_new_folder_and_a_manifest_path_stays_inside(tmp_pa
     (out / "manifest.json").write_text(manifest.replace(first, "../../../etc/passwd", 1))
     with pytest.raises(BackupError, match="outside"):
         backup_restore(out, Database("sqlite", str(tmp_path / "x.sqlite3")), tmp_path / "m")
+
+
+@pytest.mark.parametrize(
+    "entry", ['"not an entry"', '{"path": "x.png"}', '{"path": "x.png", "sha256": 7}']
+)
+def test_a_malformed_manifest_entry_is_refused_by_name(tmp_path, settings, entry):
+    out = _backup(tmp_path, settings)
+    manifest = (out / "manifest.json").read_text()
+    files_at = manifest.index('"files": [') + len('"files": [')
+    (out / "manifest.json").write_text(f"{manifest[:files_at]}{entry}, {manifest[files_at:]}")
+    with pytest.raises(BackupError, match="without its path and sum"):
+        backup_restore(out, Database("sqlite", str(tmp_path / "x.sqlite3")), tmp_path / "m")
+
+
+def test_a_backup_that_fails_leaves_no_folder_behind(tmp_path, settings, monkeypatch):
+    from operations import backup
+
+    queued_pairs(tmp_path, count=1)
+
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(backup.shutil, "copyfile", disk_full)
+    out = tmp_path / "backup"
+    with pytest.raises(OSError, match="No space"):
+        call_command("backup", out=str(out))
+    assert not out.exists()  # the next try is not refused with "exists"
