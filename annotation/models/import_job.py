@@ -42,6 +42,8 @@ class ImportJob(models.Model):
     # When its message went to the broker; none: waiting for a worker (config/outbox.py).
     enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Times a worker took the job; bounds redelivery of a job whose worker keeps dying.
+    attempts = models.PositiveSmallIntegerField(default=0)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
