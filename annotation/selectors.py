@@ -180,6 +180,21 @@ class TaskProgress:
         return round(100 * self.finished / self.total) if self.total else 100
 
 
+def current_lease(user, task: Task) -> Assignment | None:
+    """The pair the user holds in the task (their oldest lease on a pair still rateable), read
+    without renewing it: claiming and renewing are the claim service's, on a POST."""
+    return (
+        Assignment.objects.filter(
+            annotator=user,
+            pair__task=task,
+            status=Assignment.Status.LEASED,
+            pair__status__in=RATEABLE_STATUSES,
+        )
+        .order_by("created_at", "id")
+        .first()
+    )
+
+
 def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgress]:
     """Rated, skipped and remaining per task, in a fixed number of queries whatever the number
     of tasks (two; one more when a task serves gold checks, and two more when some are

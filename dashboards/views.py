@@ -21,6 +21,7 @@ from annotation.services.gold import GoldEntry, annotator_readmit, gold_set, gol
 from annotation.services.qualification import qualification_admit
 from config.errors import refusal_as_message
 from config.htmx import render_fragment_or_page
+from config.whole_numbers import whole_number
 from dashboards.csv import csv_response, wants_csv
 from dashboards.selectors.disagreements import disagreements, pair_review, queue_neighbours
 from dashboards.selectors.hours import annotator_hours, hours_csv_rows
@@ -82,10 +83,7 @@ models_page = _snapshot_page("models")
 
 @login_required
 def disagreements_page(request, slug: str):
-    try:
-        page = int(request.GET.get("page", 1))
-    except ValueError:
-        page = 1
+    page = whole_number(request.GET.get("page", "")) or 1
     return _page(
         request, slug, "dashboards/disagreements.html",
         lambda project: disagreements(

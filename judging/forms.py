@@ -6,6 +6,7 @@ from django.forms.fields import InvalidJSONInput
 from annotation.importing.errors import ImportFailed, require_storable_text
 from annotation.importing.limits import json_too_deep
 from annotation.models import Task
+from config.whole_numbers import whole_number
 from judging.models import (
     MAX_CONCURRENCY,
     MAX_REQUESTS_PER_MINUTE,
@@ -49,12 +50,8 @@ class SettingsJSONField(forms.JSONField):
         return parsed
 
 
-_MAX_ID = 2**63 - 1  # the largest id a database holds; SQLite overflows past it
-
-
 def _an_id(value) -> bool:
-    text = str(value)
-    return text.isascii() and text.isdigit() and int(text) <= _MAX_ID
+    return whole_number(value) is not None
 
 
 class IdChoiceField(forms.ModelChoiceField):

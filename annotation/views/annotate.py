@@ -17,7 +17,9 @@ from django.views.decorators.http import require_http_methods
 from annotation.gold_selectors import qualification_feedback, task_hold_reason
 from annotation.models import Assignment, Pair
 from annotation.selectors import (
+    annotator_progress,
     assignment_for_annotator,
+    current_lease,
     next_task_for,
     task_for_annotator,
     task_of_assignment,
@@ -31,6 +33,7 @@ from annotation.services.assignments import (
 from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
 from annotation.views.workspace import workspace_context
 from config.htmx import render_fragment_or_page, varies_on_htmx, wants_fragment
+from config.whole_numbers import whole_number
 
 # Pages that change with every rating are never cached: Back must show the saved state, not
 # a stale form (htmx's own history cache is off for the annotate page: annotate.html).
@@ -49,8 +52,19 @@ def _done(request, task, template: str = "annotation/done.html"):
 @login_required
 @require_http_methods(["GET", "POST"])
 def task_next(request, project_slug: str, task_slug: str):
-    """Resume the current pair or claim a new one; say so when nothing is left."""
+    """Resume the current pair or claim a new one (POST); say so when nothing is left.
+
+    A GET (a link, a reload, a page of another site) claims nothing: it opens the pair the
+    annotator already holds, or offers a button that posts the claim."""
     task = task_for_annotator(request.user, project_slug, task_slug)
+    if request.method == "GET":
+        current = current_lease(request.user, task)
+        if current is not None:
+            return redirect("annotate", assignment_id=current.pk)
+        progress = annotator_progress(request.user, [task], timezone.now())[0]
+        if not progress.remaining:
+            return _done(request, task)
+        return render(request, "annotation/ready.html", {"task": task, "progress": progress})
     assignment = assignment_claim(request.user, task)
     if assignment is None:
         return _done(request, task)
@@ -108,7 +122,7 @@ def _return_to(request) -> int | None:
     """Where the annotator came from when they reopened an earlier rating (an assignment id;
     only ever shown through assignment_for_annotator, so no one else's)."""
     value = request.POST.get("return_to") or request.GET.get("from") or ""
-    return int(value) if value.isdigit() and len(value) < 12 else None
+    return whole_number(value)
 
 
 def _workspace(request, assignment: Assignment, *, status: int = 200, **extra):

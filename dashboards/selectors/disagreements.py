@@ -45,7 +45,8 @@ def disagreements(project: Project, *, task_slug: str = "", reason: str = "", pa
     """One page of the disagreement queue (_queue), each pair with its reasons."""
     pairs = _queue(project, task_slug, reason).select_related("task")
     total = pairs.count()
-    page = max(1, page)
+    pages = max(1, -(-total // PAGE_SIZE))
+    page = min(max(1, page), pages)  # past the last page: the last (no offset past the table)
     rows = list(pairs[(page - 1) * PAGE_SIZE : page * PAGE_SIZE])
     for pair in rows:
         pair.reasons = [
@@ -69,7 +70,7 @@ def disagreements(project: Project, *, task_slug: str = "", reason: str = "", pa
         "pairs": rows,
         "total": total,
         "page": page,
-        "pages": max(1, -(-total // PAGE_SIZE)),
+        "pages": pages,
         "reasons": REASONS,
         "tasks": list(project.tasks.order_by("slug")),
         "task_slug": task_slug,

@@ -304,3 +304,25 @@ def test_annotators_cannot_reach_the_admin(client, annotator):
     client.force_login(annotator)
     response = client.get("/admin/annotation/rating/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_a_link_to_the_next_pair_claims_nothing_until_the_annotator_posts(client, task, annotator):
+    # A GET (a link on another site, a prefetch) must not make the annotator claim a pair.
+    client.force_login(annotator)
+    page = client.get(next_url(task))
+    assert page.status_code == 200
+    assert not Assignment.objects.filter(annotator=annotator).exists()
+    assert f'<form method="post" action="{next_url(task)}">' in page.content.decode()
+    claimed = client.post(next_url(task))["Location"]
+    assert Assignment.objects.filter(annotator=annotator).count() == 1
+    assert client.get(next_url(task))["Location"] == claimed  # the pair held, not a new one
+    assert Assignment.objects.filter(annotator=annotator).count() == 1
+
+
+@pytest.mark.parametrize("value", ["²", "٣", "1" * 23, "-1", " 1", "1e3"])
+def test_a_return_address_that_is_not_a_plain_id_is_ignored(client, task, annotator, value):
+    client.force_login(annotator)
+    first = client.post(next_url(task))["Location"]
+    page = client.get(first, {"from": value})
+    assert page.status_code == 200
+    assert 'name="return_to"' not in page.content.decode()

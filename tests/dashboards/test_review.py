@@ -115,3 +115,12 @@ def test_n_and_p_walk_the_queue_in_the_browser(rated, live_server, browser_page)
     page.fill("textarea[name=note]", "typing n here stays")  # keys in a field are text
     page.keyboard.press("n")
     assert page.url.endswith(f"/pairs/{queue[0]}/")
+
+
+@pytest.mark.parametrize("page", ["1" * 23, "99", "²", "-2", "abc", ""])
+def test_any_page_number_shows_a_page_of_the_queue(client, rated, page):
+    project, lead = rated
+    client.force_login(lead)
+    answer = client.get(reverse("dash-disagreements", args=[project.slug]), {"page": page})
+    assert answer.status_code == 200
+    assert answer.context["page"] in (1, answer.context["pages"])
