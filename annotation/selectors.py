@@ -16,7 +16,6 @@ from django.db.models import (
     QuerySet,
     Subquery,
     TextField,
-    Value,
 )
 from django.db.models.functions import Cast, Coalesce
 from django.http import Http404
@@ -280,7 +279,13 @@ def assignment_position(assignment: Assignment) -> int:
 
 
 def _is_member(user):
-    return Exists(Membership.objects.filter(user=user, project=OuterRef("pair__project")))
+    # A placeholder's membership (an operator's mistake) gives it nothing: its imported
+    # ratings are no one's own work.
+    return Exists(
+        Membership.objects.filter(
+            user=user, user__placeholder__isnull=True, project=OuterRef("pair__project")
+        )
+    )
 
 
 def assignment_for_annotator(user, assignment_id: int) -> Assignment:
@@ -378,35 +383,28 @@ def _naming_image(model, sha256: str) -> QuerySet:
 
 def asset_for_user(user, sha256: str) -> Asset | None:
     """The image with this hash if a pair the user may be shown uses it, else None: an image
-    out of scope is indistinguishable from one that does not exist. Three queries.
+    out of scope is indistinguishable from one that does not exist, in the answer and in the
+    work done. The scope comes first: one query finds the pairs in scope whose prompt or
+    responses name the hash, whether or not such an image exists anywhere; the asset row is
+    read only once a pair in scope has been confirmed (two queries then, one otherwise).
 
     Part lists are JSON with no index from image to pair: the prompts and responses naming
-    the image are found first (one pass over their content; a GIN index on `content` would
-    make it a lookup), then the pairs in scope that use them, by their foreign-key indexes.
-    Each candidate is confirmed part by part, so a text part quoting the hash grants nothing."""
-    asset = Asset.objects.filter(sha256=sha256).first()
-    if asset is None or user.is_superuser:
-        return asset
-    prompts = _naming_image(Prompt, sha256).annotate(kind=Value("p")).values_list("kind", "pk")
-    responses = _naming_image(Response, sha256).annotate(kind=Value("r")).values_list("kind", "pk")
-    naming = {"p": [], "r": []}
-    for kind, pk in prompts.union(responses, all=True):
-        naming[kind].append(pk)
-    if not naming["p"] and not naming["r"]:
-        return None
+    the image are found by one pass over their content (a GIN index on `content` would make
+    it a lookup). Each candidate is confirmed part by part, so a text part quoting the hash
+    grants nothing."""
+    if user.is_superuser:
+        return Asset.objects.filter(sha256=sha256).first()
+    prompts = _naming_image(Prompt, sha256).values("pk")
+    responses = _naming_image(Response, sha256).values("pk")
     contents = ("prompt__content", "response_a__content", "response_b__content")
     candidates = (
         _pairs_showing_images_to(user)
-        .filter(
-            Q(prompt__in=naming["p"])
-            | Q(response_a__in=naming["r"])
-            | Q(response_b__in=naming["r"])
-        )
+        .filter(Q(prompt__in=prompts) | Q(response_a__in=responses) | Q(response_b__in=responses))
         .values_list(*contents)
     )
     for parts in candidates.iterator(chunk_size=50):
         if sha256 in image_shas(*parts):
-            return asset
+            return Asset.objects.filter(sha256=sha256).first()
     return None
 
 

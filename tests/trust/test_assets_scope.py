@@ -2,10 +2,13 @@
 answers exactly like a hash that does not exist, on the page URL and on the API."""
 
 import hashlib
+import re
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Asset, Membership, Pair, Project, Task
 from annotation.selectors import asset_for_user
@@ -155,14 +158,35 @@ def test_an_image_shared_by_two_projects_is_seen_from_both(tmp_path):
     _assert_hidden(member("lead_third", _project(tmp_path, "third", 50)[0]), shared)
 
 
-def test_the_scope_check_is_three_queries(two, django_assert_num_queries):
+def test_the_scope_check_is_one_query_and_the_asset_one_more(two, django_assert_num_queries):
     pa, pb, pairs_a, _ = two
     annotator = member("ann_a", pa)
     lead_b = member("lead_b", pb, role=Membership.Role.LEAD)
     sha256 = _shas(pairs_a[-1])[1]
-    with django_assert_num_queries(3):  # the asset, what names it, the pairs in scope
+    with django_assert_num_queries(2):  # the pairs in scope naming it, then the asset
         assert asset_for_user(annotator, sha256).sha256 == sha256
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(1):
         assert asset_for_user(lead_b, sha256) is None
     with django_assert_num_queries(1):
         assert asset_for_user(annotator, MISSING) is None
+
+
+def test_an_image_of_another_project_costs_the_same_work_as_a_missing_one(tmp_path):
+    # Scope before existence: an outsider must not tell an image that exists elsewhere from a
+    # random hash by the time it takes (the same queries, with only the hash differing).
+    _project(tmp_path, "alpha", 10)
+    _project(tmp_path, "beta", 200)
+    outsider = member("outsider", Project.objects.get(slug="beta"), role="lead")
+    elsewhere = _shas(Pair.objects.filter(project__slug="alpha").first())[0]
+    assert Asset.objects.filter(sha256=elsewhere).exists()
+
+    def queries(sha256: str) -> list[str]:
+        with CaptureQueriesContext(connection) as captured:
+            assert asset_for_user(outsider, sha256) is None
+        # PostgreSQL's server-side cursors are named per call: only the name may differ.
+        return [
+            re.sub(r"_django_curs_\w+", "<cursor>", query["sql"].replace(sha256, "<sha>"))
+            for query in captured.captured_queries
+        ]
+
+    assert queries(elsewhere) == queries(MISSING)
