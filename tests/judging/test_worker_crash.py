@@ -43,6 +43,7 @@ def _start_worker(media_root: Path, log: Path, extra=(), env=None) -> subprocess
         "DATABASE_URL": _database_url(),
         "REDIS_URL": settings.REDIS_URL,
         "MEDIA_ROOT": str(media_root),
+        "SECRET_KEY": settings.SECRET_KEY,  # a worker refuses a throwaway key of its own
         "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_SECONDS),
         **(env or {}),
     }
