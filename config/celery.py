@@ -1,7 +1,7 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_ready
+from celery.signals import worker_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -46,6 +46,13 @@ def outbox_sweep() -> int:
         if ids:
             sent += enqueue_now(task, model, ids)
     return sent
+
+
+@worker_init.connect
+def _before_a_worker_starts(sender, **kwargs):
+    from config.shared_key import shared_key_required
+
+    shared_key_required("A Celery worker")  # its exports must name annotators as the web does
 
 
 @worker_ready.connect
