@@ -11,6 +11,10 @@ because a browser would otherwise rotate the original but not its cleaned copy. 
 bytes are checked to decode to the same size; if the container cannot be parsed or the check
 fails, the image is re-encoded by Pillow instead.
 
+Nothing is decoded before the frames and their pixels are bounded from the headers
+(annotation.image_frames, the import's limits): cleaning also runs on images stored before a
+limit was lowered, and re-encoding an animation decodes and keeps all of its frames.
+
 Cleaned copies are cached in media storage under `assets-clean/v<N>/`, keyed by the original's
 SHA-256 and written once (atomically on local storage): the check decodes the image, which
 costs more than serving it.
@@ -27,6 +31,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from PIL import Image, ImageOps
 
+from annotation.image_frames import decoded_size_check
 from annotation.models.content import asset_storage_name
 
 CLEAN_VERSION = 1  # bump when the rules change: older cached copies are then ignored
@@ -38,10 +43,12 @@ class _Malformed(ValueError):
 
 
 def image_bytes_clean(data: bytes) -> tuple[bytes, str]:
-    """The image without its metadata, and its media type (the format does not change)."""
+    """The image without its metadata, and its media type (the format does not change).
+    ImageTooCostly (a ValueError) when decoding it would cost more than the limits allow."""
     with Image.open(io.BytesIO(data)) as image:
         image_format = _saved_as(image.format)
         size = image.size
+        _bounded(data, image)
     strip = _STRIPPERS.get(image_format)
     if strip is None:
         raise ValueError(f"cannot clean {image_format or 'an unknown format'} images")
@@ -140,6 +147,17 @@ def _saved_as(image_format: str | None) -> str:
     return "JPEG" if image_format == "MPO" else image_format
 
 
+def _bounded(data: bytes, image: Image.Image) -> None:
+    decoded_size_check(
+        data,
+        _saved_as(image.format),
+        image.size,
+        None,
+        max_pixels=settings.ARBITER_MAX_IMAGE_PIXELS,
+        max_frames=settings.ARBITER_MAX_IMAGE_FRAMES,
+    )
+
+
 def _decodes(data: bytes, size: tuple[int, int]) -> bool:
     try:
         with Image.open(io.BytesIO(data)) as image:
@@ -153,6 +171,7 @@ def _reencode(data: bytes) -> bytes:
     """Orientation applied, pixels re-encoded, and only the ICC profile (and what decoding
     needs) carried over."""
     with Image.open(io.BytesIO(data)) as image:
+        _bounded(data, image)  # again: this path decodes and keeps every frame
         image_format = _saved_as(image.format)
         # An MPO's other frames are the phone's extra pictures: the first one is the image.
         frames = 1 if image.format == "MPO" else getattr(image, "n_frames", 1)

@@ -132,10 +132,12 @@ WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or VAR_DIR / "media")
 MEDIA_URL = "media/"
 
-# Image checks on import: formats Arbiter accepts, and Pillow's decompression-bomb limit
-# (an image above it is rejected, not just warned about).
+# Image checks on import and cleaning: formats Arbiter accepts, and the decompression-bomb
+# limits, read from the headers before decoding (annotation/image_frames.py): pixels summed over
+# an animation's frames, and its number of frames (an image above them is refused).
 ARBITER_IMAGE_FORMATS = env_list("ARBITER_IMAGE_FORMATS", ["JPEG", "PNG", "WEBP", "GIF"])
 ARBITER_MAX_IMAGE_PIXELS = env_int("ARBITER_MAX_IMAGE_PIXELS", 64_000_000, minimum=1)
+ARBITER_MAX_IMAGE_FRAMES = env_int("ARBITER_MAX_IMAGE_FRAMES", 100, minimum=1)
 ARBITER_MAX_IMAGE_BYTES = env_int("ARBITER_MAX_IMAGE_BYTES", 50 * 1024 * 1024, minimum=1)
 # Longest text (a prompt, a response's text part, a rationale) an import or form accepts.
 ARBITER_MAX_TEXT_CHARS = env_int("ARBITER_MAX_TEXT_CHARS", 200_000, minimum=1)

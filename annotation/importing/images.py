@@ -19,6 +19,8 @@ from typing import Protocol
 from django.conf import settings
 from PIL import Image, UnidentifiedImageError
 
+from annotation.image_frames import ImageTooCostly, decoded_size_check
+
 
 class ImageRejected(ValueError):
     pass
@@ -44,6 +46,7 @@ class _Limits:
     def __init__(self):
         self.allowed_formats = {f.upper() for f in settings.ARBITER_IMAGE_FORMATS}
         self.max_pixels = settings.ARBITER_MAX_IMAGE_PIXELS
+        self.max_frames = settings.ARBITER_MAX_IMAGE_FRAMES
         self.max_bytes = settings.ARBITER_MAX_IMAGE_BYTES
 
     def check_size(self, size: int, name: str) -> None:
@@ -53,7 +56,9 @@ class _Limits:
             raise ImageRejected(f"image {name!r} is {size} bytes, above the {self.max_bytes} limit")
 
     def inspect(self, data: bytes, name: str) -> dict:
-        return inspect_image_bytes(data, name, self.allowed_formats, self.max_pixels)
+        return inspect_image_bytes(
+            data, name, self.allowed_formats, self.max_pixels, max_frames=self.max_frames
+        )
 
 
 class ImageFolder(_Limits):
@@ -132,8 +137,12 @@ def private_temp_folder(prefix: str) -> Iterator[Path]:
         yield Path(folder)
 
 
-def inspect_image_bytes(data: bytes, name: str, allowed_formats, max_pixels: int) -> dict:
-    """Identify, bound and fully decode an image; any doubt is a rejection."""
+def inspect_image_bytes(
+    data: bytes, name: str, allowed_formats, max_pixels: int, *, max_frames: int
+) -> dict:
+    """Identify, bound (its frames and their pixels, from the headers) and fully decode an
+    image's first frame; any doubt is a rejection. Cleaning decodes every frame of an
+    animation, so the bound counts them all (annotation.image_frames)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -149,14 +158,19 @@ def inspect_image_bytes(data: bytes, name: str, allowed_formats, max_pixels: int
                         f"allowed: {', '.join(sorted(allowed_formats))}"
                     )
                 width, height = image.size
-                if width * height > max_pixels:
-                    raise ImageRejected(
-                        f"image {name!r} is {width}×{height} pixels, above the decompression-bomb "
-                        f"limit of {max_pixels}"
-                    )
+                decoded_size_check(
+                    data,
+                    image_format,
+                    image.size,
+                    name,
+                    max_pixels=max_pixels,
+                    max_frames=max_frames,
+                )
                 image.load()  # a full decode: truncated or corrupt data fails here
     except ImageRejected:
         raise
+    except ImageTooCostly as exc:
+        raise ImageRejected(str(exc)) from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise ImageRejected(f"image {name!r} is a decompression bomb") from None
     except UnidentifiedImageError:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from annotation.errors import Invalid
@@ -22,6 +23,9 @@ log = logging.getLogger(__name__)
 
 IMPORTS_DIR = "imports"
 PROGRESS_EVERY_SECONDS = 0.5  # how often the counters are written while a file is read
+# Workers that may take a job: the task is redelivered when its worker dies (acks_late), and
+# a file that kills every worker (out of memory) must not be retried forever.
+MAX_ATTEMPTS = 3
 
 
 def import_job_start(
@@ -68,12 +72,29 @@ def import_job_start(
 
 def import_job_run(job_id: int) -> None:
     """Import the job's file. Idempotent: a finished job is left alone; a running one is run
-    again (its worker died: a redelivery), and the import itself skips what was written."""
+    again (its worker died: a redelivery), and the import itself skips what was written, up
+    to MAX_ATTEMPTS starts in all; the next one marks it failed instead. The attempt is
+    counted in the claiming UPDATE, so concurrent deliveries cannot both take the last one."""
+    unfinished = [ImportJob.Status.QUEUED, ImportJob.Status.RUNNING]
     claimed = ImportJob.objects.filter(
-        pk=job_id, status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING]
-    ).update(status=ImportJob.Status.RUNNING, started_at=timezone.now(), error="")
+        pk=job_id, status__in=unfinished, attempts__lt=MAX_ATTEMPTS
+    ).update(
+        status=ImportJob.Status.RUNNING,
+        started_at=timezone.now(),
+        error="",
+        attempts=F("attempts") + 1,
+    )
     job = ImportJob.objects.select_related("project").filter(pk=job_id).first()
-    if not claimed or job is None:
+    if job is None:
+        return
+    if not claimed:
+        if job.status in unfinished:  # every attempt so far ended with its worker
+            log.error("import job %s stopped after %s attempts", job.pk, MAX_ATTEMPTS)
+            _finish(
+                job,
+                status=ImportJob.Status.FAILED,
+                error=f"stopped after {MAX_ATTEMPTS} attempts: the worker died while importing",
+            )
         return
     stored = Path(settings.MEDIA_ROOT) / job.file if job.file else None
     try:
