@@ -106,7 +106,13 @@ def project_roles(user) -> dict[int, str]:
 
 
 def _is_member_of_pair_project(user) -> Exists:
-    return Exists(Membership.objects.filter(user=user, project=OuterRef("pair__project")))
+    # A placeholder's membership (an operator's mistake) gives it nothing: its imported
+    # ratings are no one's own work.
+    return Exists(
+        Membership.objects.filter(
+            user=user, user__placeholder__isnull=True, project=OuterRef("pair__project")
+        )
+    )
 
 
 def own_assignments(user) -> QuerySet[Assignment]:

@@ -115,6 +115,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Django's model backend, refusing the placeholder accounts of imported ratings.
+AUTHENTICATION_BACKENDS = ["config.auth_backends.PeopleOnlyBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 

@@ -26,12 +26,12 @@ class RowBatch:
     images: dict[str, ImageRef]  # export path → the image, for every image the rows show
 
 
-def annotator_id(project: Project, user_id: int, username: str, is_active: bool) -> str:
+def annotator_id(project: Project, user_id: int, username: str, placeholder: bool) -> str:
     """The anonymous id of an annotator in the export (docs/export-format.md): placeholder
     accounts of imported ratings keep their own id, so that export → import → export is stable;
-    anyone else gets a keyed hash that reveals nothing."""
+    anyone else (a person, whatever their name) gets a keyed hash that reveals nothing."""
     prefix = f"imported-{project.slug}-"
-    if not is_active and username.startswith(prefix) and len(username) > len(prefix):
+    if placeholder and username.startswith(prefix) and len(username) > len(prefix):
         return username[len(prefix) :]
     message = f"annotator:{project.pk}:{user_id}".encode()
     digest = hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).hexdigest()
@@ -105,7 +105,7 @@ def _ratings(project: Project, ids: list[int]) -> dict[int, list[dict]]:
         "pair_id",
         "annotator_id",
         "annotator__username",
-        "annotator__is_active",
+        "annotator__placeholder",
         "overall",
         "active_seconds",
         "rationale",
@@ -113,7 +113,10 @@ def _ratings(project: Project, ids: list[int]) -> dict[int, list[dict]]:
     )
     for row in rows:
         anonymous = annotator_id(
-            project, row["annotator_id"], row["annotator__username"], row["annotator__is_active"]
+            project,
+            row["annotator_id"],
+            row["annotator__username"],
+            row["annotator__placeholder"] is not None,
         )
         by_pair[row["pair_id"]].append(
             {

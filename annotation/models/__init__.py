@@ -4,6 +4,7 @@ from annotation.models.gold import AnnotatorPause, GoldAnswer, Qualification
 from annotation.models.import_job import ImportJob
 from annotation.models.invitation import Invitation
 from annotation.models.pair import Adjudication, AnnotatorRequest, Pair, Side
+from annotation.models.placeholder import PlaceholderAccount
 from annotation.models.project import Membership, Project, Task
 from annotation.models.rating import AnnotatorDay, AspectScore, Assignment, Rating
 
@@ -22,6 +23,7 @@ __all__ = [
     "Invitation",
     "Membership",
     "Pair",
+    "PlaceholderAccount",
     "Project",
     "Prompt",
     "Qualification",

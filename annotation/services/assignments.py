@@ -161,9 +161,13 @@ def _claim_once(user, task: Task, now: datetime):
 
 def lock_own_assignment(assignment_id: int, user) -> tuple[Assignment, Pair]:
     """Lock the user's assignment and its pair (pair first, the order every writer uses).
-    Raises Assignment.DoesNotExist when the assignment is not the user's."""
+    Raises Assignment.DoesNotExist when the assignment is not the user's, or is a
+    placeholder's: imported ratings are no one's to change or skip, whatever session or token
+    reaches here (annotation.models.PlaceholderAccount)."""
     pair_id = (
-        Assignment.objects.filter(pk=assignment_id, annotator=user)
+        Assignment.objects.filter(
+            pk=assignment_id, annotator=user, annotator__placeholder__isnull=True
+        )
         .values_list("pair_id", flat=True)
         .get()
     )

@@ -8,7 +8,8 @@ Rules:
   default). Every other state answers the same `InvitationNotValid`, so a link's holder
   cannot tell a used link from a revoked or a made-up one.
 - Accepting makes exactly one membership with the invitation's role and tasks: for a new
-  account (name and password pass annotation.services.members.account_check) or for the
+  account (name and password pass annotation.services.members.account_check, and the name is
+  not of the imported placeholders' kind: annotation.models.placeholder) or for the
   signed-in user. A member of the project already keeps their membership and the link stays
   open (their lead changes roles on the members page).
 
@@ -34,6 +35,7 @@ from django.utils import timezone
 from annotation.errors import Invalid, Refused
 from annotation.models import Invitation, Membership, Project
 from annotation.models.invitation import open_at, token_hash
+from annotation.models.placeholder import username_not_reserved
 from annotation.services.members import account_create, tasks_of_project
 
 DEFAULT_DAYS = 7
@@ -156,6 +158,13 @@ def invitation_accept(
             if Membership.objects.filter(user=user, project=invitation.project).exists():
                 raise Refused(f"You are already a member of {invitation.project.name}.")
         else:
+            try:
+                username_not_reserved(username)
+            except ValidationError as error:
+                raise Invalid(
+                    f"Account not created: {error.messages[0]}",
+                    fields={"username": list(error.messages)},
+                ) from None
             user = account_create(username=username, password=password)
         return _use(invitation, user)
 

@@ -6,38 +6,84 @@ the rating's annotator id when the row names one (an Arbiter export, which write
 account back as X, so ids survive export → import → export), else the position in the
 row's score list (1, 2, ...), so that position i of every row is one rater. An imported
 adjudication is recorded under the placeholder lead `imported-lead-<project slug>`.
+
+A placeholder is an account with a `PlaceholderAccount` row, made in the same transaction as
+the account; the name only finds it. An account of that name without the row is a person's
+(made before such names were refused, or by an operator in the admin): the import is refused,
+naming it, and never hands the ratings to that person.
 """
 
 from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
 
+from annotation.importing.errors import ImportFailed
 from annotation.importing.formats import PairRecord
 from annotation.importing.native import RatingRecord
-from annotation.models import Adjudication, AspectScore, Assignment, Pair, Project, Rating
+from annotation.models import (
+    Adjudication,
+    AspectScore,
+    Assignment,
+    Pair,
+    PlaceholderAccount,
+    Project,
+    Rating,
+)
 
 _BATCH = 500
+_ATTEMPTS = 3
 
 
-def placeholder_users(names: list[str]) -> dict:
-    """Username → inactive account without a usable password, created when missing."""
+def _accounts_named(names: list[str]) -> dict:
     user_model = get_user_model()
-    wanted = sorted(set(names))
-    existing = {}
-    for start in range(0, len(wanted), _BATCH):
-        batch = wanted[start : start + _BATCH]
-        existing.update((u.username, u) for u in user_model.objects.filter(username__in=batch))
-    missing = [name for name in wanted if name not in existing]
-    if missing:
+    found = {}
+    for start in range(0, len(names), _BATCH):
+        batch = names[start : start + _BATCH]
+        users = user_model.objects.filter(username__in=batch).select_related("placeholder")
+        found.update((user.username, user) for user in users)
+    return found
+
+
+def _refuse_people(found: dict, records: dict[str, int | None]) -> None:
+    for name in sorted(found):
+        if not hasattr(found[name], "placeholder"):
+            raise ImportFailed(
+                f"the account {name!r} belongs to a person, not to imported ratings; an "
+                "operator renames that account, or change the annotator id in the file",
+                records.get(name),
+            )
+
+
+def placeholder_users(project: Project, records: dict[str, int | None]) -> dict:
+    """Username → placeholder account (inactive, no usable password), made when missing.
+    `records` maps each name to the record that needs it (None: no single record), for the
+    refusal when a person's account holds the name."""
+    user_model = get_user_model()
+    wanted = sorted(records)
+    for _ in range(_ATTEMPTS):
+        found = _accounts_named(wanted)
+        _refuse_people(found, records)
+        missing = [name for name in wanted if name not in found]
+        if not missing:
+            return found
         fresh = []
         for name in missing:
             user = user_model(username=name, is_active=False)
             user.set_unusable_password()
             fresh.append(user)
-        # ignore_conflicts: a concurrent import may create the same placeholder meanwhile.
-        user_model.objects.bulk_create(fresh, batch_size=_BATCH, ignore_conflicts=True)
-        for start in range(0, len(missing), _BATCH):
-            batch = missing[start : start + _BATCH]
-            existing.update((u.username, u) for u in user_model.objects.filter(username__in=batch))
-    return existing
+        try:
+            # Without ignore_conflicts: a name made meanwhile (a concurrent import, or an
+            # operator) must not be taken for ours; the savepoint undoes both, and we read again.
+            with transaction.atomic():
+                user_model.objects.bulk_create(fresh, batch_size=_BATCH)
+                PlaceholderAccount.objects.bulk_create(
+                    [PlaceholderAccount(user=user, project=project) for user in fresh],
+                    batch_size=_BATCH,
+                )
+        except IntegrityError:
+            continue
+        found.update((user.username, user) for user in fresh)
+        return found
+    raise ImportFailed("the imported raters' accounts kept changing meanwhile; import again")
 
 
 def _rater_name(project: Project, annotator: str) -> str:
@@ -62,10 +108,13 @@ def _ratings_of(record: PairRecord) -> list[RatingRecord]:
 def imported_ratings_write(project: Project, rows: list[tuple[PairRecord, Pair]]) -> int:
     """Write the ratings (with aspect scores) of the freshly created pairs; returns how many."""
     by_pair = [(pair, _ratings_of(record)) for record, pair in rows]
-    names = [_rater_name(project, r.annotator) for _, ratings in by_pair for r in ratings]
-    if not names:
+    first_record: dict[str, int | None] = {}  # each rater's name → the first record naming it
+    for (record, _), (_, items) in zip(rows, by_pair, strict=True):
+        for item in items:
+            first_record.setdefault(_rater_name(project, item.annotator), record.number)
+    if not first_record:
         return 0
-    raters = placeholder_users(names)
+    raters = placeholder_users(project, first_record)
     assignments, ratings, aspects = [], [], []
     for pair, records in by_pair:
         for item in records:
@@ -111,7 +160,7 @@ def imported_adjudications_write(project: Project, decided: list[tuple[Adjudicat
     if not decided:
         return 0
     name = f"imported-lead-{project.slug}"
-    lead = placeholder_users([name])[name]
+    lead = placeholder_users(project, {name: None})[name]
     for adjudication, pair in decided:
         adjudication.pair = pair
         adjudication.lead = lead

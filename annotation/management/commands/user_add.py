@@ -1,9 +1,11 @@
 import getpass
 import sys
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import Invalid
+from annotation.models.placeholder import username_not_reserved
 from annotation.services.members import account_create
 
 
@@ -45,6 +47,10 @@ class Command(BaseCommand):
         return first
 
     def handle(self, *args, **options):
+        try:
+            username_not_reserved(options["name"])
+        except ValidationError as error:
+            raise CommandError(f"user not created: username: {error.messages[0]}") from None
         password = self._password(options)
         try:
             user = account_create(

@@ -1,0 +1,46 @@
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+
+# The names imports give their placeholder accounts (annotation/services/pair_import_ratings.py).
+PLACEHOLDER_PREFIX = "imported-"
+
+
+def username_not_reserved(username: str) -> None:
+    """Refuse a person's account a name of the placeholders' kind, in any case: the name alone
+    would pass for an imported rater's in lists and exports. The one home of the rule, used
+    by every form that makes an account (invitation, `user_add`, the admin)."""
+    if (username or "").casefold().startswith(PLACEHOLDER_PREFIX):
+        raise ValidationError(
+            f"Names starting with {PLACEHOLDER_PREFIX!r} are kept for imported ratings; "
+            "choose another.",
+            code="reserved",
+        )
+
+
+class PlaceholderAccount(models.Model):
+    """Marks a user as the placeholder an import made to hold a file's ratings (or its
+    adjudications), not a person: such an account cannot sign in, belongs to no one and its
+    ratings never change. Being a placeholder is this row, never the account's name, so a
+    person who got a name of that shape is never taken for one (and never adopted by an
+    import)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="placeholder",
+    )
+    # The project it was made for; kept (empty) if the project goes, so that the account
+    # stays a placeholder and never looks like a person's.
+    project = models.ForeignKey(
+        "annotation.Project",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="placeholder_accounts",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"placeholder {self.user_id}"

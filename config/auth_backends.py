@@ -1,0 +1,18 @@
+"""How a username and password become a user, for every sign-in (the login page, the admin,
+POST /api/auth/token/): Django's model backend, refusing the placeholder accounts of imported
+ratings whatever state an operator left them in."""
+
+from django.contrib.auth.backends import ModelBackend
+
+from annotation.models import PlaceholderAccount
+
+
+class PeopleOnlyBackend(ModelBackend):
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        user = super().authenticate(request, username=username, password=password, **kwargs)
+        # A placeholder is inactive without a usable password, so this only matters when an
+        # operator changed one of them: it holds imported ratings, never a person's session.
+        # (Checked here, not in user_can_authenticate, which every request's session runs.)
+        if user is not None and PlaceholderAccount.objects.filter(pk=user.pk).exists():
+            return None
+        return user
