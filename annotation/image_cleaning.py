@@ -71,6 +71,16 @@ def clean_asset_name(sha256: str, name: str) -> str:
     return _clean_name(sha256, name)
 
 
+def clean_asset_open(sha256: str, name: str):
+    """An open binary handle on the cleaned copy, for serving; None when there is nothing to
+    show: the original is gone, or it cannot be cleaned within today's image limits (stored
+    before them, or under a higher limit). Both views answer that like a missing image."""
+    try:
+        return default_storage.open(clean_asset_name(sha256, name), "rb")
+    except (FileNotFoundError, ValueError):  # ValueError: ImageTooCostly, an unknown format
+        return None
+
+
 def clean_copy_make(sha256: str, name: str) -> str | None:
     """Make the cleaned copy now (an import does, so that no first view or judge call pays
     for it); its storage name when this call wrote it, None when it existed."""

@@ -9,10 +9,16 @@ from collections import Counter
 from dataclasses import dataclass
 
 from annotation.image_cleaning import clean_asset_bytes
+from annotation.image_frames import ImageTooCostly
 from annotation.models import Asset, Pair
 from judging.image_limits import LIMITS, TooManyImages, fit_image, needs_fitting
 from judging.models import PromptTemplate, Verdict
 from judging.prompts import Message, build_message, build_pointwise_message
+
+# Why a trial's content cannot be sent (it is stored as the trial's error, not retried): an
+# image file gone, more images than the API takes, an image that today's limits refuse to
+# decode (stored before them).
+UNSENDABLE = (OSError, TooManyImages, ImageTooCostly)
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,7 @@ from django.utils import timezone
 from annotation.models import Pair
 from annotation.scale import canonical_side
 from judging.backends import call_backend
-from judging.contents import PairContents, Trial
-from judging.image_limits import TooManyImages
+from judging.contents import UNSENDABLE, PairContents, Trial
 from judging.limits import limits_for
 from judging.models import (
     API_BACKENDS,
@@ -279,7 +278,7 @@ async def _execute(run, trials, contents, templates, writer, cache: RequestCache
                     return
                 try:
                     messages, adapted = await asyncio.to_thread(contents.messages, template, trial)
-                except (OSError, TooManyImages) as error:  # a file gone; more than the API takes
+                except UNSENDABLE as error:
                     error_text = f"cannot send the pair's content: {error}"
                     pending.append(unsent_verdict(run, template, trial, error_text))
                     return

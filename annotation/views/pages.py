@@ -1,12 +1,11 @@
 import re
 
 from django.contrib.auth.decorators import login_required
-from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404
 from django.shortcuts import render
 from django.utils import timezone
 
-from annotation.image_cleaning import clean_asset_name
+from annotation.image_cleaning import clean_asset_open
 from annotation.selectors import (
     annotator_progress,
     asset_for_user,
@@ -40,10 +39,9 @@ def asset_file(request, sha256: str):
     asset = asset_for_user(request.user, sha256) if _SHA256.match(sha256) else None
     if asset is None:
         raise Http404("no such image")
-    try:
-        handle = default_storage.open(clean_asset_name(asset.sha256, asset.file.name), "rb")
-    except FileNotFoundError:
-        raise Http404("no such image") from None
+    handle = clean_asset_open(asset.sha256, asset.file.name)
+    if handle is None:
+        raise Http404("no such image")
     response = FileResponse(handle, content_type=asset.content_type)
     response["Cache-Control"] = "private, max-age=31536000, immutable"
     return response

@@ -3,7 +3,6 @@ and images by content hash."""
 
 import re
 
-from django.core.files.storage import default_storage
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -15,7 +14,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.image_cleaning import clean_asset_name
+from annotation.image_cleaning import clean_asset_open
 from annotation.selectors import asset_for_user
 from api.errors import Conflict
 from api.selectors import lead_projects
@@ -130,10 +129,9 @@ class AssetView(APIView):
         asset = asset_for_user(request.user, sha256) if _SHA256.match(sha256) else None
         if asset is None:
             raise NotFound("no such image")
-        try:
-            handle = default_storage.open(clean_asset_name(asset.sha256, asset.file.name), "rb")
-        except FileNotFoundError:
-            raise NotFound("no such image") from None
+        handle = clean_asset_open(asset.sha256, asset.file.name)
+        if handle is None:
+            raise NotFound("no such image")
         response = FileResponse(handle, content_type=asset.content_type)
         response["Cache-Control"] = "private, max-age=31536000, immutable"
         return response

@@ -31,8 +31,7 @@ from judging.backends import (
     anthropic_request,
     openai_request,
 )
-from judging.contents import PairContents, Trial
-from judging.image_limits import TooManyImages
+from judging.contents import UNSENDABLE, PairContents, Trial
 from judging.models import Judge, JudgeRun, JudgeRunChunk, PromptTemplate, ProviderBatch, Verdict
 from judging.provider_batches import (
     anthropic_line,
@@ -154,7 +153,7 @@ def _submit_trials(chunk: JudgeRunChunk, pairs: list, templates: dict, trials: l
             continue
         try:
             messages, adapted = contents.messages(template, trial)
-        except (OSError, TooManyImages) as error:  # a file gone; more than the API takes
+        except UNSENDABLE as error:
             error_text = f"cannot send the pair's content: {error}"
             settled.append(unsent_verdict(run, template, trial, error_text))
             continue

@@ -7,6 +7,7 @@ keeps dying (out of memory) stops after three attempts instead of being redelive
 import contextlib
 import io
 import json
+import shutil
 import struct
 import time
 import zipfile
@@ -240,3 +241,30 @@ def test_a_job_whose_worker_died_once_completes_on_redelivery(dying_job):
     dying_job.refresh_from_db()
     assert (dying_job.status, dying_job.attempts, dying_job.pairs_written) == ("done", 2, 1)
     assert ImportJob.objects.get().error == ""
+
+
+# -- images stored before a limit was lowered ----------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_image_above_todays_limits_is_neither_served_nor_sent_but_never_a_500(
+    as_lead, settings, tasks_in_process
+):
+    from django.contrib.auth.models import User
+    from django.core.files.storage import default_storage
+
+    from judging.models import Judge, Verdict
+    from judging.services.runs import judge_run_start
+
+    answer = api_import(as_lead, pairs_zip(animation("GIF", 3)))
+    assert answer.status_code == 201, answer.content
+    asset = Asset.objects.get(format="GIF")
+    shutil.rmtree(default_storage.path("assets-clean"))  # the cached copies made at import
+    settings.ARBITER_MAX_IMAGE_FRAMES = 2
+    assert as_lead.get(f"/api/assets/{asset.sha256}/").status_code == 404
+    as_lead.force_login(User.objects.get(username="lead_a"))
+    assert as_lead.get(f"/assets/{asset.sha256}").status_code == 404
+    pair = Pair.objects.get(response_a__content__icontains=asset.sha256)
+    judge_run_start(Judge.objects.create(name="coin", backend="random"), pair.project)
+    errors = Verdict.objects.filter(pair=pair).values_list("error", flat=True)
+    assert errors and all("cannot send the pair's content" in error for error in errors)
