@@ -11,6 +11,10 @@ Every login (the /accounts/login/ form, the admin's, POST /api/auth/token/) asks
   user exists: the answer, the timing and the counting are the same either way (no
   enumeration), and case variants of a name share one counter.
 - A refused attempt is not counted and not checked: the right password is refused too.
+
+Password-reset requests (each one may send a mail) are counted the same way under their own
+keys, every request and not only failures: per submitted address, as if it were a username,
+and per client address, with the same limits and windows (`password_reset_refusal`).
 """
 
 import hashlib
@@ -24,6 +28,7 @@ from django.core.cache import cache
 from config.client_address import client_address
 
 KEY_PREFIX = "login-failures"
+RESET_KEY_PREFIX = "password-resets"
 
 
 def refusal_message(seconds: int) -> str:
@@ -48,10 +53,10 @@ def _window() -> tuple[int, int]:
     return number, max(1, math.ceil((number + 1) * length - now))
 
 
-def _keys(request, username: str, number: int) -> dict[str, str]:
+def _keys(request, username: str, number: int, prefix: str = KEY_PREFIX) -> dict[str, str]:
     return {
-        "account": f"{KEY_PREFIX}:account:{_account(username)}:{number}",
-        "address": f"{KEY_PREFIX}:address:{client_address(request)}:{number}",
+        "account": f"{prefix}:account:{_account(username)}:{number}",
+        "address": f"{prefix}:address:{client_address(request)}:{number}",
     }
 
 
@@ -62,10 +67,7 @@ def _limits() -> dict[str, int]:
     }
 
 
-def login_refusal(request, username: str) -> int | None:
-    """Seconds until this username may be tried again from this address; None: go ahead."""
-    number, remaining = _window()
-    keys = _keys(request, username, number)
+def _refusal(keys: dict[str, str], remaining: int) -> int | None:
     counts = cache.get_many(list(keys.values()))
     limits = _limits()
     for kind, key in keys.items():
@@ -74,14 +76,35 @@ def login_refusal(request, username: str) -> int | None:
     return None
 
 
-def login_failed(request, username: str) -> None:
-    number, remaining = _window()
-    for key in _keys(request, username, number).values():
+def _count(keys: dict[str, str], remaining: int) -> None:
+    for key in keys.values():
         cache.add(key, 0, timeout=remaining + 1)
         try:
             cache.incr(key)
         except ValueError:  # expired between add and incr: the next window starts afresh
             cache.add(key, 1, timeout=remaining + 1)
+
+
+def login_refusal(request, username: str) -> int | None:
+    """Seconds until this username may be tried again from this address; None: go ahead."""
+    number, remaining = _window()
+    return _refusal(_keys(request, username, number), remaining)
+
+
+def login_failed(request, username: str) -> None:
+    number, remaining = _window()
+    _count(_keys(request, username, number), remaining)
+
+
+def password_reset_refusal(request, email: str) -> int | None:
+    """Seconds until a reset may be asked again for this address (or from this client
+    address); None: go ahead, and this request is counted. A refused request sends nothing."""
+    number, remaining = _window()
+    keys = _keys(request, email, number, prefix=RESET_KEY_PREFIX)
+    wait = _refusal(keys, remaining)
+    if wait is None:
+        _count(keys, remaining)
+    return wait
 
 
 def login_succeeded(request, username: str) -> None:

@@ -1,9 +1,8 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.http import HttpResponse
 from django.urls import include, path
 
-from config.login_forms import LimitedAuthenticationForm
+from config import account_views
 from operations.views import metrics, readyz
 
 
@@ -15,18 +14,35 @@ def healthz(request):
 handler500 = "config.unavailable.server_error_or_unavailable"
 
 # Both sign-in forms count failed attempts (config/login_limits.py); the admin's is set by
-# config/admin.py.
+# config/admin.py. Password reset only where mail is sent, and counted
+# (config/account_views.py).
 urlpatterns = [
     path("healthz", healthz, name="healthz"),  # liveness: the process answers
     path("readyz", readyz, name="readyz"),  # readiness: database, Redis, workers, queue
     path("metrics", metrics, name="metrics"),  # Prometheus, for operators
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
-    # Before django.contrib.auth.urls, whose "login" this replaces.
+    # Before django.contrib.auth.urls, whose "login" and password-reset pages these replace.
+    path("accounts/login/", account_views.SignInView.as_view(), name="login"),
     path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(authentication_form=LimitedAuthenticationForm),
-        name="login",
+        "accounts/password_reset/",
+        account_views.PasswordResetView.as_view(),
+        name="password_reset",
+    ),
+    path(
+        "accounts/password_reset/done/",
+        account_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        account_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/reset/done/",
+        account_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
     ),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("annotation.urls")),

@@ -25,7 +25,6 @@ import smtplib
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.conf import global_settings, settings
 from django.core.exceptions import ValidationError
 from django.core.mail import BadHeaderError, send_mail
 from django.core.validators import validate_email
@@ -37,6 +36,7 @@ from annotation.models import Invitation, Membership, Project
 from annotation.models.invitation import open_at, token_hash
 from annotation.models.placeholder import username_not_reserved
 from annotation.services.members import account_create, tasks_of_project
+from config.mail import mail_configured  # noqa: F401  (the members page asks here)
 
 DEFAULT_DAYS = 7
 MAX_DAYS = 30
@@ -167,15 +167,6 @@ def invitation_accept(
                 ) from None
             user = account_create(username=username, password=password)
         return _use(invitation, user)
-
-
-def mail_configured() -> bool:
-    """Whether this server sends mail: an EMAIL_HOST other than Django's default, or another
-    EMAIL_BACKEND (a console or file backend, the tests' memory backend)."""
-    return (
-        settings.EMAIL_BACKEND != global_settings.EMAIL_BACKEND
-        or settings.EMAIL_HOST != global_settings.EMAIL_HOST
-    )
 
 
 def invitation_mail(*, invitation: Invitation, link: str) -> bool:

@@ -1,0 +1,60 @@
+"""The sign-in page and Django's password-reset pages, as this server offers them.
+
+Password reset mails a link, so it exists only where mail does (`config.mail`): without
+EMAIL_HOST every reset page answers 404 and the sign-in page does not offer it (Django would
+otherwise try localhost:25 on each request). Each reset request is counted per submitted
+address and per client address (config/login_limits.py); over the limit it answers 429 and
+sends nothing, so no one can flood a mailbox or the mail server through the form.
+"""
+
+import math
+
+from django.contrib.auth import views as auth_views
+from django.http import Http404
+
+from config.login_forms import LimitedAuthenticationForm
+from config.login_limits import password_reset_refusal
+from config.mail import mail_configured
+
+
+class SignInView(auth_views.LoginView):
+    authentication_form = LimitedAuthenticationForm
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(password_reset=mail_configured(), **kwargs)
+
+
+class _MailOnly:
+    def dispatch(self, request, *args, **kwargs):
+        if not mail_configured():
+            raise Http404("password reset needs mail")
+        return super().dispatch(request, *args, **kwargs)
+
+
+def _too_many(seconds: int) -> str:
+    minutes = max(1, math.ceil(seconds / 60))
+    unit = "minute" if minutes == 1 else "minutes"
+    return f"Too many password reset requests; try again in {minutes} {unit}."
+
+
+class PasswordResetView(_MailOnly, auth_views.PasswordResetView):
+    def post(self, request, *args, **kwargs):
+        wait = password_reset_refusal(request, str(request.POST.get("email") or ""))
+        if wait is not None:
+            context = self.get_context_data(refused=_too_many(wait))
+            response = self.render_to_response(context, status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        return super().post(request, *args, **kwargs)
+
+
+class PasswordResetDoneView(_MailOnly, auth_views.PasswordResetDoneView):
+    pass
+
+
+class PasswordResetConfirmView(_MailOnly, auth_views.PasswordResetConfirmView):
+    pass
+
+
+class PasswordResetCompleteView(_MailOnly, auth_views.PasswordResetCompleteView):
+    pass
