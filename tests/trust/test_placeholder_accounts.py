@@ -7,6 +7,8 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
@@ -152,3 +154,33 @@ def test_a_placeholders_assignments_are_no_ones_in_the_api(tmp_path):
         assert api.get(f"/api/assignments/{assignment.pk}/").status_code == 404
 
     assert Rating.objects.get(assignment=assignment).overall == before
+
+
+@pytest.fixture
+def before_placeholder_accounts():
+    """The schema before 0016, and every migration again afterwards (for the next tests)."""
+    executor = MigrationExecutor(connection)
+    executor.migrate([("annotation", "0015_import_job_attempts")])
+    yield
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_upgrading_marks_the_accounts_earlier_imports_made_and_no_person(
+    before_placeholder_accounts,
+):
+    made = User(username="imported-team-1", is_active=False)
+    made.set_unusable_password()
+    made.save()
+    User.objects.create_user("imported-team-2", password=PASSWORD)  # a person's
+    User.objects.create_user("imported-team-3", password=PASSWORD, is_active=False)
+    unusable = User(username="imported-team-4")  # active: a person's, as the operator left it
+    unusable.set_unusable_password()
+    unusable.save()
+
+    executor = MigrationExecutor(connection)
+    executor.migrate([("annotation", "0016_placeholder_accounts")])
+
+    marked = PlaceholderAccount.objects.values_list("user__username", flat=True)
+    assert list(marked) == ["imported-team-1"]
