@@ -3,7 +3,10 @@
 - JSON: json.load recurses once per nesting level, so `"[" * 100000` is a RecursionError, a
   500. This parser refuses a body nested deeper than MAX_JSON_DEPTH with a 400 before
   parsing. (Its size: DRF reads JSON and form bodies through `request.body`, which Django
-  bounds by DATA_UPLOAD_MAX_MEMORY_SIZE with a 400.)
+  bounds by DATA_UPLOAD_MAX_MEMORY_SIZE with a 400.) A body that is not a JSON object
+  (`[]`, `null`, `true`, `1`, `"x"`) is refused here too: every body of the API is an object,
+  and code that reads `request.data` as a mapping (`.get`, a serializer's `initial_data`)
+  would otherwise fail with a 500 on the first one that is not.
 - Multipart: Django refuses form fields above DATA_UPLOAD_MAX_MEMORY_SIZE (files are streamed
   to disk and bounded by the importers) and too many fields or files with exceptions that
   DRF lets through, answered by an HTML "Bad Request" page saying nothing. This parser turns
@@ -41,7 +44,24 @@ class JSONParser(parsers.JSONParser):
         if problem is not None:
             raise ParseError(f"JSON parse error - {problem}")
         stream.seek(0)
-        return super().parse(stream, media_type, parser_context)
+        data = super().parse(stream, media_type, parser_context)
+        if not isinstance(data, dict):
+            raise ParseError(
+                f"JSON parse error - the body must be a JSON object, not {_json_kind(data)}"
+            )
+        return data
+
+
+def _json_kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    return "a number"
 
 
 class MultiPartParser(parsers.MultiPartParser):

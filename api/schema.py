@@ -4,17 +4,25 @@ that the schema declares each status code the API really returns.
 - 401 without credentials, 403 when the caller may not do this (or a session write without
   its CSRF token), on every authenticated operation;
 - 404 for an id the caller may not see (and for a page number past the end of a list);
-- 400 (field messages) for operations with input: a body, or query filters;
+- 400 (field messages) for operations with input: a body, query filters, or a list's
+  `page` and `page_size` (api/pagination.py);
 - 415 for a body in a media type the operation does not read;
 - 405 on a detail operation whose id can spell a list action's route (`GET /api/pairs/import/`
   reaches the POST-only import action, not pair "import").
 Operations add their own (409 ...) with `extend_schema(responses=...)`.
+
+A request body whose serializer refuses unknown fields (`RefusesUnknownFields`) is declared
+with `additionalProperties: false`, so that the schema does not invite fields the API refuses.
 """
 
 from drf_spectacular.openapi import AutoSchema
 from rest_framework.permissions import AllowAny
 
-from api.serializers.common import ErrorSerializer, ValidationErrorSerializer
+from api.serializers.common import (
+    ErrorSerializer,
+    RefusesUnknownFields,
+    ValidationErrorSerializer,
+)
 
 _WRITES = ("POST", "PUT", "PATCH")
 
@@ -28,11 +36,19 @@ class ArbiterAutoSchema(AutoSchema):
             parameters = [*parameters, filters]
         return parameters
 
+    def _map_basic_serializer(self, serializer, direction):
+        schema = super()._map_basic_serializer(serializer, direction)
+        if direction == "request" and isinstance(serializer, RefusesUnknownFields):
+            schema["additionalProperties"] = False
+        return schema
+
     def _has_query_input(self) -> bool:
         if getattr(self.view, "query_serializer_class", None) is not None:
             return True
-        filters = getattr(self.view, "filter_serializer_class", None)
-        return filters is not None and self._is_list_view()
+        if not self._is_list_view():
+            return False
+        paged = self._get_paginator() is not None  # `page`, `page_size`
+        return paged or getattr(self.view, "filter_serializer_class", None) is not None
 
     def _get_response_bodies(self, direction="response"):
         responses = super()._get_response_bodies(direction)

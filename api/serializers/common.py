@@ -1,4 +1,6 @@
-"""Shapes shared by the API: errors, ids, content parts."""
+"""Shapes shared by the API: errors, ids, strict inputs, content parts."""
+
+from collections.abc import Mapping
 
 from django.urls import reverse
 from rest_framework import serializers
@@ -15,6 +17,24 @@ class ValidationErrorSerializer(serializers.Serializer):
     whole input), or `{"detail": "message"}` when the request as a whole is refused."""
 
     detail = serializers.CharField(required=False)
+
+
+class RefusesUnknownFields(serializers.Serializer):
+    """An input whose unknown fields are refused with a 400 naming each, not ignored as DRF
+    does; its request schema says so (`additionalProperties: false`, api/schema.py)."""
+
+    def unknown_field_message(self, field: str) -> str:
+        return "not a field of this request"
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        given = self.initial_data if isinstance(self.initial_data, Mapping) else {}
+        unknown = sorted(set(given) - set(self.fields))
+        if unknown:
+            raise serializers.ValidationError(
+                {field: [self.unknown_field_message(field)] for field in unknown}
+            )
+        return attrs
 
 
 def id_field(**kwargs) -> serializers.IntegerField:

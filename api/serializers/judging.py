@@ -2,9 +2,10 @@
 
 import re
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import id_field, ref_field
+from api.serializers.common import RefusesUnknownFields, id_field, ref_field
 from judging.models import (
     MAX_CONCURRENCY,
     MAX_REQUESTS_PER_MINUTE,
@@ -19,6 +20,36 @@ from judging.models import (
 
 _STORABLE_TEXT = re.compile("[^\x00\ud800-\udfff]*", re.DOTALL)
 CALLABLE_BACKENDS = [choice for choice in Judge.Backend.choices if choice[0] != "external"]
+
+
+# A price as text: what the schema's pattern says and the field accepts, the same set.
+# (Decimal() alone also reads "1e2", " 5 " and "-0"; drf-spectacular's own pattern for a
+# DecimalField accepts "" and "-", which the field refuses.)
+PRICE_PATTERN = r"^\d{1,6}(?:\.\d{1,4})?$"
+_PRICE = re.compile(PRICE_PATTERN.strip("^$"), re.ASCII)
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "format": "decimal",
+        "pattern": PRICE_PATTERN,
+        "description": 'USD per million tokens, e.g. "2.5" (up to 6 digits, 4 decimals); '
+        "a JSON number is read too",
+    }
+)
+class PriceField(serializers.DecimalField):
+    default_error_messages = {
+        "price": "a price in USD per million tokens, e.g. 2.5 (up to 6 digits and 4 decimals)"
+    }
+
+    def __init__(self, **kwargs):
+        super().__init__(max_digits=10, decimal_places=4, min_value=0, **kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and not _PRICE.fullmatch(data):
+            self.fail("price")
+        return super().to_internal_value(data)
 
 
 class JudgeSerializer(serializers.ModelSerializer):
@@ -93,7 +124,7 @@ def _storable(value) -> None:
         raise serializers.ValidationError("no NUL characters or lone surrogates in keys or text")
 
 
-class JudgeInputSerializer(serializers.Serializer):
+class JudgeInputSerializer(RefusesUnknownFields):
     """What a create (POST), a replace (PUT) or a change (PATCH) sends; the judge service
     validates the whole judge again before saving."""
 
@@ -128,12 +159,8 @@ class JudgeInputSerializer(serializers.Serializer):
     timeout_seconds = serializers.FloatField(
         min_value=0.1, max_value=MAX_TIMEOUT_SECONDS, required=False
     )
-    price_input_per_mtok = serializers.DecimalField(
-        max_digits=10, decimal_places=4, min_value=0, required=False
-    )
-    price_output_per_mtok = serializers.DecimalField(
-        max_digits=10, decimal_places=4, min_value=0, required=False
-    )
+    price_input_per_mtok = PriceField(required=False)
+    price_output_per_mtok = PriceField(required=False)
 
     def validate_sampling(self, value: dict) -> dict:
         _storable(value)
@@ -143,22 +170,12 @@ class JudgeInputSerializer(serializers.Serializer):
         _storable(value)
         return value
 
-    def validate(self, attrs):
+    def unknown_field_message(self, field: str) -> str:
         # Refused, not ignored: a lead sending base_url or api_key_env must learn that the
         # operator's connection decides where calls go and which key they carry.
-        unknown = sorted(set(self.initial_data) - set(self.fields))
-        if unknown:
-            raise serializers.ValidationError(
-                {
-                    field: [
-                        "set by the operator in a connection; choose one with `connection`"
-                        if field in ("base_url", "api_key_env")
-                        else "not a judge setting"
-                    ]
-                    for field in unknown
-                }
-            )
-        return attrs
+        if field in ("base_url", "api_key_env"):
+            return "set by the operator in a connection; choose one with `connection`"
+        return "not a judge setting"
 
     def validate_name(self, value: str) -> str:
         current = self.context.get("judge")

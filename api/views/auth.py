@@ -5,6 +5,7 @@ from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import Throttled, ValidationError
+from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 
 from api.serializers.common import ErrorSerializer, ValidationErrorSerializer
@@ -27,6 +28,9 @@ class TokenView(ObtainAuthToken):
     """Username and password → the user's API token (created on first use)."""
 
     authentication_classes = []  # a stale token header must not stand in the way of a login
+    # The API's parsers (api/parsers.py), not the ones ObtainAuthToken names: a body that is
+    # not a JSON object is a 400 before `request.data.get` below could fail on it.
+    parser_classes = api_settings.DEFAULT_PARSER_CLASSES
     throttle_classes = [TokenLoginThrottle]
     throttle_scope = "token-login"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.db.models import QuerySet
 from django.http import JsonResponse
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.viewsets import GenericViewSet
 
 from annotation.models import Project
@@ -55,7 +55,13 @@ class ScopedViewSet(GenericViewSet):
         return found
 
     def filters(self) -> dict:
-        serializer = self.filter_serializer_class(data=self.request.query_params)
+        query = self.request.query_params
+        serializer = self.filter_serializer_class(data=query)
+        # DRF reads an empty value of an optional field (`?task=`) as an absent one, which
+        # would widen the list silently; the schema says minLength 1, so it is refused.
+        empty = [name for name in serializer.fields if "" in query.getlist(name)]
+        if empty:
+            raise ValidationError({name: ["may not be empty"] for name in empty})
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
 

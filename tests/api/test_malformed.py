@@ -45,8 +45,8 @@ def test_rating_bodies(world, as_annotator, assignment_url, body, fields):
 @pytest.mark.parametrize(
     ("content", "key"),
     [
-        (b"[1, 2]", "non_field_errors"),
-        (b'"overall"', "non_field_errors"),
+        (b"[1, 2]", "detail"),
+        (b'"overall"', "detail"),
         (b"{not json", "detail"),
         (b'{"overall": NaN}', "detail"),
         (b"", "overall"),
