@@ -144,6 +144,22 @@ ARBITER_MAX_IMAGE_BYTES = env_int("ARBITER_MAX_IMAGE_BYTES", 50 * 1024 * 1024, m
 # Longest text (a prompt, a response's text part, a rationale) an import or form accepts.
 ARBITER_MAX_TEXT_CHARS = env_int("ARBITER_MAX_TEXT_CHARS", 200_000, minimum=1)
 
+# Uploads and imports (annotation/importing/upload.py, json_stream.py): every file is read one
+# record at a time, so an import's memory follows its largest record, not its file.
+ARBITER_UPLOAD_MAX_BYTES = env_int("ARBITER_UPLOAD_MAX_BYTES", 1024**3, minimum=1)  # a pair file
+ARBITER_UPLOAD_MAX_UNPACKED_BYTES = env_int(
+    "ARBITER_UPLOAD_MAX_UNPACKED_BYTES", 4 * 1024**3, minimum=1
+)  # an archive's members together, or a Parquet file's columns
+ARBITER_UPLOAD_MAX_MEMBERS = env_int("ARBITER_UPLOAD_MAX_MEMBERS", 100_000, minimum=1)
+ARBITER_UPLOAD_MAX_RATIO = env_int("ARBITER_UPLOAD_MAX_RATIO", 200, minimum=1)
+# A prediction or score file (judges' verdicts), refused unread above this.
+ARBITER_VERDICT_FILE_MAX_BYTES = env_int("ARBITER_VERDICT_FILE_MAX_BYTES", 256 * 1024**2, minimum=1)
+# One record of a JSON or JSONL file (a line, a pair, a prediction entry): parsing multiplies
+# its size up to ~25 times, so this bounds an import's memory.
+ARBITER_IMPORT_MAX_RECORD_BYTES = env_int(
+    "ARBITER_IMPORT_MAX_RECORD_BYTES", 16 * 1024**2, minimum=1024
+)
+
 # Mail, for invitation links: without EMAIL_HOST nothing is sent and the lead copies the link.
 if env_str("EMAIL_HOST"):
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"

@@ -6,19 +6,20 @@
 - parquet: Arbiter's export or MMRB2's Hugging Face layout, images inside (see parquet.py).
 A native row may carry Arbiter's own fields (ratings, adjudication, ...; see native.py).
 Every problem is raised as ImportFailed with the record number (1-based: line for JSONL,
-position in the list for JSON). Hostile input (limits.py): JSON nested deeper than
-MAX_JSON_DEPTH is refused before it is parsed, a string longer than ARBITER_MAX_TEXT_CHARS
-anywhere in a record refuses the import.
+position in the list for JSON). Hostile input (limits.py, json_stream.py): files are read
+one record at a time, JSON nested deeper than MAX_JSON_DEPTH is refused before it is parsed,
+and so is a record above ARBITER_IMPORT_MAX_RECORD_BYTES; a string longer than
+ARBITER_MAX_TEXT_CHARS or a number that is not finite anywhere in a record refuses the import.
 """
 
 import hashlib
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.importing.errors import ImportFailed, require_storable_text
-from annotation.importing.limits import max_text_chars, require_json_depth
+from annotation.importing.json_stream import json_list_records, jsonl_records, mmrb2_records
+from annotation.importing.limits import max_text_chars
 from annotation.importing.native import RatingRecord, read_arbiter_fields
 
 MMRB2_SCALE = 6
@@ -112,73 +113,34 @@ class PairRecord:
 
 
 def read_records(path: Path, file_format: str) -> Iterator[PairRecord]:
-    """Records of a JSON text file (parquet.read_parquet_records reads Parquet files).
-    `mjbench-bias` (annotation/importing/mjbench_bias.py) is read here too, but offered only
-    by `import_pairs`, which also imports its judges' scores."""
+    """Records of a JSON text file, read one at a time (json_stream.py); Parquet files are
+    read by parquet.read_parquet_records. `mjbench-bias` (annotation/importing/mjbench_bias.py)
+    is read here too, but offered only by `import_pairs`, which also imports its judges'
+    scores."""
     if file_format not in (*TEXT_FORMATS, "mjbench-bias"):
         raise ImportFailed(f"unknown format {file_format!r}; expected one of {', '.join(FORMATS)}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ImportFailed(f"{path.name} is not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise ImportFailed(f"cannot read {path}: {exc.strerror}") from None
     if file_format == "native":
-        for number, obj in _jsonl_objects(text):
+        for number, obj in jsonl_records(path):
             yield native_record(obj, number)
     elif file_format == "mmrb2":
-        for number, obj in _mmrb2_pair_list(text):
+        for number, obj in mmrb2_records(path):
             yield _mmrb2_pair(obj, number, default_scale=MMRB2_SCALE)
     elif file_format == "mjbench-bias":
-        from annotation.importing.mjbench_bias import bias_records, bias_rows  # imports this
+        from annotation.importing.mjbench_bias import bias_file_rows, bias_records  # imports this
 
-        yield from bias_records(bias_rows(_load_json(text)))
+        yield from bias_records(bias_file_rows(path))
     else:
-        objects = _json_list(text) if text.lstrip().startswith("[") else _jsonl_objects(text)
+        objects = json_list_records(path) if _starts_a_list(path) else jsonl_records(path)
         for number, obj in objects:
             yield mjbench_record(obj, number)
 
 
-def _jsonl_objects(text: str) -> Iterator[tuple[int, object]]:
-    # Split on "\n" only: str.splitlines() would also cut at U+2028 and friends, which JSON
-    # allows raw inside strings.
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        if not line.strip():
-            continue
-        require_json_depth(line, number)
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ImportFailed(f"invalid JSON: {exc.msg} at column {exc.colno}", number) from None
-        except ValueError as exc:  # a number too long to convert
-            raise ImportFailed(f"invalid JSON: {str(exc)[:200]}", number) from None
-
-
-def _load_json(text: str) -> object:
-    require_json_depth(text)
+def _starts_a_list(path: Path) -> bool:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportFailed(
-            f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
-    except ValueError as exc:  # a number too long to convert
-        raise ImportFailed(f"invalid JSON: {str(exc)[:200]}") from None
-
-
-def _json_list(text: str) -> Iterator[tuple[int, object]]:
-    data = _load_json(text)
-    if not isinstance(data, list):
-        raise ImportFailed("expected a JSON list of records")
-    yield from enumerate(data, start=1)
-
-
-def _mmrb2_pair_list(text: str) -> Iterator[tuple[int, object]]:
-    data = _load_json(text)
-    if not isinstance(data, dict) or not isinstance(data.get("pairs"), list):
-        raise ImportFailed('expected an MMRB2 file: {"pairs": [...]}')
-    yield from enumerate(data["pairs"], start=1)
+        with open(path, "rb") as file:
+            return file.read(4096).lstrip()[:1] == b"["
+    except OSError as exc:
+        raise ImportFailed(f"cannot read {path.name}: {exc.strerror}") from None
 
 
 def _require(obj: dict, key: str, kind: type | tuple, number: int):

@@ -71,3 +71,56 @@ def require_json_depth(text: str, number: int | None = None, what: str = "") -> 
 def max_text_chars() -> int:
     """The text limit; errors.require_storable_text(max_chars=...) applies it to a record."""
     return settings.ARBITER_MAX_TEXT_CHARS
+
+
+class DepthGauge:
+    """`json_too_deep` for a file read in chunks: feed it every chunk before the parser sees
+    it. It keeps what a chunk leaves open (inside a string or not, a trailing backslash, the
+    depth, the line and column) and raises ImportFailed, naming the line and column, at the
+    first bracket past MAX_JSON_DEPTH. Linear, like `_deeper_than`."""
+
+    def __init__(self, what: str = "", limit: int = MAX_JSON_DEPTH):
+        self.what, self.limit = what, limit
+        self.depth, self.in_string, self.backslash = 0, False, False
+        self.lines, self.column = 0, 0  # newlines fed so far; characters since the last one
+
+    def feed(self, chunk: str) -> None:
+        start = (self.depth, self.in_string, self.backslash)
+        text = ("\\" if self.backslash else "") + chunk
+        text = text.replace("\\\\", "")
+        self.backslash = text.endswith("\\")  # escapes the next chunk's first character
+        pieces = text.removesuffix("\\").replace('\\"', "").split('"')
+        outside = pieces[1::2] if self.in_string else pieces[0::2]
+        self.in_string ^= len(pieces) % 2 == 0
+        brackets = _NOT_BRACKET.sub("", "".join(outside).translate(_PLAIN))
+        opened = brackets.count("[") + brackets.count("{")
+        if self.depth + opened > self.limit and (
+            max(accumulate(map(_STEP.__getitem__, brackets), initial=self.depth)) > self.limit
+        ):
+            self._refuse(chunk, *start)
+        self.depth += 2 * opened - len(brackets)
+        newlines = chunk.count("\n")
+        self.lines += newlines
+        self.column = len(chunk) - chunk.rfind("\n") - 1 if newlines else self.column + len(chunk)
+
+    def _refuse(self, chunk: str, depth: int, in_string: bool, backslash: bool):
+        """Walk the chunk (only on refusal) to name the place of the bracket past the limit."""
+        offset = 0
+        for offset, char in enumerate(chunk):  # noqa: B007 (the place is used below)
+            if backslash:
+                backslash = False
+            elif in_string:
+                backslash, in_string = char == "\\", char != '"'
+            elif char == '"':
+                in_string = True
+            elif char in _STEP:
+                depth += _STEP[char]
+                if depth > self.limit:
+                    break
+        newlines = chunk.count("\n", 0, offset)
+        line = self.lines + newlines + 1
+        column = offset - chunk.rfind("\n", 0, offset) if newlines else self.column + offset + 1
+        raise ImportFailed(
+            f"{self.what}JSON nested deeper than {self.limit} levels (at line {line} column "
+            f"{column}); refused before parsing"
+        )

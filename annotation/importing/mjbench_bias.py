@@ -16,9 +16,11 @@ import hashlib
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 
 from annotation.importing.errors import ImportFailed, require_storable_text
 from annotation.importing.formats import PairRecord, ResponseRecord
+from annotation.importing.json_stream import json_list_records, require_file_size
 from annotation.importing.limits import max_text_chars
 
 BIAS_FORMAT = "mjbench-bias"
@@ -34,18 +36,30 @@ class BiasPair:
     second: int
 
 
-def bias_rows(data: object) -> list[dict]:
-    if not isinstance(data, list) or not data:
-        raise ImportFailed("expected an MJ-Bench bias file: a JSON list of rows")
-    for number, row in enumerate(data, start=1):
+# Its rows are kept whole (a pair may join the first and the last row of a file): the file is
+# bounded instead. MJ-Bench's own bias files are about 1 MB.
+MAX_BIAS_FILE_BYTES = 64 * 1024**2
+
+
+def bias_file_rows(path: Path) -> list[dict]:
+    """The rows of an MJ-Bench bias file, each checked as it is read."""
+    require_file_size(path, MAX_BIAS_FILE_BYTES, "MJ-Bench bias files")
+    expected = "an MJ-Bench bias file: a JSON list of rows"
+    rows = []
+    for number, row in json_list_records(path, True, expected):
         if not isinstance(row, dict):
             raise ImportFailed("a row must be a JSON object", number)
-        require_storable_text(row, number, max_chars=max_text_chars())
+        # Its numbers are scores, read by finite_number: a cell no judge scored (NaN,
+        # Infinity) is no score, and is never stored as written.
+        require_storable_text(row, number, max_chars=max_text_chars(), finite=False)
         for key in ("occupation", "demographic", "images_dir", "prompt"):
             value = row.get(key)
             if not isinstance(value, str) or not value.strip():
                 raise ImportFailed(f"field {key!r} must be a non-empty string", number)
-    return data
+        rows.append(row)
+    if not rows:
+        raise ImportFailed(f"expected {expected}")
+    return rows
 
 
 def bias_pairs(rows: list[dict]) -> list[BiasPair]:

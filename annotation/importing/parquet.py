@@ -89,9 +89,7 @@ MJBENCH_REQUIRED = ("caption", "image0", "image1")
 MJBENCH_OPTIONAL = ("id", "source", "label", "label_0", "category", "subcategory", "model")
 MJBENCH_IMAGE_COLUMNS = ("image0", "image1")
 BINARY_COLUMNS = {*IMAGE_COLUMNS, *MJBENCH_IMAGE_COLUMNS}  # not bound like text
-# Decompression bounds (see the module's docstring); the settings' defaults are upload.py's.
-DEFAULT_MAX_RATIO = 200
-DEFAULT_MAX_UNPACKED_BYTES = 4 * 1024**3
+# Decompression bounds (see the module's docstring); the limits are upload.py's settings.
 RATIO_CHECKED_ABOVE = 1024**2
 TEXT_BYTES_PER_CHAR = 32
 TEXT_CELL_SLACK = 64 * 1024  # headers, offsets, small JSON around a text
@@ -140,10 +138,8 @@ class _Bounds:
     @classmethod
     def from_settings(cls) -> "_Bounds":
         return cls(
-            max_ratio=getattr(settings, "ARBITER_UPLOAD_MAX_RATIO", DEFAULT_MAX_RATIO),
-            max_unpacked_bytes=getattr(
-                settings, "ARBITER_UPLOAD_MAX_UNPACKED_BYTES", DEFAULT_MAX_UNPACKED_BYTES
-            ),
+            max_ratio=settings.ARBITER_UPLOAD_MAX_RATIO,
+            max_unpacked_bytes=settings.ARBITER_UPLOAD_MAX_UNPACKED_BYTES,
             text_cell_bytes=TEXT_BYTES_PER_CHAR * max_text_chars() + TEXT_CELL_SLACK,
         )
 

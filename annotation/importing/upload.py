@@ -12,12 +12,14 @@ member count, declared sizes, compression ratios, member kinds) and again while 
 private temporary folder that is removed however the import ends; any refusal is an
 ImportFailed raised before anything reaches the database or media storage.
 
-Limits, overridable in settings (tests set low ones):
-  ARBITER_UPLOAD_MAX_BYTES           the uploaded file itself
-  ARBITER_UPLOAD_MAX_UNPACKED_BYTES  all members of an archive together, unpacked
-  ARBITER_UPLOAD_MAX_MEMBERS         entries of an archive (folders included)
-  ARBITER_UPLOAD_MAX_RATIO           unpacked : packed size of a member above 1 MiB
+Limits, in settings and the environment (config/settings.py; tests set low ones):
+  ARBITER_UPLOAD_MAX_BYTES           the uploaded file itself (1 GiB)
+  ARBITER_UPLOAD_MAX_UNPACKED_BYTES  all members of an archive together, unpacked (4 GiB)
+  ARBITER_UPLOAD_MAX_MEMBERS         entries of an archive (folders included; 100,000)
+  ARBITER_UPLOAD_MAX_RATIO           unpacked : packed size of a member above 1 MiB (200)
+  ARBITER_IMPORT_MAX_RECORD_BYTES    one record of the data file (16 MiB; json_stream.py)
   ARBITER_IMPORT_TEMP_DIR            where the temporary folders go (default: the system's)
+The data file is then read one record at a time (json_stream.py, parquet.py).
 """
 
 import re
@@ -34,10 +36,8 @@ from annotation.importing.formats import FORMATS
 from annotation.importing.images import private_temp_folder
 from annotation.services.pair_import import ImportSummary, Progress, pairs_import
 
-DEFAULT_MAX_BYTES = 1024**3  # 1 GiB
-DEFAULT_MAX_UNPACKED_BYTES = 4 * 1024**3
-DEFAULT_MAX_MEMBERS = 100_000
-DEFAULT_MAX_RATIO = 200  # deflate gives text ~10:1, images ~1:1; zeros give ~1000:1
+# The limits' values are in config/settings.py. ARBITER_UPLOAD_MAX_RATIO is 200: deflate
+# gives text ~10:1, images ~1:1; zeros give ~1000:1.
 RATIO_CHECKED_ABOVE = 1024**2  # small members may compress absurdly well and harm nobody
 CHUNK = 1024**2
 
@@ -66,12 +66,10 @@ class UploadLimits:
     @classmethod
     def from_settings(cls) -> "UploadLimits":
         return cls(
-            max_bytes=getattr(settings, "ARBITER_UPLOAD_MAX_BYTES", DEFAULT_MAX_BYTES),
-            max_unpacked_bytes=getattr(
-                settings, "ARBITER_UPLOAD_MAX_UNPACKED_BYTES", DEFAULT_MAX_UNPACKED_BYTES
-            ),
-            max_members=getattr(settings, "ARBITER_UPLOAD_MAX_MEMBERS", DEFAULT_MAX_MEMBERS),
-            max_ratio=getattr(settings, "ARBITER_UPLOAD_MAX_RATIO", DEFAULT_MAX_RATIO),
+            max_bytes=settings.ARBITER_UPLOAD_MAX_BYTES,
+            max_unpacked_bytes=settings.ARBITER_UPLOAD_MAX_UNPACKED_BYTES,
+            max_members=settings.ARBITER_UPLOAD_MAX_MEMBERS,
+            max_ratio=settings.ARBITER_UPLOAD_MAX_RATIO,
         )
 
 

@@ -10,14 +10,13 @@ import time
 from pathlib import Path
 
 from annotation.importing.errors import ImportFailed
-from annotation.importing.mjbench_bias import bias_pairs, bias_rows, score_columns
+from annotation.importing.mjbench_bias import bias_file_rows, bias_pairs, score_columns
 from annotation.models import Pair
 from judging.models import IMPORTED_SCALE, Verdict
 from judging.parsing import side_from_scores
 from judging.services.verdict_import import (
     finite_number,
     import_target,
-    load_json_file,
     verdicts_store,
 )
 
@@ -27,7 +26,7 @@ def bias_scores_import(
 ) -> dict:
     started = time.perf_counter()
     path = Path(path)
-    rows = bias_rows(load_json_file(path, list, "an MJ-Bench bias file: a JSON list of rows"))
+    rows = bias_file_rows(path)
     columns = score_columns(rows)
     if judges:
         unknown = [name for name in judges if name not in columns]

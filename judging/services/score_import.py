@@ -19,13 +19,14 @@ from pathlib import Path
 
 from annotation.importing.errors import ImportFailed, require_storable_text
 from annotation.importing.formats import mjbench_images
+from annotation.importing.json_stream import json_list_records
 from annotation.models import Pair
 from judging.models import IMPORTED_SCALE, Verdict
 from judging.parsing import side_from_scores
 from judging.services.verdict_import import (
     finite_number,
     import_target,
-    load_json_file,
+    require_verdict_file_size,
     verdicts_store,
 )
 
@@ -35,16 +36,16 @@ AMBIGUOUS = object()
 def scores_import(path: Path | str, *, project_slug: str, task_slug: str, judge_name: str) -> dict:
     started = time.perf_counter()
     path = Path(path)
-    rows = load_json_file(path, list, "an MJ-Bench result file: a JSON list of rows")
-    for number, row in enumerate(rows, start=1):
+    require_verdict_file_size(path)
+    project, task = import_target(project_slug, task_slug)
+    by_images, by_row = _task_pairs(task)
+    # Each row matches another pair of the task: what is kept is bounded by the task.
+    verdicts, matched, matched_by_row = [], {}, 0
+    rows = json_list_records(path, True, "an MJ-Bench result file: a JSON list of rows")
+    for number, row in rows:
         if not isinstance(row, dict):
             raise ImportFailed("a row must be a JSON object", number)
         require_storable_text(row, number)
-    project, task = import_target(project_slug, task_slug)
-    by_images, by_row = _task_pairs(task)
-    verdicts = []
-    matched_by_row = 0
-    for number, row in enumerate(rows, start=1):
         score_0, score_1 = (_score(row, key, number) for key in ("score_0", "score_1"))
         images = mjbench_images(row, number)
         if by_images.get(images, AMBIGUOUS) is not AMBIGUOUS:
@@ -54,6 +55,9 @@ def scores_import(path: Path | str, *, project_slug: str, task_slug: str, judge_
         else:
             pair_id, swapped = _by_row(row, by_row, images, task, number), False
             matched_by_row += 1
+        if pair_id in matched:
+            raise ImportFailed(f"rows {[matched[pair_id], number]} match the same pair")
+        matched[pair_id] = number
         score_a, score_b = (score_1, score_0) if swapped else (score_0, score_1)
         verdicts.append(
             Verdict(
@@ -66,12 +70,8 @@ def scores_import(path: Path | str, *, project_slug: str, task_slug: str, judge_
                 raw_output=json.dumps(row, ensure_ascii=False)[:20000],
             )
         )
-    seen = defaultdict(list)
-    for number, verdict in enumerate(verdicts, start=1):
-        seen[verdict.pair_id].append(number)
-    repeated = [numbers for numbers in seen.values() if len(numbers) > 1]
-    if repeated:
-        raise ImportFailed(f"rows {repeated[0]} match the same pair")
+    if not verdicts:
+        raise ImportFailed("expected an MJ-Bench result file: a JSON list of rows")
     judge, _run = verdicts_store(
         verdicts, project, task, judge_name, path.name, pointwise_scale=IMPORTED_SCALE
     )

@@ -11,6 +11,11 @@ files"): the first sample of each order only; "A" and "B" as written (no case fo
 whitespace stripped), any other truthy judgement a wrong answer (`invalid`), a falsy one (empty,
 null, 0, false) not counted (a failed call); ids the project does not know are skipped, as the
 scorer never looks at them.
+
+Hostile files: the file is refused unread above ARBITER_VERDICT_FILE_MAX_BYTES, then read one
+pair at a time (annotation/importing/json_stream.py): an id given twice, more than MAX_SAMPLES
+samples of one order, or a number that is not finite refuse it, naming the record. The judge
+is the project's own (judge_get_or_create_external), never the operator's.
 """
 
 import json
@@ -18,15 +23,16 @@ import math
 import time
 from pathlib import Path
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.importing.errors import ImportFailed, require_storable_text
-from annotation.importing.limits import require_json_depth
+from annotation.importing.json_stream import json_object_records, require_file_size
 from annotation.models import Pair, Project, Task
 from annotation.scale import OTHER_SIDE, canonical_side
-from judging.models import API_BACKENDS, JudgeRun, Verdict
+from judging.models import API_BACKENDS, MAX_SAMPLES, JudgeRun, Verdict
 from judging.services.judges import judge_get_or_create_external
 
 _TIE_WORDS = {"TIE", "SAME", "EQUAL", "BOTH", "NEITHER"}
@@ -72,48 +78,40 @@ def verdicts_import(
     judge_name: str,
     strict_mmrb2: bool = False,
 ) -> dict:
+    """Read the file one pair at a time (its memory is that of the largest pair's entry plus
+    the verdicts kept, at most MAX_SAMPLES per order for each pair of the task)."""
     started = time.perf_counter()
     path = Path(path)
-    predictions = load_json_file(
-        path, dict, "an MMRB2 prediction file: {PAIR_ID: {forward, reverse}}"
-    )
-    for number, item in enumerate(predictions.items(), start=1):
-        require_storable_text(dict([item]), number)  # before any query sees the ids
+    require_verdict_file_size(path)
     project, task = import_target(project_slug, task_slug)
-    pair_ids = _pair_ids(project, task, predictions, skip_unknown=strict_mmrb2)
-    skipped = [external_id for external_id in predictions if external_id not in pair_ids]
+    known = _known_pairs(project)
     read = strict_choice if strict_mmrb2 else canonical_choice
 
-    rows = []
-    for number, (external_id, entry) in enumerate(predictions.items(), start=1):
-        if external_id not in pair_ids:
+    rows, imported, skipped = [], {}, 0
+    entries = json_object_records(
+        path, True, "an MMRB2 prediction file: {PAIR_ID: {forward, reverse}}"
+    )
+    for number, external_id, entry in entries:
+        require_storable_text({external_id: entry}, number)  # before any query sees the id
+        pair_id, task_id = known.get(external_id, (None, None))
+        if strict_mmrb2 and task_id != task.id:
+            skipped += 1  # MMRB2's scorer reads only the ids of the task's benchmark file
             continue
-        if not isinstance(entry, dict):
+        if pair_id is None:
             raise ImportFailed(
-                f"pair {external_id!r}: expected an object with forward/reverse", number
+                f"pair id {external_id!r} is unknown to project {project.slug!r}", number
             )
-        for order in _ORDERS:
-            samples = entry.get(order, [])
-            if not isinstance(samples, list):
-                raise ImportFailed(f"pair {external_id!r}: {order!r} must be a list", number)
-            for sample, item in enumerate(samples[:1] if strict_mmrb2 else samples):
-                if not isinstance(item, dict):
-                    raise ImportFailed(
-                        f"pair {external_id!r}: {order}[{sample}] must be an object with "
-                        f"a 'judgement'",
-                        number,
-                    )
-                choice, error = read(item.get("judgement"), order)
-                rows.append(
-                    Verdict(
-                        pair_id=pair_ids[external_id],
-                        order=order,
-                        sample=sample,
-                        choice=choice,
-                        error=error,
-                        raw_output=json.dumps(item, ensure_ascii=False)[:20000],
-                    )
-                )
+        if task_id != task.id:
+            raise ImportFailed(f"pair id {external_id!r} is not in task {task.slug!r}", number)
+        if external_id in imported:
+            raise ImportFailed(
+                f"pair id {external_id!r} appears twice (first as record {imported[external_id]})",
+                number,
+            )
+        imported[external_id] = number
+        rows.extend(_entry_verdicts(external_id, entry, pair_id, number, read, strict_mmrb2))
+    if not imported and not skipped:
+        raise ImportFailed("expected an MMRB2 prediction file: {PAIR_ID: {forward, reverse}}")
 
     judge, run = verdicts_store(rows, project, task, judge_name, path.name)
     counts = {choice: 0 for choice in ("A", "B", "tie", "invalid", "failed")}
@@ -123,13 +121,47 @@ def verdicts_import(
         "project": project.slug,
         "task": task.slug,
         "judge": judge.name,
-        "pairs": len(predictions) - len(skipped),
+        "pairs": len(imported),
         "verdicts": len(rows),
         "choices": counts,
         "strict_mmrb2": strict_mmrb2,
-        "skipped_unknown_ids": len(skipped),
+        "skipped_unknown_ids": skipped,
         "seconds": round(time.perf_counter() - started, 2),
     }
+
+
+def _entry_verdicts(external_id, entry, pair_id, number, read, strict_mmrb2) -> list[Verdict]:
+    if not isinstance(entry, dict):
+        raise ImportFailed(f"pair {external_id!r}: expected an object with forward/reverse", number)
+    rows = []
+    for order in _ORDERS:
+        samples = entry.get(order, [])
+        if not isinstance(samples, list):
+            raise ImportFailed(f"pair {external_id!r}: {order!r} must be a list", number)
+        if len(samples) > MAX_SAMPLES and not strict_mmrb2:
+            raise ImportFailed(
+                f"pair {external_id!r}: {order!r} holds {len(samples)} samples, above "
+                f"{MAX_SAMPLES} (a run's most)",
+                number,
+            )
+        for sample, item in enumerate(samples[:1] if strict_mmrb2 else samples):
+            if not isinstance(item, dict):
+                raise ImportFailed(
+                    f"pair {external_id!r}: {order}[{sample}] must be an object with a 'judgement'",
+                    number,
+                )
+            choice, error = read(item.get("judgement"), order)
+            rows.append(
+                Verdict(
+                    pair_id=pair_id,
+                    order=order,
+                    sample=sample,
+                    choice=choice,
+                    error=error,
+                    raw_output=json.dumps(item, ensure_ascii=False)[:20000],
+                )
+            )
+    return rows
 
 
 def verdicts_store(
@@ -194,37 +226,14 @@ def finite_number(value) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def load_json_file(path: Path, kind: type, expected: str):
-    """The file's JSON value, bounded in depth; `kind` (dict or list) and not empty."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ImportFailed(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ImportFailed(f"{path.name} is not valid JSON: {exc}") from None
-    require_json_depth(text, what=f"{path.name}: ")  # json.loads recurses once per level
-    try:
-        data = json.loads(text)
-    except ValueError as exc:  # JSONDecodeError, or a number too long to convert
-        raise ImportFailed(f"{path.name} is not valid JSON: {str(exc)[:200]}") from None
-    if not isinstance(data, kind) or not data:
-        raise ImportFailed(f"expected {expected}")
-    return data
+def require_verdict_file_size(path: Path) -> None:
+    """A prediction or score file above ARBITER_VERDICT_FILE_MAX_BYTES is refused unread."""
+    limit = settings.ARBITER_VERDICT_FILE_MAX_BYTES
+    require_file_size(path, limit, "ARBITER_VERDICT_FILE_MAX_BYTES")
 
 
-def _pair_ids(project: Project, task: Task, predictions: dict, skip_unknown=False) -> dict:
+def _known_pairs(project: Project) -> dict[str, tuple[int, int]]:
+    """external id -> (pair id, task id) of the project's pairs: bounded by the project, not
+    by the file."""
     rows = Pair.objects.filter(project=project).values_list("external_id", "id", "task_id")
-    known = {external_id: (pair_id, task_id) for external_id, pair_id, task_id in rows}
-    wanted = {}
-    for number, external_id in enumerate(predictions, start=1):
-        in_task = external_id in known and known[external_id][1] == task.id
-        if skip_unknown and not in_task:
-            continue  # MMRB2's scorer reads only the ids of the task's benchmark file
-        if external_id not in known:
-            raise ImportFailed(
-                f"pair id {external_id!r} is unknown to project {project.slug!r}", number
-            )
-        if known[external_id][1] != task.id:
-            raise ImportFailed(f"pair id {external_id!r} is not in task {task.slug!r}", number)
-        wanted[external_id] = known[external_id][0]
-    return wanted
+    return {external_id: (pair_id, task_id) for external_id, pair_id, task_id in rows}

@@ -257,7 +257,7 @@ def test_duplicate_id_message_points_at_first_occurrence(tmp_path, images):
 
 def test_invalid_json_in_mmrb2_file_names_the_line(tmp_path, media_root):
     path = tmp_path / "f.json"
-    path.write_text('{"pairs": [\n  {"id": "a"},\n  {"id": \n')
+    path.write_text('{"pairs": [\n  {"id": "a",\n  "b": \n')
     message = import_error(path, file_format="mmrb2")
     assert "invalid JSON" in message
     assert "line 4" in message

@@ -1,0 +1,96 @@
+"""The hostile uploads of issue 25 (finding 3), each imported in a child process whose peak
+memory (VmHWM) is read when it ends: a 21 MB MMRB2 file of empty lists, 7 million `{}` lines,
+and a 23 MB prediction file of ids the project does not know. Before records were streamed
+each peaked at 450-650 MB (the whole file parsed before its first record was checked); now
+the first record is refused as it is read. (A prediction file read to its end, with
+strict_mmrb2 skipping every unknown id, peaks at ~86 MB: measured by hand, too slow for CI.)"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from annotation.models import Project, Task
+
+# A Django process that imported the importer is ~70 MB; a bound far below the old figures.
+PEAK_BOUND_MB = 200
+CHILD = """
+import json, os, sys, time
+import django
+django.setup()
+from annotation.importing.errors import ImportFailed
+from annotation.importing.upload import pairs_import_stored
+from judging.services.verdict_import import verdicts_import
+
+kind, path = sys.argv[1], sys.argv[2]
+started = time.perf_counter()
+try:
+    if kind.startswith("verdicts"):
+        outcome = verdicts_import(
+            path, project_slug="mem", task_slug="t", judge_name="ext",
+            strict_mmrb2=kind == "verdicts-strict",
+        )["skipped_unknown_ids"]
+    else:
+        outcome = pairs_import_stored(
+            __import__("pathlib").Path(path), project_slug="mem", task_slug="t",
+            file_format=kind,
+        ).records
+except ImportFailed as refused:
+    outcome = str(refused)[:200]
+seconds = time.perf_counter() - started
+status = open("/proc/self/status").read()
+peak_kb = int(status.split("VmHWM:")[1].split()[0])
+print(json.dumps({"peak_mb": peak_kb / 1024, "seconds": seconds, "outcome": outcome}))
+"""
+
+
+def import_in_child(kind: str, path: Path) -> dict:
+    env = dict(os.environ)
+    env.pop("REDIS_URL", None)
+    env["DATABASE_URL"] = f"sqlite:///{connection.settings_dict['NAME']}"
+    env["SECRET_KEY"] = "memory-test-key"
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, kind, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def target(db):
+    project = Project.objects.create(slug="mem", name="mem")
+    Task.objects.create(project=project, slug="t", name="t")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads Linux's VmHWM")
+@pytest.mark.django_db(transaction=True)  # the child process reads the committed project
+def test_hostile_uploads_peak_far_below_their_old_memory(tmp_path, target):
+    mmrb2 = tmp_path / "pairs.json"
+    mmrb2.write_bytes(b'{"pairs":[' + b"[]," * 7_000_000 + b"[]]}")  # 21 MB
+    jsonl = tmp_path / "pairs.jsonl"
+    jsonl.write_bytes(b"{}\n" * 7_000_000)  # 21 MB
+    predictions = tmp_path / "predictions.json"
+    entries = ",".join(f'"x{number:07d}":{{}}' for number in range(1_640_000))
+    predictions.write_text("{" + entries + "}")  # 23 MB
+    figures = {
+        "mmrb2": import_in_child("mmrb2", mmrb2),
+        "native": import_in_child("native", jsonl),
+        "verdicts": import_in_child("verdicts", predictions),
+    }
+    print(json.dumps(figures))  # the figures SECURITY.md quotes (pytest -s)
+    assert "record 1: a pair must be a JSON object" in figures["mmrb2"]["outcome"]
+    assert "record 1: missing field 'id'" in figures["native"]["outcome"]
+    assert "record 1: pair id 'x0000000' is unknown" in figures["verdicts"]["outcome"]
+    for kind, figure in figures.items():
+        assert figure["peak_mb"] < PEAK_BOUND_MB, (kind, figure)
