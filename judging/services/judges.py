@@ -93,12 +93,14 @@ def templates_check(templates, project: Project | None) -> dict:
 
 def judge_get_or_create_external(name: str, project: Project) -> Judge:
     """The judge an imported prediction file is for: the project's judge of that name, else
-    the operator's, else a new judge of the project known only by its predictions."""
-    judge = (
-        Judge.objects.filter(name=name, project=project).first()
-        or Judge.objects.filter(name=name, project__isnull=True).first()
-    )
+    a new judge of the project known only by its predictions. Never the operator's judge:
+    a lead's file would become its results, which its operator could then not delete."""
+    judge = Judge.objects.filter(name=name, project=project).first()
     if judge is None:
+        if Judge.objects.filter(name=name, project__isnull=True).exists():
+            raise ValidationError(
+                {"name": "imports go under a judge of this project; this name is the operator's"}
+            )
         judge = judge_save(name, project=project, backend=Judge.Backend.EXTERNAL)[0]
     return judge
 

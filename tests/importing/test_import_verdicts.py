@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotation.importing.errors import ImportFailed
-from annotation.models import Pair
+from annotation.models import Pair, Project
 from judging.models import Judge, JudgeRun, Verdict
 from judging.services.verdict_import import canonical_choice, verdicts_import
 from tests.factories import mmrb2_pair, write_image, write_jsonl
@@ -260,7 +260,8 @@ def test_judge_created_as_external_when_missing(project, tmp_path):
 
 
 def test_existing_judge_is_reused_and_keeps_its_backend(project, tmp_path):
-    Judge.objects.create(name="always-a", backend=Judge.Backend.ALWAYS_A)
+    own = Project.objects.get(slug="proj")  # the project's judge (never the operator's)
+    Judge.objects.create(name="always-a", backend=Judge.Backend.ALWAYS_A, project=own)
     path = write_predictions(tmp_path, {"p1": entry(forward=["A"], reverse=["B"])})
     run_import(path, judge="always-a")
     assert Judge.objects.count() == 1

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.importing.errors import ImportFailed
-from annotation.models import Pair
+from annotation.models import Pair, Project
 from annotation.services.pair_import import pairs_import
 from judging.models import JudgeRun, Verdict
 from judging.services.score_import import scores_import
@@ -187,7 +187,7 @@ def test_an_api_judges_verdicts_are_never_overwritten_by_a_file(three_pairs, fak
     from judging.services.judges import judge_save
     from tests.judging.conftest import fake_connection
 
-    judge_save("gpt-4o", project=None, backend="openai", model="gpt-4o",
+    judge_save("gpt-4o", project=Project.objects.get(slug="s"), backend="openai", model="gpt-4o",
                connection=fake_connection(fake_llm, "fake-x"))  # fmt: skip
     row = {"id": 0, "image_0_path": "p0.png", "image_1_path": "p0_edited.png", "score_0": 2,
            "score_1": 1}  # fmt: skip
