@@ -30,19 +30,16 @@ from annotation.selectors import (
     projects_for_user,
     rating_can_change,
 )
+from config.whole_numbers import MAX_DATABASE_ID, whole_number
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
 
-MAX_ID = 2**63 - 1  # the largest primary key a database column holds
+MAX_ID = MAX_DATABASE_ID
 _SLUG = re.compile(r"[-a-zA-Z0-9_]{1,64}")
 
 
 def parse_id(value) -> int | None:
-    """A primary key from a URL or query string (digits only, in the column's range)."""
-    text = str(value)
-    if not text.isascii() or not text.isdigit() or len(text) > 19:
-        return None
-    number = int(text)
-    return number if 1 <= number <= MAX_ID else None
+    """A primary key from a URL or query string (config/whole_numbers.py's rule, from 1)."""
+    return whole_number(value) or None
 
 
 def by_id_or_slug(queryset: QuerySet, ref: str) -> QuerySet:
