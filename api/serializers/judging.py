@@ -2,6 +2,7 @@
 
 import re
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -311,6 +312,16 @@ class VerdictImportSerializer(serializers.Serializer):
         default=False,
         help_text="read an MMRB2 file exactly as MMRB2's compute_accuracy.py does (README)",
     )
+
+    def validate_file(self, uploaded):
+        # Refused before the view copies it for the service (which checks the same limit).
+        limit = settings.ARBITER_VERDICT_FILE_MAX_BYTES
+        if uploaded.size > limit:
+            raise serializers.ValidationError(
+                f"the file is {uploaded.size} bytes, above the {limit} bytes limit "
+                "(ARBITER_VERDICT_FILE_MAX_BYTES)"
+            )
+        return uploaded
 
     def validate(self, attrs):
         if attrs.get("strict_mmrb2") and attrs.get("format") != "mmrb2":

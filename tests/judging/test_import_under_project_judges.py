@@ -67,3 +67,23 @@ def test_bias_scores_are_not_imported_under_an_operators_judge(tmp_path):
     with pytest.raises(ImportFailed, match="imports go under a judge of this project"):
         bias_scores_import(path, project_slug="bias", task_slug="occupations")
     assert not Verdict.objects.exists()
+
+
+def test_a_prediction_file_above_the_limit_is_refused_before_it_is_copied(
+    task, settings, monkeypatch
+):
+    from api.views import judging as judging_views
+
+    copied = []
+    monkeypatch.setattr(judging_views, "uploaded_to_path", lambda file: copied.append(file))
+    settings.ARBITER_VERDICT_FILE_MAX_BYTES = 64
+    lead = token_client(member("lead_a", task.project, role=Membership.Role.LEAD))
+    answer = lead.post(
+        "/api/verdicts/import/",
+        {"project": "alpha", "task": "t2i", "judge": "mine",
+         "file": SimpleUploadedFile("preds.json", predictions(task))},
+        format="multipart",
+    )  # fmt: skip
+    assert answer.status_code == 400
+    assert "ARBITER_VERDICT_FILE_MAX_BYTES" in answer.json()["file"][0]
+    assert copied == [] and not Verdict.objects.exists()
