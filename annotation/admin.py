@@ -1,4 +1,7 @@
 from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -17,6 +20,7 @@ from annotation.models import (
     Response,
     Task,
 )
+from annotation.models.placeholder import username_not_reserved
 
 
 class OperatorAdmin(admin.ModelAdmin):
@@ -247,3 +251,30 @@ class FlagAdmin(OperatorAdmin):
     list_display = ["pair", "reason", "reported_by", "created_at", "resolved_at"]
     list_filter = ["reason", ("resolved_at", admin.EmptyFieldListFilter)]
     raw_id_fields = ["pair", "assignment", "reported_by", "resolved_by"]
+
+
+class PersonCreationForm(AdminUserCreationForm):
+    """The operator's new accounts refuse a placeholder's kind of name, as every form that
+    names an account does (annotation.models.placeholder.username_not_reserved)."""
+
+    def clean_username(self):
+        username = super().clean_username()
+        username_not_reserved(username)
+        return username
+
+
+class PersonChangeForm(UserChangeForm):
+    def clean_username(self):  # a rename into the placeholders' names, likewise
+        username = self.cleaned_data["username"]
+        if username != self.instance.username:
+            username_not_reserved(username)
+        return username
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class PersonAdmin(UserAdmin):
+    add_form = PersonCreationForm
+    form = PersonChangeForm

@@ -142,3 +142,23 @@ def test_the_records_services_write_are_view_only_in_the_admin(client, tmp_path,
     assert answer.status_code == 302, answer.context["adminform"].form.errors
     pair.refresh_from_db()
     assert pair.project_id == task.project_id
+
+
+@pytest.mark.parametrize("name", ["imported-team-1", "Imported-Lead-team"])
+def test_the_admin_refuses_a_placeholders_kind_of_name_for_a_person(client, name):
+    operator = User.objects.create_superuser("root", password="pw-root-1")
+    client.force_login(operator)
+    password = "a-long-passphrase-9"
+    answer = client.post(
+        reverse("admin:auth_user_add"),
+        {"username": name, "password1": password, "password2": password},
+    )
+    assert answer.status_code == 200  # the form again, with the error
+    assert "kept for imported ratings" in answer.content.decode()
+    assert not User.objects.filter(username=name).exists()
+    person = User.objects.create_user("ann")
+    change = reverse("admin:auth_user_change", args=[person.pk])
+    form = client.get(change).context["adminform"].form
+    data = {key: value for key, value in form.initial.items() if value is not None}
+    data.update(username=name, date_joined_0="2026-01-01", date_joined_1="00:00:00")
+    assert "kept for imported ratings" in client.post(change, data).content.decode()
