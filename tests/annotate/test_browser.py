@@ -277,3 +277,27 @@ def test_question_mark_shows_the_shortcuts_and_s_skips_with_a_preset_reason_and_
     assert not Rating.objects.exists()
     assert Assignment.objects.get(pk=following).status == Assignment.Status.LEASED
     assert page.console_errors == []
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (390, 844)], ids=["laptop", "phone"])
+def test_a_link_to_the_next_pair_offers_a_start_button_that_enter_presses(
+    live_server, browser_page, expert, size
+):
+    from tests.axe import serious_violations
+
+    page = browser_page
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", "expert")
+    page.fill("input[name=password]", PASSWORD)
+    page.press("input[name=password]", "Enter")
+    page.wait_for_url(f"{live_server.url}/", timeout=WAIT_MS)
+    task = expert.memberships.get().project.tasks.get()
+    page.goto(live_server.url + reverse("task-next", args=[task.project.slug, task.slug]))
+    assert not Assignment.objects.filter(annotator=expert).exists()  # a GET claims nothing
+    assert page.get_by_role("heading", level=1).inner_text() == task.name
+    assert serious_violations(page) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+    page.keyboard.press("Enter")  # the button has the focus
+    page.wait_for_url(ANNOTATE_URL, timeout=WAIT_MS)
+    assert Assignment.objects.filter(annotator=expert).count() == 1
