@@ -1,11 +1,21 @@
 """`pairs_import`: all-or-nothing import of a pair file into a project's task.
 
 Two phases. First every record is parsed and every image checked (nothing written); any
-problem stops the import with the record number. Then one transaction writes assets, prompts,
-responses, pairs, imported ratings and adjudications with bulk inserts; image files are copied
-into media storage inside it and removed again if the transaction fails. Images come from the
-`--images` folder, or for Parquet from the file itself, staged in a private temporary folder
-between the phases (removed however the import ends).
+problem stops the import with the record number. The checked records go to an anonymous
+temporary file, batch by batch (pair_import_batches.py), not into memory. Then one transaction
+reads them back a batch (BATCH records) at a time and writes its assets, prompts, responses,
+pairs, imported ratings, adjudications and gold checks with bulk inserts before reading the
+next; image files are copied into media storage inside it and removed again if the
+transaction fails, at whatever batch. Images come from the `--images` folder, or for Parquet
+from the file itself, staged in a private temporary folder between the phases (removed however
+the import ends).
+
+Memory (issue 25) is bounded by a batch of records, not by the file, except for two things kept
+for the whole import, each a few dozen bytes: every record's id with its number (an id twice
+in the file is refused naming the first), and every distinct image's checked facts (size,
+format: the image source keeps them too). Reading the file before the transaction, not inside
+it, keeps the project's lock (and SQLite's writer lock) as short as before and lets the
+progress counters of an import job commit while the file is read.
 
 Re-importing a record whose id exists with the same content is a no-op (counted as
 `unchanged`); an existing id with different content is an error.
@@ -17,7 +27,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
@@ -37,19 +47,21 @@ from annotation.importing.images import (
 )
 from annotation.models import Asset, Generator, Pair, Project, Prompt, Response
 from annotation.models.content import asset_storage_name
-from annotation.rendering import image_shas
 from annotation.services.consensus import decision_set
 from annotation.services.gold import gold_from_import
 from annotation.services.import_summary import ImportSummary
+from annotation.services.pair_import_batches import (
+    BATCH,
+    PreparedBatches,
+    ProjectBefore,
+    WrittenFiles,
+)
 from annotation.services.pair_import_ratings import (
     imported_adjudication,
     imported_adjudications_write,
     imported_ratings_write,
 )
 from annotation.services.projects import project_get_or_create, task_get_or_create
-
-_BATCH = 500
-
 
 # Called with (records checked, images checked) while a file is read.
 Progress = Callable[[int, int], None]
@@ -66,6 +78,15 @@ class _Prepared:
     prompt_fingerprint: str
     fingerprint: str
     legacy_fingerprint: str  # with the task slug, as pairs were fingerprinted until 2026-12
+
+
+@dataclass
+class _FileChecked:
+    """What the check of the whole file keeps for the writer: a few facts, not the records."""
+
+    images: dict[str, CheckedImage] = field(default_factory=dict)  # by SHA-256
+    scale: int | None = None  # the scale of the records' scores: one per file
+    has_scores: bool = False
 
 
 def pairs_import(
@@ -87,14 +108,14 @@ def pairs_import(
     started = time.perf_counter()
     path = Path(path)
     summary = ImportSummary(project=project_slug, task=task_slug, format=file_format)
-    images: dict[str, CheckedImage] = {}
-    with _records_and_images(path, file_format, images_dir) as (records, source):
-        prepared = _prepare_all(path, records, task_slug, source, images, progress)
-        summary.records = len(prepared)
-        summary.derived_ids = sum(1 for item in prepared if item.record.origin.get("derived_id"))
-        file_scale = _file_scale(prepared, file_format)
+    with (
+        _records_and_images(path, file_format, images_dir) as (records, source),
+        PreparedBatches() as batches,
+    ):
+        checked = _prepare_all(path, records, task_slug, source, batches, summary, progress)
+        file_scale = checked.scale or (MMRB2_SCALE if file_format == "mmrb2" else None)
         try:
-            _write_all(prepared, images, summary, file_scale, as_candidates, queue)
+            _write_all(batches, checked, summary, file_scale, as_candidates, queue)
         except ValidationError as exc:  # a project or task slug that is not a slug
             raise ImportFailed("; ".join(exc.messages)) from None
     summary.seconds = time.perf_counter() - started
@@ -118,33 +139,42 @@ def _records_and_images(path: Path, file_format: str, images_dir) -> Iterator[tu
         yield read_parquet_records(path, staged), staged
 
 
-def _write_all(prepared, images, summary, file_scale, as_candidates, queue) -> None:
-    written_files: list[Path] = []
-    try:
-        with transaction.atomic():
-            project, _ = project_get_or_create(summary.project, scale_points=file_scale or None)
-            # Imports into one project take turns: each sees what the previous one committed.
-            project = Project.objects.select_for_update().get(pk=project.pk)
-            if file_scale and project.scale_points != file_scale and _has_scores(prepared):
-                raise ImportFailed(
-                    f"the file's scores are on a 1..{file_scale} scale but project "
-                    f"{project.slug!r} uses K={project.scale_points}; import it into a new project"
-                )
-            task = task_get_or_create(project, summary.task)
-            new_records = _skip_unchanged(project, task, prepared, summary)
-            _write_assets(images, new_records, summary, written_files, project)
-            _write_pairs(project, task, new_records, summary, as_candidates, queue)
-            summary.gold = gold_from_import(task, [item.record for item in prepared])
-    except BaseException:
-        _remove_orphans(written_files)
-        raise
+def _write_all(batches, checked: _FileChecked, summary, file_scale, as_candidates, queue):
+    """Write the checked batches in one transaction, one batch in memory at a time."""
+    with WrittenFiles(settings.MEDIA_ROOT) as written:
+        try:
+            with transaction.atomic():
+                project, _ = project_get_or_create(summary.project, scale_points=file_scale or None)
+                # Imports into one project take turns: each sees what the previous one committed.
+                project = Project.objects.select_for_update().get(pk=project.pk)
+                if file_scale and project.scale_points != file_scale and checked.has_scores:
+                    raise ImportFailed(
+                        f"the file's scores are on a 1..{file_scale} scale but project "
+                        f"{project.slug!r} uses K={project.scale_points}; import it into a new "
+                        "project"
+                    )
+                task = task_get_or_create(project, summary.task)
+                before = ProjectBefore.of(project)
+                stored_before: set[str] = set()  # images stored when this import first used them
+                for batch in batches:
+                    new_records = _skip_unchanged(project, task, batch, summary)
+                    stored_before |= _write_assets(checked.images, new_records, summary, written)
+                    _write_pairs(project, task, new_records, summary, as_candidates, queue)
+                    summary.gold += gold_from_import(task, [item.record for item in batch])
+                _count_reused(before, stored_before, summary)
+        except BaseException:
+            written.remove_orphans()
+            raise
 
 
 def _prepare_all(
-    path, records, task_slug, source: ImageSource, images, progress=None
-) -> list[_Prepared]:
-    prepared: list[_Prepared] = []
+    path, records, task_slug, source: ImageSource, batches, summary, progress=None
+) -> _FileChecked:
+    """Check every record and append it to `batches`. The ids seen stay in memory with their
+    record numbers (a few dozen bytes a record) to refuse an id given twice."""
+    checked = _FileChecked()
     seen_ids: dict[str, int] = {}
+    batch: list[_Prepared] = []
     for record in records:
         if record.external_id in seen_ids:
             raise ImportFailed(
@@ -154,14 +184,34 @@ def _prepare_all(
             )
         seen_ids[record.external_id] = record.number
         try:
-            prepared.append(_prepare(record, task_slug, source, images))
+            batch.append(_prepare(record, task_slug, source, checked.images))
         except ImageRejected as exc:
             raise ImportFailed(str(exc), record.number) from None
+        _note_scale(checked, record)
+        summary.records += 1
+        summary.derived_ids += bool(record.origin.get("derived_id"))
+        if len(batch) == BATCH:
+            batches.append(batch)
+            batch = []
         if progress is not None:
-            progress(len(prepared), len(images))
-    if not prepared:
+            progress(summary.records, len(checked.images))
+    if batch:
+        batches.append(batch)
+    if not summary.records:
         raise ImportFailed(f"{path.name} holds no records")
-    return prepared
+    return checked
+
+
+def _note_scale(checked: _FileChecked, record: PairRecord) -> None:
+    checked.has_scores = checked.has_scores or bool(record.scores)
+    if record.scale is None or record.scale == checked.scale:
+        return
+    if checked.scale is not None:
+        scales = sorted((checked.scale, record.scale))
+        raise ImportFailed(
+            f"records use different scales {scales}; use one per file", record.number
+        )
+    checked.scale = record.scale
 
 
 def _hashed(parts: list | None, source: ImageSource, images: dict) -> list | None:
@@ -218,27 +268,18 @@ def _grouped(record: PairRecord) -> bool:
     return bool(record.response_a.groups or record.response_b.groups)
 
 
-def _has_scores(prepared: list[_Prepared]) -> bool:
-    return any(item.record.scores for item in prepared)
-
-
-def _file_scale(prepared: list[_Prepared], file_format: str) -> int | None:
-    scales = {item.record.scale for item in prepared if item.record.scale is not None}
-    if len(scales) > 1:
-        raise ImportFailed(f"records use different scales {sorted(scales)}; use one per file")
-    if scales:
-        return scales.pop()
-    return MMRB2_SCALE if file_format == "mmrb2" else None
-
-
 def _skip_unchanged(project, task, prepared, summary) -> list[_Prepared]:
     """The records not in the project yet. A record already there with the same content is
     skipped (`unchanged`; `in_other_tasks` when it lives in another task, where it stays:
     a pair belongs to one task); the same id with other content refuses the import."""
     existing: dict[str, tuple[str, int]] = {}
     ids = [item.record.external_id for item in prepared]
-    for start in range(0, len(ids), _BATCH):
-        rows = Pair.objects.filter(project=project, external_id__in=ids[start : start + _BATCH])
+    for start in range(0, len(ids), BATCH):
+        # Unordered: ordered by id, SQLite walks every pair of the project (its project index
+        # is in id order) instead of looking each id up, once per batch of the file.
+        rows = Pair.objects.filter(
+            project=project, external_id__in=ids[start : start + BATCH]
+        ).order_by()
         existing.update(
             (external_id, (fingerprint, task_id))
             for external_id, fingerprint, task_id in rows.values_list(
@@ -264,25 +305,27 @@ def _skip_unchanged(project, task, prepared, summary) -> list[_Prepared]:
 
 
 def _write_assets(
-    images: dict[str, CheckedImage], new_records, summary, written_files, project
-) -> None:
+    images: dict[str, CheckedImage], new_records, summary, written: WrittenFiles
+) -> set[str]:
+    """Store the images that the batch's new records are the first of this import to show
+    (`images` loses each once done, so that a later batch counts it no more). Counted as new
+    here; returns those already stored, which `_count_reused` sorts out."""
     used = {
         value
         for item in new_records
         for parts in (item.prompt_content or [], item.content_a, item.content_b)
         for kind, value in parts
-        if kind == "image"
+        if kind == "image" and value in images
     }
     hashes = sorted(used)
     known: set[str] = set()
-    for start in range(0, len(hashes), _BATCH):
-        batch = hashes[start : start + _BATCH]
+    for start in range(0, len(hashes), BATCH):
+        batch = hashes[start : start + BATCH]
         known.update(Asset.objects.filter(sha256__in=batch).values_list("sha256", flat=True))
-    fresh = [images[sha] for sha in hashes if sha not in known]
-    # Storage is shared between projects, but the summary must not tell a lead that an image
-    # exists in a project they may not see: "reused" counts only this project's own images.
-    summary.images_reused = len(_images_of_project(project, known))
-    summary.images_new = len(hashes) - summary.images_reused
+    fresh = [images.pop(sha) for sha in hashes if sha not in known]
+    for sha in known:
+        del images[sha]
+    summary.images_new += len(hashes)
     media_root = Path(settings.MEDIA_ROOT)
     assets = []
     for image in fresh:
@@ -290,14 +333,14 @@ def _write_assets(
         target = media_root / name
         if not target.exists():
             _copy_verified(image, target)
-            written_files.append(target)
+            written.add(name)
         # The copy without metadata that annotators and judges get, made now rather than on
         # first use: otherwise the first judge run after an import cleans every image it
         # sends and runs at three quarters of a warm run's pace (bench.judges). One it cannot
         # make now is made, or refused, on first use as before.
         with suppress(OSError, ValueError):
             if (made := clean_copy_make(image.sha256, name)) is not None:
-                written_files.append(media_root / made)
+                written.add(made)
         assets.append(
             Asset(
                 sha256=image.sha256,
@@ -309,35 +352,18 @@ def _write_assets(
             )
         )
     # ignore_conflicts: an import into another project may add the same image concurrently.
-    Asset.objects.bulk_create(assets, batch_size=_BATCH, ignore_conflicts=True)
+    Asset.objects.bulk_create(assets, batch_size=BATCH, ignore_conflicts=True)
+    return known
 
 
-def _images_of_project(project, among: set[str]) -> set[str]:
-    """Which of `among` the project's pairs already show (one pass over their part lists,
-    stopping once all are found; none when `among` is empty)."""
-    found: set[str] = set()
-    if not among:
-        return found
-    contents = Pair.objects.filter(project=project).values_list(
-        "prompt__content", "response_a__content", "response_b__content"
-    )
-    for parts in contents.iterator(chunk_size=_BATCH):
-        found |= image_shas(*parts) & among
-        if len(found) == len(among):
-            break
-    return found
-
-
-def _remove_orphans(written_files: list[Path]) -> None:
-    """After a rollback, remove the files this import wrote (originals and cleaned copies),
-    unless a concurrent import has since committed an asset for the same bytes."""
-    if not written_files:
-        return
-    hashes = {path.stem for path in written_files}  # an original and its cleaned copy
-    referenced = set(Asset.objects.filter(sha256__in=list(hashes)).values_list("sha256", flat=True))
-    for path in written_files:
-        if path.stem not in referenced:
-            path.unlink(missing_ok=True)
+def _count_reused(before: ProjectBefore, stored_before: set[str], summary) -> None:
+    """Storage is shared between projects, but the summary must not tell a lead that an image
+    exists in a project they may not see: "reused" counts only images this project's pairs
+    showed before the import (the rest of what the new pairs show is new to it); prompts
+    are the project's own."""
+    summary.images_reused = len(before.images_shown(stored_before))
+    summary.images_new -= summary.images_reused
+    summary.prompts_reused = before.prompts_used_since()
 
 
 def _copy_verified(image: CheckedImage, target: Path) -> None:
@@ -365,11 +391,10 @@ def _prompts(project, new_records, summary) -> dict[str, Prompt]:
     wanted = {item.prompt_fingerprint: item for item in new_records}
     fingerprints = list(wanted)
     prompts: dict[str, Prompt] = {}
-    for start in range(0, len(fingerprints), _BATCH):
-        batch = fingerprints[start : start + _BATCH]
+    for start in range(0, len(fingerprints), BATCH):
+        batch = fingerprints[start : start + BATCH]
         for prompt in Prompt.objects.filter(project=project, fingerprint__in=batch):
             prompts[prompt.fingerprint] = prompt
-    summary.prompts_reused = len(prompts)
     fresh = [
         Prompt(
             project=project,
@@ -381,8 +406,8 @@ def _prompts(project, new_records, summary) -> dict[str, Prompt]:
         for fingerprint, item in wanted.items()
         if fingerprint not in prompts
     ]
-    Prompt.objects.bulk_create(fresh, batch_size=_BATCH)
-    summary.prompts_new = len(fresh)
+    Prompt.objects.bulk_create(fresh, batch_size=BATCH)
+    summary.prompts_new += len(fresh)
     prompts.update((prompt.fingerprint, prompt) for prompt in fresh)
     return prompts
 
@@ -404,9 +429,9 @@ def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> N
                     groups=side.groups,
                 )
             )
-    Response.objects.bulk_create(responses, batch_size=_BATCH)
-    summary.responses = len(responses)
-    summary.graded_responses = sum(1 for r in responses if r.imported_grades)
+    Response.objects.bulk_create(responses, batch_size=BATCH)
+    summary.responses += len(responses)
+    summary.graded_responses += sum(1 for r in responses if r.imported_grades)
 
     pairs, adjudications = [], []
     for index, item in enumerate(new_records):
@@ -432,12 +457,12 @@ def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> N
         pairs.append(pair)
         if adjudication is not None:
             adjudications.append((adjudication, pair))
-    Pair.objects.bulk_create(pairs, batch_size=_BATCH)
-    summary.pairs = len(pairs)
+    Pair.objects.bulk_create(pairs, batch_size=BATCH)
+    summary.pairs += len(pairs)
     for pair in pairs:
         summary.statuses[pair.status] = summary.statuses.get(pair.status, 0) + 1
-    summary.ratings = _write_ratings(project, new_records, pairs)
-    summary.adjudications = imported_adjudications_write(project, adjudications)
+    summary.ratings += _write_ratings(project, new_records, pairs)
+    summary.adjudications += imported_adjudications_write(project, adjudications)
 
 
 def _initial_status(record: PairRecord, project: Project, as_candidates: bool, queue: bool) -> str:

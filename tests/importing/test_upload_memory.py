@@ -3,7 +3,10 @@ memory (VmHWM) is read when it ends: a 21 MB MMRB2 file of empty lists, 7 millio
 and a 23 MB prediction file of ids the project does not know. Before records were streamed
 each peaked at 450-650 MB (the whole file parsed before its first record was checked); now
 the first record is refused as it is read. (A prediction file read to its end, with
-strict_mmrb2 skipping every unknown id, peaks at ~86 MB: measured by hand, too slow for CI.)"""
+strict_mmrb2 skipping every unknown id, peaks at ~86 MB: measured by hand, too slow for CI.)
+
+And a file of valid pairs: 20,000 text-only pairs (48 MB) peaked at 232 MB when the importer
+held every checked record until it wrote them; written a batch at a time, at ~80 MB."""
 
 import json
 import os
@@ -94,3 +97,35 @@ def test_hostile_uploads_peak_far_below_their_old_memory(tmp_path, target):
     assert "record 1: pair id 'x0000000' is unknown" in figures["verdicts"]["outcome"]
     for kind, figure in figures.items():
         assert figure["peak_mb"] < PEAK_BOUND_MB, (kind, figure)
+
+
+VALID_PAIRS = 20_000
+VALID_PEAK_BOUND_MB = 140  # ~80 MB measured; 232 MB when every record was held
+
+
+def _valid_text_pairs(path: Path, count: int) -> Path:
+    """`count` valid text-only pairs (two answers of 1 KB each, no images), as JSONL."""
+    with path.open("w") as file:
+        for number in range(count):
+            answer = f"answer {number} " + "lorem ipsum " * 85
+            record = {
+                "id": f"p{number:06d}",
+                "prompt_source": "memory",
+                "prompt_metadata": {"n": number},
+                "prompt_content": [["text", f"prompt {number}"]],
+                "response_a": {"model_name": "gen-1", "response_content": [["text", answer]]},
+                "response_b": {"model_name": "gen-2", "response_content": [["text", answer[::-1]]]},
+                "chosen": "A",
+                "human_annotations": [],
+            }
+            file.write(json.dumps(record) + "\n")
+    return path
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads Linux's VmHWM")
+@pytest.mark.django_db(transaction=True)
+def test_an_import_of_many_valid_pairs_peaks_at_a_bound_not_growing_with_the_file(tmp_path, target):
+    figure = import_in_child("native", _valid_text_pairs(tmp_path / "valid.jsonl", VALID_PAIRS))
+    print(json.dumps(figure))  # the figure the docstring quotes (pytest -s)
+    assert figure["outcome"] == VALID_PAIRS
+    assert figure["peak_mb"] < VALID_PEAK_BOUND_MB, figure
