@@ -51,10 +51,19 @@ print(json.dumps({"peak_mb": peak_kb / 1024, "seconds": seconds, "outcome": outc
 """
 
 
+def _this_database_url() -> str:
+    """The test database, for the child process (SQLite's file, or PostgreSQL's test_*)."""
+    db = connection.settings_dict
+    if connection.vendor == "postgresql":
+        host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
+        return f"postgres://{db['USER']}@{host}:{port}/{db['NAME']}"
+    return f"sqlite:///{db['NAME']}"
+
+
 def import_in_child(kind: str, path: Path) -> dict:
     env = dict(os.environ)
     env.pop("REDIS_URL", None)
-    env["DATABASE_URL"] = f"sqlite:///{connection.settings_dict['NAME']}"
+    env["DATABASE_URL"] = _this_database_url()
     env["SECRET_KEY"] = "memory-test-key"
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     done = subprocess.run(
