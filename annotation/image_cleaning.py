@@ -9,11 +9,13 @@ EXIF orientation other than "upright" forces a decode: the rotation is applied a
 re-encoded (PNG and lossless WebP stay lossless; JPEG keeps its own quantisation tables),
 because a browser would otherwise rotate the original but not its cleaned copy. The cleaned
 bytes are checked to decode to the same size; if the container cannot be parsed or the check
-fails, the image is re-encoded by Pillow instead.
+fails, a still image is re-encoded by Pillow instead. An animation is never re-encoded (that
+decodes and keeps every frame): one whose container cannot be stripped is refused
+(ImageTooCostly), on import and when served, and its cleaned copy is bounded again.
 
-Nothing is decoded before the frames and their pixels are bounded from the headers
-(annotation.image_frames, the import's limits): cleaning also runs on images stored before a
-limit was lowered, and re-encoding an animation decodes and keeps all of its frames.
+Nothing is decoded before the frames and their pixels are bounded from the headers and from
+Pillow's own frame count (annotation.image_frames, the import's limits): cleaning also runs on
+images stored before a limit was lowered.
 
 Cleaned copies are cached in media storage under `assets-clean/v<N>/`, keyed by the original's
 SHA-256 and written once (atomically on local storage): the check decodes the image, which
@@ -31,7 +33,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from PIL import Image, ImageOps
 
-from annotation.image_frames import decoded_size_check
+from annotation.image_frames import ImageTooCostly, decoded_size_check, reader_frames
 from annotation.models.content import asset_storage_name
 
 CLEAN_VERSION = 1  # bump when the rules change: older cached copies are then ignored
@@ -49,6 +51,7 @@ def image_bytes_clean(data: bytes) -> tuple[bytes, str]:
         image_format = _saved_as(image.format)
         size = image.size
         _bounded(data, image)
+        animated = reader_frames(image) > 1
     strip = _STRIPPERS.get(image_format)
     if strip is None:
         raise ValueError(f"cannot clean {image_format or 'an unknown format'} images")
@@ -56,6 +59,16 @@ def image_bytes_clean(data: bytes) -> tuple[bytes, str]:
         cleaned, orientation = strip(data)
     except _Malformed:
         cleaned, orientation = None, None
+    if animated:
+        # Never re-encoded: that decodes and keeps every frame, and a container that fails
+        # the strip is the kind whose frames the header walk may miscount. Not rotated (rare).
+        if cleaned is None or not _decodes(cleaned, size):
+            raise ImageTooCostly(
+                "an animation whose container cannot be cleaned without decoding every frame"
+            )
+        with Image.open(io.BytesIO(cleaned)) as image:
+            _bounded(cleaned, image)  # what is served is counted too
+        return cleaned, f"image/{image_format.lower()}"
     if orientation not in (None, 1) or cleaned is None or not _decodes(cleaned, size):
         cleaned = _reencode(data)
     return cleaned, f"image/{image_format.lower()}"
@@ -165,6 +178,7 @@ def _bounded(data: bytes, image: Image.Image) -> None:
         None,
         max_pixels=settings.ARBITER_MAX_IMAGE_PIXELS,
         max_frames=settings.ARBITER_MAX_IMAGE_FRAMES,
+        reader_frames=reader_frames(image),
     )
 
 
@@ -179,12 +193,11 @@ def _decodes(data: bytes, size: tuple[int, int]) -> bool:
 
 def _reencode(data: bytes) -> bytes:
     """Orientation applied, pixels re-encoded, and only the ICC profile (and what decoding
-    needs) carried over."""
+    needs) carried over. Still images only (an MPO is its first frame): animations are never
+    re-encoded (image_bytes_clean)."""
     with Image.open(io.BytesIO(data)) as image:
-        _bounded(data, image)  # again: this path decodes and keeps every frame
+        _bounded(data, image)
         image_format = _saved_as(image.format)
-        # An MPO's other frames are the phone's extra pictures: the first one is the image.
-        frames = 1 if image.format == "MPO" else getattr(image, "n_frames", 1)
         icc = image.info.get("icc_profile")
         transparency = image.info.get("transparency")
         params: dict = {}
@@ -198,13 +211,7 @@ def _reencode(data: bytes) -> bytes:
                 params["subsampling"] = 0
         elif image_format == "WEBP":
             params = {"lossless": _webp_is_lossless(data), "quality": 95}
-        if frames > 1:  # animations are not rotated (rare): metadata goes, frames stay
-            params.update(save_all=True, loop=image.info.get("loop", 0))
-            if "duration" in image.info:
-                params["duration"] = image.info["duration"]
-            output = image
-        else:
-            output = ImageOps.exif_transpose(image)
+        output = ImageOps.exif_transpose(image)
         output.info = {}
         if icc:
             params["icc_profile"] = icc

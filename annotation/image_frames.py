@@ -10,8 +10,10 @@ decode to gigabytes. ARBITER_MAX_IMAGE_PIXELS bounds the pixels summed over the 
 ARBITER_MAX_IMAGE_FRAMES their number; Pillow's own decompression-bomb check sees one frame only.
 
 A GIF is walked as leniently as Pillow reads it (a byte that starts no block is skipped, a
-missing trailer is the end), so the count is never below the frames Pillow would decode. This
-module decodes nothing and never calls Pillow's `n_frames`.
+missing trailer is the end); a container crafted so that this walk and Pillow's disagree (a
+GIF extension that goes on after its terminator, a WebP frame nested in another) is caught by
+the callers passing Pillow's own count (`n_frames`, headers only) as `reader_frames`. This
+module decodes nothing.
 """
 
 from dataclasses import dataclass
@@ -43,6 +45,15 @@ def decoded_size(data: bytes, image_format: str, size: tuple[int, int]) -> Decod
     return DecodedSize(1, *size)  # JPEG: an MPO's extra frames are never decoded
 
 
+def reader_frames(image) -> int:
+    """The frames Pillow reports for an open image, read from headers without decoding (GIF
+    seeks without updating the image, APNG reads acTL, WebP asks libwebp's demuxer); an MPO's
+    extra pictures are never decoded."""
+    if (image.format or "").upper() == "MPO":
+        return 1
+    return getattr(image, "n_frames", 1)
+
+
 def decoded_size_check(
     data: bytes,
     image_format: str,
@@ -51,9 +62,14 @@ def decoded_size_check(
     *,
     max_pixels: int,
     max_frames: int,
+    reader_frames: int = 1,
 ) -> DecodedSize:
-    """The image's decoded size, or ImageTooCostly when it is above a limit."""
+    """The image's decoded size, or ImageTooCostly when it is above a limit. `reader_frames`
+    is the frame count the decoder itself reports (Pillow's `n_frames`, which reads headers
+    only): where a hostile container makes the two walks disagree, the larger count holds."""
     counted = decoded_size(data, image_format, size)
+    if reader_frames > counted.frames:
+        counted = DecodedSize(reader_frames, counted.width, counted.height)
     image = f"image {name!r}" if name else "the image"
     shape = f"{counted.width}×{counted.height} pixels"
     if counted.frames > max_frames:

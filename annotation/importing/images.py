@@ -19,7 +19,8 @@ from typing import Protocol
 from django.conf import settings
 from PIL import Image, UnidentifiedImageError
 
-from annotation.image_frames import ImageTooCostly, decoded_size_check
+from annotation.image_cleaning import image_bytes_clean
+from annotation.image_frames import ImageTooCostly, decoded_size_check, reader_frames
 
 
 class ImageRejected(ValueError):
@@ -165,8 +166,14 @@ def inspect_image_bytes(
                     name,
                     max_pixels=max_pixels,
                     max_frames=max_frames,
+                    reader_frames=reader_frames(image),
                 )
                 image.load()  # a full decode: truncated or corrupt data fails here
+                if reader_frames(image) > 1:  # refused now, not at its first view
+                    try:
+                        image_bytes_clean(data)
+                    except ImageTooCostly as exc:
+                        raise ImageRejected(f"image {name!r} is {exc}") from None
     except ImageRejected:
         raise
     except ImageTooCostly as exc:

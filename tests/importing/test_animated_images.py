@@ -19,6 +19,7 @@ from PIL import Image
 from annotation.image_cleaning import image_bytes_clean
 from annotation.image_frames import ImageTooCostly
 from annotation.importing.errors import ImportFailed
+from annotation.importing.images import ImageRejected, inspect_image_bytes
 from annotation.importing.upload import pairs_import_upload
 from annotation.models import Asset, ImportJob, Membership, Pair, Project
 from annotation.services import import_jobs
@@ -154,7 +155,7 @@ def test_cleaning_a_stored_hostile_gif_refuses_instead_of_decoding():
 
 def test_cleaning_refuses_an_animation_above_a_lowered_limit(settings):
     """Cleaning reads the limits of today, not those the image was imported under."""
-    gif = hostile_gif(4, 100, 100)
+    gif = hostile_gif(4, 100, 100, stray_byte=False)
     assert image_bytes_clean(gif)[1] == "image/gif"
     settings.ARBITER_MAX_IMAGE_FRAMES = 3
     with pytest.raises(ImageTooCostly, match="the image has 4 frames, above the limit of 3"):
@@ -166,7 +167,6 @@ def test_cleaning_refuses_an_animation_above_a_lowered_limit(settings):
 
 def test_a_small_animated_gif_is_imported_and_served_cleaned_with_its_frames(as_lead):
     gif = animation("GIF", 3, comment=b"made by secret-model-7", loop=0)
-    gif = gif[:-1] + b"\x00\x3b"  # a stray byte: cleaned by re-encoding every frame
     answer = api_import(as_lead, pairs_zip(gif))
     assert answer.status_code == 201, answer.content
     sha256 = Asset.objects.get(format="GIF").sha256
@@ -176,6 +176,68 @@ def test_a_small_animated_gif_is_imported_and_served_cleaned_with_its_frames(as_
     assert b"secret-model-7" not in data
     with Image.open(io.BytesIO(data)) as image:
         assert (image.n_frames, image.size) == (3, (16, 16))
+
+
+def test_an_animation_whose_container_cannot_be_stripped_is_refused_not_re_encoded(as_lead):
+    # Re-encoding decodes and keeps every frame; a container the strip cannot walk is the
+    # kind whose frames a header walk may miscount, so it is refused at import.
+    gif = animation("GIF", 3, loop=0)
+    gif = gif[:-1] + b"\x00\x3b"  # a stray byte before the trailer
+    answer = api_import(as_lead, pairs_zip(gif))
+    assert answer.status_code == 400, answer.content
+    assert "cannot be cleaned without decoding every frame" in answer.content.decode()
+    assert not Asset.objects.filter(format="GIF").exists()
+    with pytest.raises(ImageTooCostly):
+        image_bytes_clean(gif)
+
+
+def _gif_frames_hidden_from_a_header_walk(frames: int, side: int) -> bytes:
+    """A GIF whose first extension goes on after its terminator, as Pillow reads it (it keeps
+    reading sub-blocks), so a walk that stops there sees one frame where Pillow sees all."""
+    screen = b"GIF89a" + struct.pack("<HH", side, side) + b"\x80\x00\x00" + b"\x00" * 3
+    out = bytearray(screen + b"\x00\x00\x00\xff\xff\xff" + b"\x21\x01\x00")
+    out += b"\x21\x01" + b"\xff" * 32 + b"\x00"
+    start = len(screen) + 6 + 3 + 1 + 1
+    for index in range(frames):
+        landing = start + ((len(out) - start) // 256 + 1) * 256
+        out += b"\xff" * (landing - len(out) + 1)
+        out += b"\x21\xf9\x04\x00\x0a\x00\x00\x00\x2c" + struct.pack("<HHHH", index, 0, 1, 1)
+        out += b"\x00\x02\x02\x44\x01\x00"
+    end = start + ((len(out) - start) // 256 + 1) * 256
+    return bytes(out + b"\xff" * (end - len(out) + 1))
+
+
+def _webp_with_nested_frames(frames: int, side: int) -> bytes:
+    """An animated WebP whose first ANMF chunk is declared to hold all the others: libwebp
+    still finds every frame, a walk that skips whole ANMF chunks finds one."""
+    data = bytearray(animation("WEBP", frames, size=(side, side), lossless=True))
+    position = data.index(b"ANMF")
+    data[position + 4 : position + 8] = (len(data) - position - 8).to_bytes(4, "little")
+    if len(data) % 2:
+        data += b"\x00"
+    data[4:8] = (len(data) - 8).to_bytes(4, "little")
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    ("image_format", "data"),
+    [
+        ("GIF", _gif_frames_hidden_from_a_header_walk(12, 2500)),
+        ("WEBP", _webp_with_nested_frames(20, 2000)),
+    ],
+    ids=["gif-extension-past-its-terminator", "webp-nested-frames"],
+)
+def test_frames_hidden_from_the_header_walk_are_counted_by_the_decoders_own_count(
+    settings, image_format, data
+):
+    started = time.monotonic()
+    with pytest.raises(ImageRejected, match="frames of"):
+        inspect_image_bytes(
+            data, "x", {image_format}, settings.ARBITER_MAX_IMAGE_PIXELS, max_frames=100
+        )
+    with pytest.raises(ImageTooCostly):
+        image_bytes_clean(data)
+    assert time.monotonic() - started < 10  # refused from headers, nothing decoded in full
 
 
 # -- import jobs whose worker dies -------------------------------------------------------------
