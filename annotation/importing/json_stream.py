@@ -183,6 +183,8 @@ class JsonReader:
             except ValueError as exc:  # a number too long to convert
                 raise ImportFailed(f"{self.invalid}: {str(exc)[:200]}", number) from None
             else:
+                if end - start > self.limit:  # whole in what was read, and still too large
+                    raise ImportFailed(f"{self.what}{_too_large(self.limit)}", number)
                 # A list, object or string ends with its closing character; a number or word
                 # at the end of what was read may go on in the next chunk.
                 closed = isinstance(value, dict | list | str)
@@ -191,7 +193,9 @@ class JsonReader:
                     return value
             if size > self.limit:
                 raise ImportFailed(f"{self.what}{_too_large(self.limit)}", number)
-            self._read(wanted=max(size, CHUNK_CHARS))  # doubles: a long record parses ~twice
+            # Doubling (a long record parses ~twice), but never past the limit from the
+            # record's start (plus a chunk): no parse ever sees much more than one record's worth.
+            self._read(wanted=max(1, min(max(size, CHUNK_CHARS), self.limit + _CUT_SHORT - size)))
 
     def array(self, first: int = 1) -> Iterator[tuple[int, object]]:
         """(number, value) of each value of the list that comes next."""
