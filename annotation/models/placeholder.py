@@ -1,3 +1,5 @@
+import unicodedata
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -10,7 +12,9 @@ def username_not_reserved(username: str) -> None:
     """Refuse a person's account a name of the placeholders' kind, in any case: the name alone
     would pass for an imported rater's in lists and exports. The one home of the rule, used
     by every form that makes an account (invitation, `user_add`, the admin)."""
-    if (username or "").casefold().startswith(PLACEHOLDER_PREFIX):
+    # NFKC first, as Django stores names (User.normalize_username): "ｉｍｐｏｒｔｅｄ-" is
+    # saved as "imported-".
+    if unicodedata.normalize("NFKC", username or "").casefold().startswith(PLACEHOLDER_PREFIX):
         raise ValidationError(
             f"Names starting with {PLACEHOLDER_PREFIX!r} are kept for imported ratings; "
             "choose another.",

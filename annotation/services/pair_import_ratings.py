@@ -43,12 +43,21 @@ def _accounts_named(names: list[str]) -> dict:
     return found
 
 
-def _refuse_people(found: dict, records: dict[str, int | None]) -> None:
+def _refuse_people(found: dict, records: dict[str, int | None], project: Project) -> None:
     for name in sorted(found):
-        if not hasattr(found[name], "placeholder"):
+        placeholder = getattr(found[name], "placeholder", None)
+        if placeholder is None:
             raise ImportFailed(
                 f"the account {name!r} belongs to a person, not to imported ratings; an "
                 "operator renames that account, or change the annotator id in the file",
+                records.get(name),
+            )
+        # Names of two projects can meet ("imported-lead-a" is project a's adjudicator and
+        # project lead's rater a): one project's imported ratings never join another's.
+        if placeholder.project_id not in (None, project.pk):
+            raise ImportFailed(
+                f"the account {name!r} holds another project's imported ratings; change the "
+                "annotator id in the file",
                 records.get(name),
             )
 
@@ -61,7 +70,7 @@ def placeholder_users(project: Project, records: dict[str, int | None]) -> dict:
     wanted = sorted(records)
     for _ in range(_ATTEMPTS):
         found = _accounts_named(wanted)
-        _refuse_people(found, records)
+        _refuse_people(found, records, project)
         missing = [name for name in wanted if name not in found]
         if not missing:
             return found

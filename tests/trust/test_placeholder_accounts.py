@@ -184,3 +184,26 @@ def test_upgrading_marks_the_accounts_earlier_imports_made_and_no_person(
 
     marked = PlaceholderAccount.objects.values_list("user__username", flat=True)
     assert list(marked) == ["imported-team-1"]
+
+
+@pytest.mark.parametrize(
+    "name", ["ｉｍｐｏｒｔｅｄ-team-1", "ⅰmported-team-1", "ｉmported-lead-team"]
+)
+def test_a_placeholders_name_in_other_unicode_forms_is_refused_too(name):
+    # Django stores names NFKC-normalised: these would be saved as "imported-…".
+    with pytest.raises(CommandError, match="kept for imported ratings"):
+        call_command("user_add", name, password=PASSWORD)
+    assert not User.objects.filter(username__startswith="imported-").exists()
+
+
+def test_one_projects_placeholder_never_takes_another_projects_ratings(tmp_path):
+    from annotation.models import Project
+    from annotation.services.pair_import_ratings import placeholder_users
+
+    # "imported-lead-a" is project a's adjudicator and project lead's rater "a".
+    first = Project.objects.create(slug="a", name="a")
+    second = Project.objects.create(slug="lead", name="lead")
+    placeholder_users(first, {"imported-lead-a": None})
+    with pytest.raises(ImportFailed, match="holds another project's imported ratings"):
+        placeholder_users(second, {"imported-lead-a": 3})
+    assert placeholder_users(first, {"imported-lead-a": None})  # its own project reuses it
