@@ -204,6 +204,7 @@ def gold_pair_due(user, task: Task) -> int | None:
     left = list(
         Pair.objects.filter(task=task, status=Pair.Status.GOLD, gold__qualification=False)
         .exclude(assignments__annotator=user)
+        .order_by("pk")
         .values_list("pk", flat=True)[:GOLD_DRAWN_FROM]
     )
     if not left:
