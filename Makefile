@@ -8,9 +8,9 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
-# The suite runs on every core (pytest-xdist), except with REDIS_URL: the tests share one
-# Redis database there (the cache, the broker), and some clear it.
-PYTEST_WORKERS ?= $(if $(REDIS_URL),0,auto)
+# The suite runs on every core (pytest-xdist); each worker has its own test database and, with
+# REDIS_URL, its own Redis database (tests/settings.py).
+PYTEST_WORKERS ?= auto
 HOST ?= 127.0.0.1:8000
 
 .PHONY: install demo serve test lint format bench bench-import bench-annotate bench-judges bench-dashboards bench-dashboards-10x bench-export clean
