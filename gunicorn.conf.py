@@ -4,9 +4,9 @@ import os
 
 
 def on_starting(server):
-    # Several workers must share one SECRET_KEY (config/shared_key.py).
+    # Several workers must share one SECRET_KEY (core/shared_key.py).
     if server.cfg.workers > 1:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-        from config.shared_key import shared_key_required
+        from core.shared_key import shared_key_required
 
         shared_key_required(f"gunicorn with {server.cfg.workers} workers")

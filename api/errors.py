@@ -1,7 +1,7 @@
 """The API's one mapping of domain errors to HTTP (REST_FRAMEWORK["EXCEPTION_HANDLER"]), so
 views call services without translating their errors:
 
-- `Refused` (annotation/errors.py) → 409 `{"detail": message}`;
+- `Refused` (core/errors.py) → 409 `{"detail": message}`;
 - `Invalid` → 400 with its field messages `{"field": ["message"], ...}` (the shape of the
   serializers' own 400s), or `{"detail": message}` when no field is named;
 - Django's ValidationError (model and service checks) → 400 the same way.
@@ -14,7 +14,7 @@ from rest_framework import status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from annotation.errors import DomainError, Invalid
+from core.errors import DomainError, Invalid
 
 
 class Conflict(APIException):

@@ -30,7 +30,7 @@ from annotation.selectors import (
     projects_for_user,
     rating_can_change,
 )
-from config.whole_numbers import MAX_DATABASE_ID, whole_number
+from core.whole_numbers import MAX_DATABASE_ID, whole_number
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
 
 MAX_ID = MAX_DATABASE_ID
@@ -38,7 +38,7 @@ _SLUG = re.compile(r"[-a-zA-Z0-9_]{1,64}")
 
 
 def parse_id(value) -> int | None:
-    """A primary key from a URL or query string (config/whole_numbers.py's rule, from 1)."""
+    """A primary key from a URL or query string (core/whole_numbers.py's rule, from 1)."""
     return whole_number(value) or None
 
 

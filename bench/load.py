@@ -289,7 +289,7 @@ def verify(submits: int, ratings_before: int) -> dict:
 
 
 def server_ms(headers) -> float | None:
-    """The `app;dur=` of a Server-Timing header (config/server_timing.py)."""
+    """The `app;dur=` of a Server-Timing header (core/server_timing.py)."""
     found = re.search(r"app;dur=([0-9.]+)", headers.get("Server-Timing") or "")
     return float(found.group(1)) if found else None
 

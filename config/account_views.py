@@ -1,9 +1,9 @@
 """The sign-in page and Django's password-reset pages, as this server offers them.
 
-Password reset mails a link, so it exists only where mail does (`config.mail`): without
+Password reset mails a link, so it exists only where mail does (`core.mail`): without
 EMAIL_HOST every reset page answers 404 and the sign-in page does not offer it (Django would
 otherwise try localhost:25 on each request). Each reset request is counted per submitted
-address and per client address (config/login_limits.py); over the limit it answers 429 and
+address and per client address (core/login_limits.py); over the limit it answers 429 and
 sends nothing, so no one can flood a mailbox or the mail server through the form.
 """
 
@@ -13,8 +13,8 @@ from django.contrib.auth import views as auth_views
 from django.http import Http404
 
 from config.login_forms import LimitedAuthenticationForm
-from config.login_limits import password_reset_refusal
-from config.mail import mail_configured
+from core.login_limits import password_reset_refusal
+from core.mail import mail_configured
 
 
 class SignInView(auth_views.LoginView):

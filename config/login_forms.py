@@ -1,10 +1,10 @@
-"""The sign-in forms of the site and of the admin, with the limits of config/login_limits.py."""
+"""The sign-in forms of the site and of the admin, with the limits of core/login_limits.py."""
 
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
-from config.login_limits import login_failed, login_refusal, login_succeeded, refusal_message
+from core.login_limits import login_failed, login_refusal, login_succeeded, refusal_message
 
 
 class LimitedLoginMixin:

@@ -60,22 +60,22 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Request counts and latencies for /metrics (operations/metrics.py): first and last.
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
-    "config.server_timing.ServerTimingMiddleware",  # it times all the others too
+    "core.server_timing.ServerTimingMiddleware",  # it times all the others too
     "django.middleware.security.SecurityMiddleware",
-    "config.csp.ContentSecurityPolicyMiddleware",
+    "core.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django_htmx.middleware.HtmxMiddleware",  # request.htmx (config/htmx.py)
-    "config.errors.DomainErrorMiddleware",  # a service's refusal → a 409/400 page
+    "django_htmx.middleware.HtmxMiddleware",  # request.htmx (core/htmx.py)
+    "core.page_errors.DomainErrorMiddleware",  # a service's refusal → a 409/400 page
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
-# Server-Timing on every response (config/server_timing.py): off unless the operator asks.
+# Server-Timing on every response (core/server_timing.py): off unless the operator asks.
 ARBITER_SERVER_TIMING = env_bool("ARBITER_SERVER_TIMING", False)
 
 ROOT_URLCONF = "config.urls"
@@ -172,10 +172,10 @@ if env_str("EMAIL_HOST"):
 
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
-    # Redis accelerates; a page never fails because it is down (config/cache.py).
+    # Redis accelerates; a page never fails because it is down (core/cache.py).
     CACHES = {
         "default": {
-            "BACKEND": "config.cache.FallbackRedisCache",
+            "BACKEND": "core.cache.FallbackRedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
         }
@@ -206,7 +206,7 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # How often judge runs submitted to a provider's batch API are asked for their answers
 # (Celery beat: `celery -A config beat`, or a worker started with -B).
 ARBITER_BATCH_POLL_SECONDS = env_int("ARBITER_BATCH_POLL_SECONDS", 30, minimum=1)
-# Jobs accepted while the broker was unreachable are sent this often (config/outbox.py).
+# Jobs accepted while the broker was unreachable are sent this often (core/outbox.py).
 ARBITER_OUTBOX_SWEEP_SECONDS = env_int("ARBITER_OUTBOX_SWEEP_SECONDS", 30, minimum=1)
 ARBITER_FIGURES_REFRESH_SECONDS = env_int("ARBITER_FIGURES_REFRESH_SECONDS", 60, minimum=1)
 # A dashboard page whose figures took longer than this to compute is not recomputed in the
@@ -243,7 +243,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING").upper()},
-    "filters": {"denials_on_one_line": {"()": "config.request_logging.DenialsOnOneLine"}},
+    "filters": {"denials_on_one_line": {"()": "core.request_logging.DenialsOnOneLine"}},
     "loggers": {
         # One line per judge call at INFO would drown everything else.
         "aiohttp.access": {"level": "WARNING"},
@@ -255,7 +255,7 @@ LOGGING = {
 # Proxies in front of the app: the client address is taken from X-Forwarded-For only
 # through that many of them (0: REMOTE_ADDR, a forged header cannot dodge a limit).
 ARBITER_TRUSTED_PROXIES = env_int("ARBITER_TRUSTED_PROXIES", 0, minimum=0)
-# Password guessing (config/login_limits.py): failed sign-ins allowed per account and per
+# Password guessing (core/login_limits.py): failed sign-ins allowed per account and per
 # client address within one window; every login form and the API token share them.
 ARBITER_LOGIN_FAILURES_PER_ACCOUNT = env_int("ARBITER_LOGIN_FAILURES_PER_ACCOUNT", 10, minimum=1)
 ARBITER_LOGIN_FAILURES_PER_ADDRESS = env_int("ARBITER_LOGIN_FAILURES_PER_ADDRESS", 50, minimum=1)
@@ -282,13 +282,13 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
-    # Services' errors (annotation/errors.py) → 409 or 400, once for every view.
+    # Services' errors (core/errors.py) → 409 or 400, once for every view.
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     # Password guessing through POST /api/auth/token/: attempts per client address.
     "DEFAULT_THROTTLE_RATES": {
         "token-login": f"{env_int('ARBITER_TOKEN_LOGINS_PER_MINUTE', 20, minimum=1)}/minute"
     },
-    # The same reading of the client address as config/client_address.py.
+    # The same reading of the client address as core/client_address.py.
     "NUM_PROXIES": ARBITER_TRUSTED_PROXIES,
 }
 SPECTACULAR_SETTINGS = {

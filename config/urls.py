@@ -11,9 +11,9 @@ def healthz(request):
 
 
 # A lost database answers 503 with Retry-After, any other error the usual 500.
-handler500 = "config.unavailable.server_error_or_unavailable"
+handler500 = "core.unavailable.server_error_or_unavailable"
 
-# Both sign-in forms count failed attempts (config/login_limits.py); the admin's is set by
+# Both sign-in forms count failed attempts (core/login_limits.py); the admin's is set by
 # config/admin.py. Password reset only where mail is sent, and counted
 # (config/account_views.py).
 urlpatterns = [

@@ -19,9 +19,9 @@ from annotation.services.adjudication import (
 )
 from annotation.services.gold import GoldEntry, annotator_readmit, gold_set, gold_unset
 from annotation.services.qualification import qualification_admit
-from config.errors import refusal_as_message
-from config.htmx import render_fragment_or_page
-from config.whole_numbers import whole_number
+from core.htmx import render_fragment_or_page
+from core.page_errors import refusal_as_message
+from core.whole_numbers import whole_number
 from dashboards.csv import csv_response, wants_csv
 from dashboards.selectors.disagreements import disagreements, pair_review, queue_neighbours
 from dashboards.selectors.hours import annotator_hours, hours_csv_rows

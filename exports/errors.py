@@ -1,4 +1,4 @@
-from annotation.errors import Invalid
+from core.errors import Invalid
 
 
 class ExportRefused(Invalid):

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Project
-from config.outbox import enqueue_on_commit
+from core.outbox import enqueue_on_commit
 from exports.archive import export_archive
 from exports.errors import ExportRefused
 from exports.models import ExportJob

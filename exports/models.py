@@ -40,7 +40,7 @@ class ExportJob(models.Model):
     summary = models.JSONField(default=dict, blank=True)  # pairs, ratings, images
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    # When its message went to the broker; none: waiting for a worker (config/outbox.py).
+    # When its message went to the broker; none: waiting for a worker (core/outbox.py).
     enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

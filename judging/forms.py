@@ -6,7 +6,7 @@ from django.forms.fields import InvalidJSONInput
 from annotation.importing.errors import ImportFailed, require_storable_text
 from annotation.importing.limits import json_too_deep
 from annotation.models import Task
-from config.whole_numbers import whole_number
+from core.whole_numbers import whole_number
 from judging.models import (
     MAX_CONCURRENCY,
     MAX_REQUESTS_PER_MINUTE,

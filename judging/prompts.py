@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
-from annotation.errors import Invalid
+from core.errors import Invalid
 from judging.models import POINTWISE_SCALES, Judge, PromptTemplate
 
 MARKERS = ("{prompt}", "{first}", "{second}")

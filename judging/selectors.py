@@ -36,7 +36,7 @@ class RunProgress:
     output_tokens: int
     chunks: int
     chunks_done: int
-    waiting: int = 0  # chunks whose message the broker never got (config/outbox.py)
+    waiting: int = 0  # chunks whose message the broker never got (core/outbox.py)
 
     @property
     def done(self) -> int:

@@ -10,8 +10,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models import Task
 from annotation.selectors import project_for_lead
-from config.errors import refusal_as_message
-from config.htmx import render_fragment_or_page
+from core.htmx import render_fragment_or_page
+from core.page_errors import refusal_as_message
 from judging.forms import EnsembleForm, JudgeForm, RunStartForm, TemplateForm
 from judging.models import API_BACKENDS, Judge, JudgeRun
 from judging.parsing import INVALID

@@ -6,7 +6,7 @@
     assert serious_violations(page) == []
 
 The vendored static/vendor/axe-core-<version>.min.js is injected into the page that is open
-(never served to users' pages). The pages' Content-Security-Policy (config/csp.py) forbids
+(never served to users' pages). The pages' Content-Security-Policy (core/csp.py) forbids
 inline scripts, so `page.add_script_tag(content=...)` would be blocked; `page.evaluate`
 runs the source through the DevTools protocol, which the CSP does not govern.
 """

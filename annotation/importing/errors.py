@@ -1,6 +1,6 @@
 import math
 
-from annotation.errors import Invalid
+from core.errors import Invalid
 
 
 class ImportFailed(Invalid):

@@ -39,7 +39,7 @@ class ImportJob(models.Model):
     error = models.TextField(blank=True)
     error_record = models.PositiveIntegerField(null=True, blank=True)  # 1-based, when known
     created_at = models.DateTimeField(auto_now_add=True)
-    # When its message went to the broker; none: waiting for a worker (config/outbox.py).
+    # When its message went to the broker; none: waiting for a worker (core/outbox.py).
     enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     # Times a worker took the job; bounds redelivery of a job whose worker keeps dying.

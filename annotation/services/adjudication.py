@@ -13,7 +13,6 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from annotation.errors import Invalid, Refused
 from annotation.models import (
     Adjudication,
     AnnotatorRequest,
@@ -29,6 +28,7 @@ from annotation.services.consensus import (
     decision_set,
     pairs_decide,
 )
+from core.errors import Invalid, Refused
 
 MAX_NOTE_CHARS = 10_000
 _BATCH = 500

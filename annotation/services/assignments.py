@@ -20,12 +20,12 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation.errors import Refused
 from annotation.models import Assignment, Flag, Pair, Task
 from annotation.models.pair import RATEABLE_STATUSES, RATINGS_NEEDED
 from annotation.selectors import claimable_pairs, live_assignments
 from annotation.services.gold import annotator_paused, gold_assignment_create, gold_pair_due
 from annotation.services.qualification import HELD, qualification_next
+from core.errors import Refused
 
 _BUSY_RETRIES = 200  # × 5–30 ms: a few seconds at most under extreme contention
 _BUSY = object()

@@ -12,12 +12,12 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.errors import Invalid
 from annotation.importing.errors import ImportFailed
 from annotation.importing.formats import FORMATS
 from annotation.importing.upload import pairs_import_stored, upload_store
 from annotation.models import ImportJob, Project
-from config.outbox import enqueue_on_commit
+from core.errors import Invalid
+from core.outbox import enqueue_on_commit
 
 log = logging.getLogger(__name__)
 

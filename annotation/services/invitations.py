@@ -31,12 +31,12 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.errors import Invalid, Refused
 from annotation.models import Invitation, Membership, Project
 from annotation.models.invitation import open_at, token_hash
 from annotation.models.placeholder import username_not_reserved
 from annotation.services.members import account_create, tasks_of_project
-from config.mail import mail_configured  # noqa: F401  (the members page asks here)
+from core.errors import Invalid, Refused
+from core.mail import mail_configured  # noqa: F401  (the members page asks here)
 
 DEFAULT_DAYS = 7
 MAX_DAYS = 30

@@ -21,8 +21,8 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.errors import Invalid, Refused
 from annotation.models import Assignment, Membership, Project, Task
+from core.errors import Invalid, Refused
 
 
 @transaction.atomic

@@ -6,9 +6,9 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.errors import Invalid
 from annotation.models import AspectScore, Membership, Pair, Project, Rating, Task
 from annotation.services.adjudication import project_filter_apply
+from core.errors import Invalid
 
 TASK_KINDS = {choice.value for choice in Task.Kind}
 # A task's quality-control settings a lead may change (issue 15).

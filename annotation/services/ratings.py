@@ -12,7 +12,6 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.errors import Invalid
 from annotation.models import Adjudication, AspectScore, Assignment, Pair, Rating
 from annotation.models.pair import RATEABLE_STATUSES
 from annotation.scale import to_canonical
@@ -25,6 +24,7 @@ from annotation.services.assignments import (
 from annotation.services.consensus import DECIDED_FIELDS, decision_set
 from annotation.services.gold import gold_review
 from annotation.services.throughput import rating_counted
+from core.errors import Invalid
 
 MAX_ACTIVE_SECONDS = 6 * 3600  # a client clock gone wrong must not skew time-per-pair figures
 MAX_RATIONALE_CHARS = 10_000

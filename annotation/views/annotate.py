@@ -32,8 +32,8 @@ from annotation.services.assignments import (
 )
 from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
 from annotation.views.workspace import workspace_context
-from config.htmx import render_fragment_or_page, varies_on_htmx, wants_fragment
-from config.whole_numbers import whole_number
+from core.htmx import render_fragment_or_page, varies_on_htmx, wants_fragment
+from core.whole_numbers import whole_number
 
 # Pages that change with every rating are never cached: Back must show the saved state, not
 # a stale form (htmx's own history cache is off for the annotate page: annotate.html).

@@ -7,14 +7,14 @@ from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.errors import Invalid
 from annotation.forms import ImportForm
 from annotation.models import ImportJob, Pair, Task
 from annotation.selectors import project_for_lead
 from annotation.services.import_jobs import import_job_start
 from annotation.services.projects import pairs_queue
-from config.errors import refusal_as_message
-from config.htmx import render_fragment_or_page
+from core.errors import Invalid
+from core.htmx import render_fragment_or_page
+from core.page_errors import refusal_as_message
 
 RECENT_JOBS = 20
 

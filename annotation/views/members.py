@@ -3,7 +3,7 @@ page behind an invitation link.
 
 Leads reach only their projects' memberships (`project_for_lead`, then ids looked up inside
 the project: another project's id is a 404). The invitation page needs no sign-in; its posts
-are counted like sign-ins (config/login_limits.py), keyed by the link, and every link that
+are counted like sign-ins (core/login_limits.py), keyed by the link, and every link that
 cannot be used answers the same 404 page."""
 
 import math
@@ -17,7 +17,6 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.errors import Invalid, Refused
 from annotation.member_forms import AcceptForm, InvitationForm, MembershipForm
 from annotation.models import Membership
 from annotation.selectors import (
@@ -38,8 +37,9 @@ from annotation.services.invitations import (
     mail_configured,
 )
 from annotation.services.members import membership_deactivate, membership_update
-from config.errors import refusal_as_message
-from config.login_limits import login_failed, login_refusal
+from core.errors import Invalid, Refused
+from core.login_limits import login_failed, login_refusal
+from core.page_errors import refusal_as_message
 
 
 def _add_errors(form, invalid: Invalid) -> None:

@@ -7,7 +7,6 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.errors import Invalid
 from annotation.forms import ProjectForm, TaskForm
 from annotation.models import Rating, Task
 from annotation.rendering import guidelines_html
@@ -19,6 +18,7 @@ from annotation.services.projects import (
     project_update,
     task_save,
 )
+from core.errors import Invalid
 
 
 def _add_errors(form, invalid: Invalid) -> None:

@@ -9,8 +9,8 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 
 from api.serializers.common import ErrorSerializer, ValidationErrorSerializer
-from config.client_address import client_address
-from config.login_limits import login_failed, login_refusal, login_succeeded, refusal_message
+from core.client_address import client_address
+from core.login_limits import login_failed, login_refusal, login_succeeded, refusal_message
 
 
 class TokenSerializer(serializers.Serializer):
@@ -52,7 +52,7 @@ class TokenView(ObtainAuthToken):
     )
     def post(self, request, *args, **kwargs):
         # The same per-account and per-address failure limits as the login pages, so the
-        # API is no way around them (config/login_limits.py).
+        # API is no way around them (core/login_limits.py).
         username = str(request.data.get("username") or "")
         wait = login_refusal(request, username)
         if wait is not None:

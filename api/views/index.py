@@ -37,7 +37,7 @@ def index(request):
 
 
 # ReDoc draws Redocly's logo from their CDN in its sidebar, with no option to turn it off; the
-# policy would block the request (config/csp.py) and log a violation. An empty data: URL
+# policy would block the request (core/csp.py) and log a violation. An empty data: URL
 # instead: the image fails without a request and ReDoc hides it.
 _REDOC = "drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js"
 _LOGO = b"https://cdn.redoc.ly/redoc/logo-mini.svg"

@@ -10,7 +10,6 @@ from rest_framework.exceptions import NotFound, PermissionDenied, ValidationErro
 from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
-from annotation.errors import Invalid
 from api.parsers import MultiPartParser
 from api.selectors import (
     judges_for,
@@ -41,6 +40,7 @@ from api.serializers.judging import (
     progress_payload,
 )
 from api.views.common import ScopedViewSet, filter_by_project, project_or_404, uploaded_to_path
+from core.errors import Invalid
 from judging.models import Connection, Judge, PromptTemplate
 from judging.prompts import template_save
 from judging.selectors import connections_for, run_progress

@@ -360,7 +360,7 @@ class JudgeRunChunk(models.Model):
     # When the chunk last stored verdicts: what the dashboards' data version reads instead of
     # aggregating every verdict of the project (dashboards/snapshots.py).
     verdicts_stored_at = models.DateTimeField(null=True, blank=True)
-    # When its message went to the broker; none: waiting for a worker (config/outbox.py).
+    # When its message went to the broker; none: waiting for a worker (core/outbox.py).
     enqueued_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import aiohttp
 from django.core.cache import cache
 
-from annotation.errors import Refused
 from annotation.models import Project
+from core.errors import Refused
 from judging.backends import CallFailed, ConfigurationError, call_backend, check_callable
 from judging.models import POINTWISE_SCALES, Judge, PromptTemplate
 from judging.parsing import INVALID, parse_answer, parse_score

@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.errors import Refused
 from annotation.models import Project, Task
+from core.errors import Refused
 from judging.backends import ConfigurationError, api_key
 from judging.models import (
     API_BACKENDS,

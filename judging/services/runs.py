@@ -15,9 +15,9 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from annotation.errors import Refused
 from annotation.models import Pair, Project, Task
-from config.outbox import enqueue_on_commit
+from core.errors import Refused
+from core.outbox import enqueue_on_commit
 from judging.backends import ConfigurationError, check_callable
 from judging.models import API_BACKENDS, MAX_SAMPLES, Judge, JudgeRun, JudgeRunChunk
 from judging.prompts import TemplateInvalid, is_pointwise, run_template_stored

@@ -9,7 +9,6 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.errors import Invalid, Refused
 from annotation.gold_schedule import golds_due
 from annotation.gold_selectors import task_hold_reason
 from annotation.models import (
@@ -36,6 +35,7 @@ from annotation.services.gold import (
 )
 from annotation.services.qualification import qualification_admit
 from annotation.services.ratings import RatingInput, rating_submit
+from core.errors import Invalid, Refused
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""Server-Timing (config/server_timing.py): off by default, the time inside Django when on."""
+"""Server-Timing (core/server_timing.py): off by default, the time inside Django when on."""
 
 import re
 

@@ -6,12 +6,12 @@ from django.urls import path
 from rest_framework.permissions import AllowAny
 from rest_framework.views import APIView
 
-from annotation.errors import Invalid, Refused
 from annotation.importing.errors import ImportFailed
 from annotation.services.adjudication import AdjudicationRefused, FilterInvalid
 from annotation.services.assignments import AssignmentClosed
 from annotation.services.ratings import RatingInvalid
 from config.urls import urlpatterns as site_urls
+from core.errors import Invalid, Refused
 from exports.errors import ExportRefused
 from judging.prompts import TemplateInvalid
 from judging.services.judges import JudgeInUse

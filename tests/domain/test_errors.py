@@ -1,15 +1,15 @@
-"""One domain error hierarchy (annotation/errors.py), mapped to HTTP once for the API
+"""One domain error hierarchy (core/errors.py), mapped to HTTP once for the API
 (api/errors.py: Refused → 409 `{"detail"}`, Invalid → 400 with field messages) and once for
-the pages (config/errors.py: the same statuses, an escaped message)."""
+the pages (core/page_errors.py: the same statuses, an escaped message)."""
 
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.errors import Invalid
 from annotation.importing.errors import ImportFailed
 from annotation.models import Project
 from annotation.services.adjudication import AdjudicationRefused, FilterInvalid
 from annotation.services.ratings import RatingInvalid
+from core.errors import Invalid
 from judging.models import Judge, JudgeRun
 from judging.prompts import TemplateInvalid
 from tests.factories import member

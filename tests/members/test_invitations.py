@@ -9,7 +9,6 @@ from django.db import connection
 from django.db.utils import IntegrityError
 from django.utils import timezone
 
-from annotation.errors import Invalid, Refused
 from annotation.models import Invitation, Membership, Project, Task
 from annotation.services.invitations import (
     InvitationNotValid,
@@ -18,6 +17,7 @@ from annotation.services.invitations import (
     invitation_revoke,
 )
 from annotation.services.members import membership_deactivate, membership_update
+from core.errors import Invalid, Refused
 from tests.factories import invitation, invitation_expired, member
 from tests.members.conftest import PASSWORD
 

@@ -1,4 +1,4 @@
-"""Work accepted while the broker is down is not lost (config/outbox.py): a judge run and an
+"""Work accepted while the broker is down is not lost (core/outbox.py): a judge run and an
 export started with Celery's Redis unreachable are recorded and answered, wait for a worker,
 and complete once Redis is back and a worker starts, with no manual step and exactly one
 verdict per trial. A real `celery worker` process; Redis of the test's own."""

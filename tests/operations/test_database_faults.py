@@ -1,6 +1,6 @@
 """PostgreSQL restarts are survived without restarting the web process: a connection killed
 under the app is replaced before a request uses it (CONN_HEALTH_CHECKS), and while the
-database cannot be reached pages answer a short 503, never a 500 (config/unavailable.py)."""
+database cannot be reached pages answer a short 503, never a 500 (core/unavailable.py)."""
 
 import psycopg
 import pytest

@@ -1,4 +1,4 @@
-"""The outbox's rules without a broker (config/outbox.py): a job whose message cannot be sent
+"""The outbox's rules without a broker (core/outbox.py): a job whose message cannot be sent
 is still recorded and answered, shows as waiting for a worker, and the sweep sends it."""
 
 import pytest

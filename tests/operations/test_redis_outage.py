@@ -1,5 +1,5 @@
 """Redis is an accelerator: with the cache's Redis down, pages answer and sign-ins stay
-limited (config/cache.py). A Redis server of the test's own, on its own port, is stopped and
+limited (core/cache.py). A Redis server of the test's own, on its own port, is stopped and
 started again."""
 
 import logging
@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Membership
-from config import cache as fallback_cache
+from core import cache as fallback_cache
 from tests.dashboards.conftest import rated  # noqa: F401
 from tests.factories import member, queued_pairs
 from tests.operations.conftest import OwnRedis, celery_broker
@@ -28,7 +28,7 @@ def own_redis(settings, monkeypatch):
     monkeypatch.setattr(fallback_cache, "RETRY_SECONDS", 0.2)
     settings.CACHES = {
         "default": {
-            "BACKEND": "config.cache.FallbackRedisCache",
+            "BACKEND": "core.cache.FallbackRedisCache",
             "LOCATION": f"redis://127.0.0.1:{server.port}/0",
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
         }
@@ -56,7 +56,7 @@ def test_pages_answer_and_sign_ins_stay_limited_while_the_caches_redis_is_down(
     assert _sign_in("expert", PASSWORD)[1] is False  # refused while Redis holds the count
 
     own_redis.stop()
-    caplog.set_level(logging.ERROR, logger="config.cache")
+    caplog.set_level(logging.ERROR, logger="core.cache")
     client = Client()
     assert client.get("/accounts/login/").status_code == 200
     answer = client.post("/accounts/login/", {"username": "lead", "password": PASSWORD})

@@ -1,4 +1,4 @@
-"""Pages htmx also fetches in part (config/htmx.py): a fragment for an htmx request, the
+"""Pages htmx also fetches in part (core/htmx.py): a fragment for an htmx request, the
 whole page for a plain visit and for a history restore, and `Vary: HX-Request` on both so
 no cache hands one to the other."""
 

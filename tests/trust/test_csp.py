@@ -1,4 +1,4 @@
-"""Content-Security-Policy on every kind of page (config/csp.py): scripts from our origin or
+"""Content-Security-Policy on every kind of page (core/csp.py): scripts from our origin or
 with the response's nonce only, no inline event handlers, and no violation in a real browser."""
 
 import json

@@ -1,5 +1,5 @@
 """Password guessing against every login: the site's form, the admin's and the API token,
-limited per account and per client address (config/login_limits.py)."""
+limited per account and per client address (core/login_limits.py)."""
 
 import re
 
@@ -9,8 +9,8 @@ from django.test import Client, RequestFactory
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from config import login_limits
-from config.client_address import client_address
+from core import login_limits
+from core.client_address import client_address
 
 PASSWORD = "pw-limits-1"
 REFUSED = re.compile(r"Too many failed sign-ins; try again in \d+ minutes?\.")

@@ -11,7 +11,7 @@ from django.core import mail
 from django.core.cache import cache
 from django.test import Client
 
-from config import login_limits
+from core import login_limits
 
 pytestmark = pytest.mark.django_db
 

@@ -4,9 +4,9 @@ import sys
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.errors import Invalid
 from annotation.models.placeholder import username_not_reserved
 from annotation.services.members import account_create
+from core.errors import Invalid
 
 
 class Command(BaseCommand):

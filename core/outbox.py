@@ -4,19 +4,53 @@ A service records its job (an import, an export, a judge run's chunks) and calls
 `enqueue_on_commit(task, model, ids)`: once the transaction commits, a message per row is sent
 and the rows are stamped `enqueued_at`. With the broker unreachable nothing raises (the
 request that started the job still answers 2xx): the rows stay unstamped, which the pages show
-as "waiting for a worker", and `config.celery.outbox_sweep` sends them once the broker is back
-(when a worker starts, and every ARBITER_OUTBOX_SWEEP_SECONDS from Celery beat). A message
-sent twice is harmless: every task is idempotent.
+as "waiting for a worker", and `outbox_sweep` sends them once the broker is back (when a
+worker starts, and every ARBITER_OUTBOX_SWEEP_SECONDS from Celery beat). A message sent twice
+is harmless: every task is idempotent. Each app registers its kinds of job in its
+`AppConfig.ready` (`job_kind_register`), so that the sweep knows them without importing them.
 """
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 logger = logging.getLogger(__name__)
+
+SWEEP_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """A kind of background job: its Celery task (called with one row's id), its model, and
+    the rows still to run (the sweep sends those among them never sent)."""
+
+    task: object
+    model: type
+    open_rows: Callable[[], object]
+
+
+_KINDS: list[JobKind] = []
+
+
+def job_kind_register(task, model, open_rows: Callable[[], object]) -> None:
+    """Make a kind of job known to the sweep (called once per kind, from `AppConfig.ready`)."""
+    if not any(kind.model is model for kind in _KINDS):
+        _KINDS.append(JobKind(task, model, open_rows))
+
+
+def outbox_sweep() -> int:
+    """Send the jobs accepted while the broker was unreachable; the number sent."""
+    sent = 0
+    for kind in _KINDS:
+        waiting = kind.open_rows().filter(enqueued_at__isnull=True).order_by("pk")
+        ids = list(waiting.values_list("pk", flat=True)[:SWEEP_BATCH])
+        if ids:
+            sent += enqueue_now(kind.task, kind.model, ids)
+    return sent
 
 
 def enqueue_on_commit(task, model, ids: Iterable[int]) -> None:

@@ -1,4 +1,4 @@
-"""Services' errors (annotation/errors.py) on the pages, mapped once:
+"""Services' errors (core/errors.py) on the pages, mapped once:
 
 - A page that lets a `DomainError` escape answers with a small page saying why: 409 for a
   `Refused`, 400 for an `Invalid`, the message escaped (`DomainErrorMiddleware`); htmx gets
@@ -12,8 +12,8 @@ from contextlib import contextmanager
 
 from django.contrib import messages
 
-from annotation.errors import DomainError, status_of
-from config.htmx import render_fragment_or_page
+from core.errors import DomainError, status_of
+from core.htmx import render_fragment_or_page
 
 
 class DomainErrorMiddleware:

@@ -1,4 +1,4 @@
-"""The client's address, for the login limits (config/login_limits.py) and the API throttle.
+"""The client's address, for the login limits (core/login_limits.py) and the API throttle.
 
 X-Forwarded-For is anyone's to write: it is read only through ARBITER_TRUSTED_PROXIES hops,
 counted from the right (each trusted proxy appends the address it saw). With 0 proxies, or

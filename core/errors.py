@@ -1,5 +1,5 @@
 """The domain's errors: one hierarchy, mapped to HTTP once for the API (`api/errors.py`) and
-once for the pages (`config/errors.py`).
+once for the pages (`core/page_errors.py`).
 
 - `Refused`: the request is well formed but the state forbids it (a closed assignment, a run
   that is not running, a judge with results) → 409.

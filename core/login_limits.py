@@ -25,7 +25,7 @@ import unicodedata
 from django.conf import settings
 from django.core.cache import cache
 
-from config.client_address import client_address
+from core.client_address import client_address
 
 KEY_PREFIX = "login-failures"
 RESET_KEY_PREFIX = "password-resets"
