@@ -9,7 +9,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 # The suite runs on every core (pytest-xdist); each worker has its own test database and, with
-# REDIS_URL, its own Redis database (tests/settings.py).
+# REDIS_URL, its own Redis database (tests/settings.py). Tests that measure a judge's pace
+# against real time share one worker (xdist_group "judge-clock"), never two at once.
 PYTEST_WORKERS ?= auto
 HOST ?= 127.0.0.1:8000
 
@@ -37,7 +38,7 @@ demo: $(BIN)/.installed-runtime
 	$(BIN)/python manage.py runserver $(HOST)
 
 test: install
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check --no-cache .

@@ -10,7 +10,7 @@ from judging.backends import CallFailed
 from judging.limits import HANDOVER_FRESH_SECONDS, INITIAL_WINDOW, RedisLimits
 from judging.models import Judge
 
-pytestmark = [pytest.mark.redis, pytest.mark.django_db]
+pytestmark = [pytest.mark.redis, pytest.mark.django_db, pytest.mark.xdist_group("judge-clock")]
 
 
 def _two_chunks(judge, calls_each: int, call_seconds: float):

@@ -26,6 +26,7 @@ pytestmark = [
     pytest.mark.redis,
     pytest.mark.worker,
     pytest.mark.django_db(transaction=True),
+    pytest.mark.xdist_group("judge-clock"),
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
