@@ -1,37 +1,29 @@
 """Reads of the API: every queryset already narrowed to what the caller may see.
 
-Scopes (docs/architecture.md §8): a member sees the projects of their memberships; an
-annotator the tasks their membership names (all of the project's when it names none) and only
-their own assignments and ratings; a lead everything of the projects they lead, their judges
-and templates, and the operator's judges (run only); a superuser everything.
+Scopes (docs/architecture.md §8) are annotation/access.py's: a member sees the projects of
+their memberships; an annotator the tasks their membership names (all of the project's when it
+names none) and only their own assignments and ratings; a lead everything of the projects they
+lead, their judges and templates, and the operator's judges (run only); a superuser everything.
+This module only shapes them for the API (joins, order).
 """
 
 import re
 from dataclasses import dataclass
 
-from django.core.exceptions import PermissionDenied
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
-from annotation.models import (
-    Adjudication,
-    Assignment,
-    Membership,
-    Pair,
-    Project,
-    Rating,
-    Task,
-)
+from annotation import access
+from annotation.access import annotatable_tasks, led_projects, member_projects, project_roles
+from annotation.models import Adjudication, Assignment, Pair, Project, Rating, Task
 from annotation.rendering import image_shas
-from annotation.selectors import (
-    assets_by_sha,
-    assignment_for_annotator,
-    is_lead_anywhere,
-    projects_for_user,
-    rating_can_change,
-)
+from annotation.selectors import assets_by_sha, assignment_for_annotator, rating_can_change
 from core.whole_numbers import MAX_DATABASE_ID, whole_number
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
+from judging.selectors import judges_for_lead
+
+# The access policy's own answers, under the names the API's views import.
+__all__ = ["annotatable_tasks", "member_projects", "project_roles"]
 
 MAX_ID = MAX_DATABASE_ID
 _SLUG = re.compile(r"[-a-zA-Z0-9_]{1,64}")
@@ -56,66 +48,22 @@ def by_id_or_slug(queryset: QuerySet, ref: str) -> QuerySet:
 # Projects and tasks
 
 
-def member_projects(user) -> QuerySet[Project]:
-    return projects_for_user(user)
-
-
 def lead_projects(user) -> QuerySet[Project]:
-    if user.is_superuser:
-        return Project.objects.all()
-    return Project.objects.filter(memberships__user=user, memberships__role=Membership.Role.LEAD)
-
-
-def lead_project_ids(user) -> set[int]:
-    return set(lead_projects(user).values_list("pk", flat=True))
-
-
-def _membership_covers_task(user) -> Q:
-    """Tasks a membership of the user lets them annotate (any role): those it names, or every
-    task of the project when it names none (annotation.selectors.tasks_for_membership)."""
-    mine = Membership.objects.filter(user=user, project=OuterRef("project"))
-    unlimited = mine.filter(tasks__isnull=True)
-    listed = mine.filter(tasks=OuterRef("pk"))
-    return Q(Exists(unlimited)) | Q(Exists(listed))
-
-
-def annotatable_tasks(user) -> QuerySet[Task]:
-    return Task.objects.filter(_membership_covers_task(user))
+    return led_projects(user)
 
 
 def visible_tasks(user) -> QuerySet[Task]:
     """Tasks of the projects the user leads, and those they may annotate."""
-    tasks = Task.objects.select_related("project").order_by("project__slug", "slug")
-    if user.is_superuser:
-        return tasks
-    leads = Membership.objects.filter(
-        user=user, project=OuterRef("project"), role=Membership.Role.LEAD
-    )
-    return tasks.filter(Q(Exists(leads)) | _membership_covers_task(user))
-
-
-def project_roles(user) -> dict[int, str]:
-    """The user's role per project id (superusers lead every project: see the serializer)."""
-    return dict(Membership.objects.filter(user=user).values_list("project", "role"))
+    return access.visible_tasks(user).select_related("project").order_by("project__slug", "slug")
 
 
 # The annotator's own work
 
 
-def _is_member_of_pair_project(user) -> Exists:
-    # A placeholder's membership (an operator's mistake) gives it nothing: its imported
-    # ratings are no one's own work.
-    return Exists(
-        Membership.objects.filter(
-            user=user, user__placeholder__isnull=True, project=OuterRef("pair__project")
-        )
-    )
-
-
 def own_assignments(user) -> QuerySet[Assignment]:
     """The user's assignments in projects they still belong to."""
     return (
-        Assignment.objects.filter(_is_member_of_pair_project(user), annotator=user)
+        access.own_assignments(user)
         .select_related("pair__task__project")
         .order_by("-created_at", "-id")
     )
@@ -124,7 +72,7 @@ def own_assignments(user) -> QuerySet[Assignment]:
 def own_ratings(user) -> QuerySet[Rating]:
     """The user's ratings in projects they still belong to."""
     return (
-        Rating.objects.filter(_is_member_of_pair_project(user), annotator=user)
+        access.own_ratings(user)
         .select_related("assignment", "pair__task")
         .prefetch_related("aspect_scores")
         .order_by("-created_at", "-id")
@@ -154,11 +102,7 @@ def assignment_view(user, assignment_id: int) -> AssignmentView:
 
 
 def lead_pairs(user) -> QuerySet[Pair]:
-    return (
-        Pair.objects.filter(project__in=lead_projects(user))
-        .select_related("task", "project")
-        .order_by("id")
-    )
+    return access.led_pairs(user).select_related("task", "project").order_by("id")
 
 
 def pair_for_lead(user, pair_id: int) -> tuple[Pair, dict] | None:
@@ -187,7 +131,7 @@ def pair_for_lead(user, pair_id: int) -> tuple[Pair, dict] | None:
 
 def lead_runs(user) -> QuerySet[JudgeRun]:
     return (
-        JudgeRun.objects.filter(project__in=lead_projects(user))
+        JudgeRun.objects.filter(project__in=led_projects(user))
         .select_related("judge", "task", "project")
         .order_by("-created_at", "-id")
     )
@@ -195,7 +139,7 @@ def lead_runs(user) -> QuerySet[JudgeRun]:
 
 def lead_verdicts(user) -> QuerySet[Verdict]:
     return (
-        Verdict.objects.filter(pair__project__in=lead_projects(user))
+        Verdict.objects.filter(pair__project__in=led_projects(user))
         .select_related("judge", "pair")
         .order_by("pair_id", "judge__name", "order", "sample")
     )
@@ -203,7 +147,7 @@ def lead_verdicts(user) -> QuerySet[Verdict]:
 
 def lead_templates(user) -> QuerySet[PromptTemplate]:
     """Template versions of the projects the user leads (built-ins live in the code)."""
-    return PromptTemplate.objects.filter(project__in=lead_projects(user)).order_by(
+    return PromptTemplate.objects.filter(project__in=led_projects(user)).order_by(
         "project_id", "name", "-version"
     )
 
@@ -211,16 +155,7 @@ def lead_templates(user) -> QuerySet[PromptTemplate]:
 def judges_for(user) -> QuerySet[Judge]:
     """The judges of the projects the user leads and the operator's (every judge for a
     superuser); PermissionDenied for someone who leads no project."""
-    if not is_lead_anywhere(user):
-        raise PermissionDenied("only leads manage judges")
-    judges = Judge.objects.select_related("connection").order_by("name", "id")
-    if user.is_superuser:
-        return judges
-    return judges.filter(Q(project__in=lead_projects(user)) | Q(project__isnull=True))
-
-
-def callable_judges_for(user) -> QuerySet[Judge]:
-    return judges_for(user).exclude(backend=Judge.Backend.EXTERNAL)
+    return judges_for_lead(user)
 
 
 def task_in_project(project: Project, slug: str) -> Task | None:

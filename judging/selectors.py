@@ -1,12 +1,15 @@
-"""Reads of the judging app: run progress, run lists, judges."""
+"""Reads of the judging app: run progress, run lists, judges (whose judges a lead may see
+and use: annotation/access.py)."""
 
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
+from annotation.access import is_lead_anywhere, led_or_operator_wide, project_or_operator_wide
 from judging.models import (
     BATCH_PRICE_FACTOR,
     Connection,
@@ -241,9 +244,16 @@ def connection_allows(connection: Connection, project) -> bool:
 
 def judges_of_project(project) -> QuerySet[Judge]:
     """The judges a project's leads see and run: the project's own and the operator's."""
-    return Judge.objects.filter(Q(project=project) | Q(project__isnull=True)).select_related(
-        "connection"
-    )
+    return Judge.objects.filter(project_or_operator_wide(project)).select_related("connection")
+
+
+def judges_for_lead(user) -> QuerySet[Judge]:
+    """The judges of the projects the user leads and the operator's (every judge for a
+    superuser), by name; PermissionDenied for someone who leads no project."""
+    if not is_lead_anywhere(user):
+        raise PermissionDenied("only leads manage judges")
+    judges = Judge.objects.select_related("connection").order_by("name", "id")
+    return judges.filter(led_or_operator_wide(user))
 
 
 def _built_in_row(name: str) -> PromptTemplate:

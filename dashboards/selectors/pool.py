@@ -7,7 +7,8 @@ from collections import defaultdict
 from django.db.models import BooleanField, ExpressionWrapper
 from django.utils import timezone
 
-from annotation.models import Assignment, Membership, Pair, Project
+from annotation.access import members_by_task
+from annotation.models import Assignment, Pair, Project
 from annotation.models.pair import OPEN_STATUSES
 from annotation.selectors import live_assignments
 
@@ -17,15 +18,7 @@ SHOWN = 20
 def stuck_pairs(project: Project) -> dict:
     """{"count", "by_task": [(task, count)], "pairs": first SHOWN [(pair, short by)]}."""
     tasks = list(project.tasks.order_by("slug"))
-    everyone: set[int] = set()
-    limited: dict[int, set[int]] = defaultdict(set)  # task -> members limited to it
-    memberships = Membership.objects.filter(project=project).prefetch_related("tasks")
-    for membership in memberships:
-        allowed = [task.pk for task in membership.tasks.all()]
-        if not allowed:
-            everyone.add(membership.user_id)
-        for task_id in allowed:
-            limited[task_id].add(membership.user_id)
+    takers = members_by_task(project, tasks)  # task -> the members it is open to
 
     open_pairs = Pair.objects.filter(project=project, status__in=OPEN_STATUSES)
     had: dict[int, set[int]] = defaultdict(set)  # pair -> members who had it
@@ -43,8 +36,7 @@ def stuck_pairs(project: Project) -> dict:
     stuck, by_task = [], defaultdict(int)
     needed_rows = open_pairs.select_related("task").order_by("task__slug", "id")
     for pair in needed_rows.only("id", "external_id", "task", "extra_annotators"):
-        pool = everyone | limited[pair.task_id]
-        can_still = len(pool - had[pair.pk])
+        can_still = len(takers.get(pair.task_id, set()) - had[pair.pk])
         short = pair.ratings_needed(project) - live[pair.pk] - can_still
         if short > 0:
             by_task[pair.task_id] += 1
