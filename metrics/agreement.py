@@ -2,15 +2,24 @@
 figure is undefined (no ratings, a single value), never an exception."""
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Literal, TypeVar
 
 import krippendorff
 import numpy as np
 
 from annotation.scale import side_of
 
+# The levels of measurement Arbiter reports alpha at (krippendorff also knows nominal, ratio).
+AlphaLevel = Literal["ordinal", "interval"]
+ALPHA_LEVELS: tuple[AlphaLevel, ...] = ("ordinal", "interval")
 
-def krippendorff_alpha(scores_by_unit: Iterable[list[int]], scale: int, level: str) -> float | None:
+_Unit = TypeVar("_Unit", bound=Hashable)
+
+
+def krippendorff_alpha(
+    scores_by_unit: Iterable[list[int]], scale: int, level: AlphaLevel
+) -> float | None:
     """Krippendorff's alpha of scores on 1..scale, one list of scores per unit (pair).
 
     Only units with two or more scores are pairable. With no pairable unit, or a single value
@@ -35,7 +44,9 @@ def krippendorff_alpha(scores_by_unit: Iterable[list[int]], scale: int, level: s
     return float(value) if math.isfinite(value) else None
 
 
-def unanimous_direction(scores_by_unit: Iterable[list[int]], center: float, required: int):
+def unanimous_direction(
+    scores_by_unit: Iterable[list[int]], center: float, required: int
+) -> float | None:
     """Share of complete pairs (at least `required` ratings) whose ratings all fall on the same
     side of the centre; all at the centre counts as unanimous."""
     complete = [unit for unit in scores_by_unit if len(unit) >= required]
@@ -46,8 +57,8 @@ def unanimous_direction(scores_by_unit: Iterable[list[int]], center: float, requ
 
 
 def rater_label_agreement(
-    scores_by_unit: Mapping[object, list[int]], labels: Mapping[object, str], center: float
-):
+    scores_by_unit: Mapping[_Unit, list[int]], labels: Mapping[_Unit, str], center: float
+) -> float | None:
     """Share of individual ratings whose side matches their pair's label (A or B).
     Pairs without a side label are left out; a rating at the centre matches nothing."""
     total = matched = 0

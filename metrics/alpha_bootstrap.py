@@ -12,11 +12,15 @@ checks that both agree).
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
-from metrics.bootstrap import percentile_interval
+from metrics.agreement import AlphaLevel
+from metrics.bootstrap import Interval, percentile_interval
+
+Matrices = npt.NDArray[np.float64]
 
 
-def unit_coincidences(units: Sequence[Sequence[int]], scale: int) -> np.ndarray:
+def unit_coincidences(units: Sequence[Sequence[int]], scale: int) -> Matrices:
     """(units with at least two values) × K × K coincidence contributions."""
     rows = []
     for values in units:
@@ -27,7 +31,7 @@ def unit_coincidences(units: Sequence[Sequence[int]], scale: int) -> np.ndarray:
     return np.array(rows).reshape(len(rows), scale, scale)
 
 
-def _delta_squared(marginals: np.ndarray, level: str) -> np.ndarray:
+def _delta_squared(marginals: Matrices, level: AlphaLevel) -> Matrices:
     """(B × K × K) squared distances; the ordinal metric depends on the marginals."""
     batch, scale = marginals.shape
     values = np.arange(scale)
@@ -40,12 +44,12 @@ def _delta_squared(marginals: np.ndarray, level: str) -> np.ndarray:
     low = np.minimum(values[:, None], values[None, :])
     high = np.maximum(values[:, None], values[None, :])
     # Σ_{g=low}^{high} n_g − (n_low + n_high) / 2
-    between = cumulative[:, high + 1] - cumulative[:, low]
+    between: Matrices = cumulative[:, high + 1] - cumulative[:, low]
     ends = (marginals[:, low] + marginals[:, high]) / 2
     return (between - ends) ** 2
 
 
-def alpha_from_coincidences(coincidences: np.ndarray, level: str) -> np.ndarray:
+def alpha_from_coincidences(coincidences: Matrices, level: AlphaLevel) -> Matrices:
     """Alpha of each (B × K × K) coincidence matrix; NaN where it is undefined."""
     marginals = coincidences.sum(axis=2)
     total = marginals.sum(axis=1)
@@ -59,7 +63,7 @@ def alpha_from_coincidences(coincidences: np.ndarray, level: str) -> np.ndarray:
 
 def bootstrap_coincidences(
     units: Sequence[Sequence[int]], scale: int, *, resamples: int = 1000, seed: int = 0
-) -> np.ndarray | None:
+) -> Matrices | None:
     """(resamples × K × K) coincidence matrices of bootstrap resamples of the units; None with
     fewer than two pairable units. Compute once, then read alpha at every level from it."""
     per_unit = unit_coincidences(units, scale)
@@ -73,7 +77,9 @@ def bootstrap_coincidences(
     return (weights @ per_unit.reshape(count, -1)).reshape(resamples, scale, scale)
 
 
-def interval_of(sampled: np.ndarray | None, level: str, confidence: float = 0.95):
+def interval_of(
+    sampled: Matrices | None, level: AlphaLevel, confidence: float = 0.95
+) -> Interval | None:
     """Percentile interval of alpha over bootstrap coincidence matrices."""
     if sampled is None:
         return None

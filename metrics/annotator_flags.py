@@ -53,11 +53,11 @@ def binomial_two_sided_p(k: int, n: int) -> float:
     """Exact two-sided p-value of k successes in n fair trials (the doubled smaller tail)."""
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(0, min(k, n - k) + 1)) / 2**n
+    tail: float = sum(math.comb(n, i) for i in range(0, min(k, n - k) + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 
-def longest_run(values: Sequence) -> tuple[int, object]:
+def longest_run(values: Sequence[object]) -> tuple[int, object]:
     """The longest run of equal consecutive values (None values break runs) and its value."""
     best, best_value, run, previous = 0, None, 0, object()
     for value in values:

@@ -3,11 +3,20 @@ the agreement page: ratings, gold accuracy with its interval, speed and pattern 
 their evidence, MACE and Dawid–Skene competence, whether gold checks paused them, and their
 qualification result."""
 
-from annotation.models import AnnotatorPause, Project, Qualification
+from collections.abc import Mapping
+from typing import Any
+
+from annotation.models import AnnotatorPause, Project, Qualification, Task
 from annotation.scale import center, side_of, to_canonical
 from metrics.annotator_flags import annotator_flags, wilson_interval
-from metrics.competence import dawid_skene, mace
-from metrics.inputs import annotator_ratings, decided_pairs, gold_answers
+from metrics.competence import CompetenceResult, dawid_skene, mace
+from metrics.inputs import (
+    AnnotatorRatings,
+    Labels,
+    annotator_ratings,
+    decided_pairs,
+    gold_answers,
+)
 from metrics.rounding import rounded
 
 
@@ -22,7 +31,12 @@ DECIDED_POSTERIOR = 0.95
 CHANGES_LISTED = 20
 
 
-def competence_consensus(result, kept: dict[int, str], decided: dict, pair_ids: set) -> dict:
+def competence_consensus(
+    result: CompetenceResult,
+    kept: Mapping[int, str],
+    decided: Mapping[int, tuple[str, str]],
+    pair_ids: set[int],
+) -> dict[str, Any]:
     """How the competence-weighted label compares with the decision in force: kept pairs it
     would label otherwise (or call a tie), dropped pairs it would decide, among those it saw;
     `changes` lists the first of both (pair id, external id, decision, weighted label, its
@@ -58,8 +72,8 @@ def competence_consensus(result, kept: dict[int, str], decided: dict, pair_ids: 
 
 
 def task_annotator_quality(
-    project: Project, tasks: list, labels: dict, ratings: dict | None = None
-) -> dict[int, dict]:
+    project: Project, tasks: list[Task], labels: Labels, ratings: AnnotatorRatings | None = None
+) -> dict[int, dict[str, Any]]:
     """{task id: {"annotators": {annotator id: figures}, "competence_consensus": {...}}} for
     these tasks of the project; `labels` is metrics.inputs.kept_labels, `ratings`
     metrics.inputs.annotator_ratings when the caller read it (four queries, or three)."""
@@ -84,7 +98,7 @@ def task_annotator_quality(
             )
         )
     }
-    out: dict[int, dict] = {}
+    out: dict[int, dict[str, Any]] = {}
     for task in tasks:
         by_annotator = ratings.get(task.pk, {})
         sides = [

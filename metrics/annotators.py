@@ -10,12 +10,15 @@ import statistics
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import Any, Generic, TypeVar
 
 from annotation.scale import side_of
 from metrics.agreement import rater_label_agreement
 
-RatingRow = tuple[Hashable, Hashable, int, float | None, bool, Any]
+_Annotator = TypeVar("_Annotator", bound=Hashable)
+_Pair = TypeVar("_Pair", bound=Hashable)
+RatingRow = tuple[_Annotator, _Pair, int, float | None, bool, datetime]
 
 
 @dataclass
@@ -23,19 +26,19 @@ class TrendWindow:
     """Leave-one-out agreement over one window of consecutive ratings (time order)."""
 
     index: int
-    first_at: Any
-    last_at: Any
+    first_at: datetime
+    last_at: datetime
     ratings: int
     compared: int
     agreement: float | None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 @dataclass
-class AnnotatorStats:
-    annotator_id: Hashable
+class AnnotatorStats(Generic[_Annotator]):
+    annotator_id: _Annotator
     ratings: int
     median_active_seconds: float | None
     # Share of ratings whose side matches the pair's label, over `labelled` ratings.
@@ -49,11 +52,11 @@ class AnnotatorStats:
     decisive: int
     trend: list[TrendWindow] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def others_sides(rows: list[RatingRow], center: float) -> list[str | None]:
+def others_sides(rows: list[RatingRow[_Annotator, _Pair]], center: float) -> list[str | None]:
     """For each row, the side of the mean of the other annotators' ratings of its pair; None
     when nobody else rated the pair or their mean is exactly at the centre (no reference).
 
@@ -61,7 +64,10 @@ def others_sides(rows: list[RatingRow], center: float) -> list[str | None]:
     rating can never agree with itself. Compared as sum vs centre * count: exact for integer
     scores, no rounding at the centre.
     """
-    totals: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))  # pair -> annotator -> sum, n
+    # pair -> annotator -> [sum, n]
+    totals: dict[_Pair, dict[_Annotator, list[int]]] = defaultdict(
+        lambda: defaultdict(lambda: [0, 0])
+    )
     for annotator, pair, overall, *_ in rows:
         entry = totals[pair][annotator]
         entry[0] += overall
@@ -80,7 +86,9 @@ def others_sides(rows: list[RatingRow], center: float) -> list[str | None]:
     return sides
 
 
-def loo_agreement(own_scores: Iterable[int], references: Iterable[str | None], center: float):
+def loo_agreement(
+    own_scores: Iterable[int], references: Iterable[str | None], center: float
+) -> tuple[float | None, int]:
     """(share matching, compared) of ratings against their reference side; rows without a
     reference are skipped; a rating at the centre matches nothing."""
     compared = matched = 0
@@ -92,7 +100,9 @@ def loo_agreement(own_scores: Iterable[int], references: Iterable[str | None], c
     return (matched / compared if compared else None), compared
 
 
-def left_side_bias(rows: Iterable[RatingRow], center: float):
+def left_side_bias(
+    rows: Iterable[RatingRow[_Annotator, _Pair]], center: float
+) -> tuple[float | None, int]:
     """(share preferring the left response, decisive ratings). A is on the left unless
     swapped; ratings at the centre prefer neither side and are left out. 0.5 = no bias."""
     decisive = left = 0
@@ -105,7 +115,12 @@ def left_side_bias(rows: Iterable[RatingRow], center: float):
     return (left / decisive if decisive else None), decisive
 
 
-def _trend(rows: list[RatingRow], references: list[str | None], center: float, window: int):
+def _trend(
+    rows: list[RatingRow[_Annotator, _Pair]],
+    references: list[str | None],
+    center: float,
+    window: int,
+) -> list[TrendWindow]:
     windows = []
     for index, start in enumerate(range(0, len(rows), window)):
         chunk = rows[start : start + window]
@@ -119,30 +134,31 @@ def _trend(rows: list[RatingRow], references: list[str | None], center: float, w
 
 
 def annotator_stats(
-    rows: Iterable[RatingRow],
-    labels: Mapping[Hashable, str],
+    rows: Iterable[RatingRow[_Annotator, _Pair]],
+    labels: Mapping[_Pair, str],
     center: float,
     *,
     window: int = 20,
-) -> dict[Hashable, AnnotatorStats]:
+) -> dict[_Annotator, AnnotatorStats[_Annotator]]:
     """Figures per annotator, keyed by annotator id (sorted). `labels` maps pair id to "A"/"B"
     (pairs without a label do not count for label agreement). The trend cuts the annotator's
     ratings, in created_at order, into consecutive windows of `window` ratings (the last one
     may be shorter) so that drift over time is visible."""
     if window < 1:
         raise ValueError("window must be at least 1")
-    rows = list(rows)
-    references = others_sides(rows, center)
-    by_annotator: dict = defaultdict(list)
-    for row, reference in zip(rows, references, strict=True):
+    listed = list(rows)
+    references = others_sides(listed, center)
+    by_annotator: dict[_Annotator, list[tuple[RatingRow[_Annotator, _Pair], str | None]]]
+    by_annotator = defaultdict(list)
+    for row, reference in zip(listed, references, strict=True):
         by_annotator[row[0]].append((row, reference))
-    result = {}
+    result: dict[_Annotator, AnnotatorStats[_Annotator]] = {}
     for annotator in sorted(by_annotator, key=str):
         ordered = sorted(by_annotator[annotator], key=lambda item: (item[0][5], str(item[0][1])))
         own = [row for row, _ in ordered]
         refs = [reference for _, reference in ordered]
         times = [row[3] for row in own if row[3] is not None]
-        scores_by_pair: dict = defaultdict(list)
+        scores_by_pair: dict[_Pair, list[int]] = defaultdict(list)
         for row in own:
             scores_by_pair[row[1]].append(row[2])
         labelled = sum(len(s) for p, s in scores_by_pair.items() if labels.get(p) in ("A", "B"))

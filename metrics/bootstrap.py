@@ -9,17 +9,20 @@ on which the statistic is defined), never an exception.
 
 import math
 from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 Interval = tuple[float, float]
+_Unit = TypeVar("_Unit")
 
 # Index matrices are drawn in blocks of at most this many cells, so memory stays bounded
 # (about 16 MB of int64) whatever the number of units.
 _MAX_CELLS = 2_000_000
 
 
-def resample_indices(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
+def resample_indices(n: int, resamples: int, seed: int) -> Iterator[npt.NDArray[np.int64]]:
     """Yield blocks of resample index rows (shape (block, n), values in 0..n-1), `resamples`
     rows in all, drawn from Generator(PCG64(seed))."""
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -50,8 +53,8 @@ def _check(resamples: int, level: float) -> None:
 
 
 def bootstrap_interval(
-    units: Sequence,
-    statistic: Callable[[Sequence], float | None],
+    units: Sequence[_Unit],
+    statistic: Callable[[list[_Unit]], float | None],
     *,
     resamples: int = 1000,
     seed: int = 0,

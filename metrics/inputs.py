@@ -7,25 +7,34 @@ task id (then pair id) that the pure functions of `metrics` take as they are.
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 
 from annotation.models import AspectScore, Pair, Project, Rating
 from annotation.scale import answers_expected_side
 from judging.models import JudgeRun, Verdict
 from metrics.judge_bias import PairTraits
+from metrics.judges import VerdictRow
 
 # The pairs humans and judges are scored against: kept, with a side label.
-EVALUATED = {"status": Pair.Status.KEPT, "label__in": ["A", "B"]}
+EVALUATED: dict[str, Any] = {"status": Pair.Status.KEPT, "label__in": ["A", "B"]}
+
+Labels = dict[int, dict[int, str]]  # task -> pair -> "A" | "B"
+Scores = dict[int, dict[int, list[int]]]  # task -> pair -> canonical scores
+# pair, canonical overall, scale, swapped, active seconds
+AnnotatorRating = tuple[int, int, int, bool, float]
+AnnotatorRatings = dict[int, dict[int, list[AnnotatorRating]]]  # task -> annotator -> ratings
+GroupScore = tuple[int, str, float]  # prompt id, groups, mean score
 
 
-def evaluated_pairs(project: Project):
+def evaluated_pairs(project: Project) -> QuerySet[Pair]:
     return Pair.objects.filter(project=project, **EVALUATED)
 
 
-def kept_labels(project: Project) -> dict[int, dict[int, str]]:
+def kept_labels(project: Project) -> Labels:
     """{task: {pair: "A" | "B"}} of the evaluated pairs."""
-    labels: dict = defaultdict(dict)
+    labels: Labels = defaultdict(dict)
     for pair_id, task_id, label in evaluated_pairs(project).values_list("id", "task_id", "label"):
         labels[task_id][pair_id] = label
     return labels
@@ -33,7 +42,7 @@ def kept_labels(project: Project) -> dict[int, dict[int, str]]:
 
 def decided_pairs(project: Project) -> dict[int, dict[int, tuple[str, str]]]:
     """{task: {pair: (external id, "kept" | "dropped")}} of the rated pairs decided so far."""
-    decided: dict = defaultdict(dict)
+    decided: dict[int, dict[int, tuple[str, str]]] = defaultdict(dict)
     rows = Pair.objects.filter(
         project=project, status__in=(Pair.Status.KEPT, Pair.Status.DROPPED), rating_count__gt=0
     ).values_list("task_id", "id", "external_id", "status")
@@ -42,9 +51,9 @@ def decided_pairs(project: Project) -> dict[int, dict[int, tuple[str, str]]]:
     return decided
 
 
-def overall_scores(project: Project) -> dict[int, dict[int, list[int]]]:
+def overall_scores(project: Project) -> Scores:
     """{task: {pair: [canonical overall scores]}} of every rated pair."""
-    scores: dict = defaultdict(lambda: defaultdict(list))
+    scores: Scores = defaultdict(lambda: defaultdict(list))
     rows = (
         Rating.objects.filter(pair__project=project)
         .exclude(pair__status=Pair.Status.GOLD)
@@ -57,7 +66,9 @@ def overall_scores(project: Project) -> dict[int, dict[int, list[int]]]:
 
 def aspect_scores(project: Project) -> dict[int, dict[str, dict[int, list[int]]]]:
     """{task: {aspect key: {pair: [canonical scores]}}}."""
-    scores: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    scores: dict[int, dict[str, dict[int, list[int]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
     rows = (
         AspectScore.objects.filter(rating__pair__project=project)
         .exclude(rating__pair__status=Pair.Status.GOLD)
@@ -68,7 +79,7 @@ def aspect_scores(project: Project) -> dict[int, dict[str, dict[int, list[int]]]
     return scores
 
 
-def annotator_ratings(project: Project) -> dict[int, dict[int, list[tuple]]]:
+def annotator_ratings(project: Project) -> AnnotatorRatings:
     """{task: {annotator: [(pair, canonical overall, scale, swapped, active seconds)]}} in
     the order each annotator submitted, people only (no imported placeholder raters), gold
     checks left out."""
@@ -86,9 +97,9 @@ def annotator_ratings(project: Project) -> dict[int, dict[int, list[tuple]]]:
             "active_seconds",
         )
     )
-    by_task: dict = defaultdict(lambda: defaultdict(list))
-    for task_id, annotator_id, *row in rows:
-        by_task[task_id][annotator_id].append(tuple(row))
+    by_task: AnnotatorRatings = defaultdict(lambda: defaultdict(list))
+    for task_id, annotator_id, pair_id, overall, scale, swapped, seconds in rows:
+        by_task[task_id][annotator_id].append((pair_id, overall, scale, swapped, seconds))
     return by_task
 
 
@@ -98,19 +109,19 @@ def gold_answers(project: Project) -> dict[int, dict[int, list[bool]]]:
     rows = Rating.objects.filter(
         pair__project=project, pair__status=Pair.Status.GOLD, pair__gold__qualification=False
     ).values_list("pair__task_id", "annotator_id", "overall", "scale", "pair__gold__side")
-    by_task: dict = defaultdict(lambda: defaultdict(list))
-    for task_id, annotator_id, *answer in rows:
-        by_task[task_id][annotator_id].append(answers_expected_side(*answer))
+    by_task: dict[int, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for task_id, annotator_id, overall, scale, side in rows:
+        by_task[task_id][annotator_id].append(answers_expected_side(overall, scale, side))
     return by_task
 
 
-def group_scores(project: Project, judged: "JudgeInputs") -> dict[int, dict[int, list[tuple]]]:
+def group_scores(project: Project, judged: "JudgeInputs") -> dict[int, dict[int, list[GroupScore]]]:
     """{task: {judge: [(prompt id, groups, score)]}}: the mean pointwise score each judge gave
     each group of each prompt (over samples, and over the pairs showing it: an image paired
     twice, as an odd one out is, counts once), the input of MJ-Bench's bias figures
     (metrics/group_bias.py). An image is known by its prompt and its groups, as MJ-Bench's
     (occupation, demographic). Responses without groups or without a score are left out."""
-    by_task: dict = defaultdict(lambda: defaultdict(list))
+    by_task: dict[int, dict[int, list[GroupScore]]] = defaultdict(lambda: defaultdict(list))
     if not judged.pointwise:
         return by_task
     rows = Verdict.objects.filter(
@@ -124,7 +135,8 @@ def group_scores(project: Project, judged: "JudgeInputs") -> dict[int, dict[int,
         "pair__response_b__groups",
         "score_b",
     )
-    scores: dict = defaultdict(list)  # (task, judge, prompt, groups) -> scores
+    # (task, judge, prompt, groups) -> scores
+    scores: dict[tuple[int, int, int, str], list[float]] = defaultdict(list)
     for judge_id, task_id, prompt_id, *sides in rows:
         for groups, score in (sides[:2], sides[2:]):
             if groups and isinstance(groups, dict) and score is not None:
@@ -134,11 +146,11 @@ def group_scores(project: Project, judged: "JudgeInputs") -> dict[int, dict[int,
     return by_task
 
 
-def _group_key(groups: dict) -> str:
+def _group_key(groups: dict[str, object]) -> str:
     return ", ".join(f"{key}={value}" for key, value in sorted(groups.items()))
 
 
-def _text_and_images(content) -> tuple[int, int]:
+def _text_and_images(content: object) -> tuple[int, int]:
     parts = content if isinstance(content, list) else []
     text = sum(len(p[1]) for p in parts if len(p) == 2 and p[0] == "text" and isinstance(p[1], str))
     images = sum(1 for p in parts if len(p) == 2 and p[0] == "image")
@@ -182,7 +194,7 @@ class JudgeInputs:
     pointwise: set[int] = field(default_factory=set)  # judges with pointwise verdicts
     scales: dict[int, str] = field(default_factory=dict)
     tasks: dict[int, set[int]] = field(default_factory=lambda: defaultdict(set))
-    rows: dict[int, dict[int, list]] = field(
+    rows: dict[int, dict[int, list[VerdictRow]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list))
     )
 
@@ -205,7 +217,7 @@ def judge_inputs(project: Project) -> JudgeInputs:
         .values_list("judge_id", "judge__name", "pair__task_id", "order", "samples")
         .order_by()
     )
-    orders = defaultdict(set)
+    orders: dict[int, set[str]] = defaultdict(set)
     for judge_id, name, task_id, order, samples in coverage:
         inputs.names[judge_id] = name
         inputs.samples[judge_id] = max(inputs.samples.get(judge_id, 0), samples)
@@ -214,7 +226,7 @@ def judge_inputs(project: Project) -> JudgeInputs:
     # A pointwise verdict is one trial per sample; a judge with both kinds counts as pairwise.
     inputs.orders = {j: 1 if o == {Verdict.Order.POINTWISE} else 2 for j, o in orders.items()}
     inputs.pointwise = {j for j, o in orders.items() if Verdict.Order.POINTWISE in o}
-    scales = defaultdict(set)
+    scales: dict[int, set[str]] = defaultdict(set)
     runs = JudgeRun.objects.filter(project=project, judge_id__in=inputs.pointwise)
     for judge_id, scale in runs.exclude(pointwise_scale="").values_list(
         "judge_id", "pointwise_scale"

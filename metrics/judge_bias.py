@@ -9,9 +9,10 @@ different figure ("bias", the fidelity issue), not these cards.
 """
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 from metrics.judges import VerdictRow
 
@@ -32,14 +33,16 @@ def _share(hits: int, n: int) -> float | None:
     return hits / n if n else None
 
 
-def _sided(verdicts: Iterable[VerdictRow], labels: Mapping[int, str]):
+def _sided(verdicts: Iterable[VerdictRow], labels: Mapping[int, str]) -> Iterator[tuple[int, str]]:
     """(pair, choice) of the trials on evaluated pairs that name a side."""
     for pair_id, _order, _sample, choice in verdicts:
         if pair_id in labels and choice in ("A", "B"):
             yield pair_id, choice
 
 
-def _accuracy(verdicts, labels, pair_ids) -> tuple[float | None, int]:
+def _accuracy(
+    verdicts: Iterable[VerdictRow], labels: Mapping[int, str], pair_ids: Collection[int]
+) -> tuple[float | None, int]:
     """MMRB2's accuracy (ties and invalid wrong, failed calls out) over these pairs."""
     answered = [
         (pair_id, choice)
@@ -50,11 +53,13 @@ def _accuracy(verdicts, labels, pair_ids) -> tuple[float | None, int]:
     return _share(correct, len(answered)), len(answered)
 
 
-def length_card(verdicts: list[VerdictRow], labels: Mapping[int, str], traits) -> dict:
+def length_card(
+    verdicts: list[VerdictRow], labels: Mapping[int, str], traits: Mapping[int, PairTraits]
+) -> dict[str, dict[str, float | None]]:
     """Per measure (text characters, image count), over the evaluated pairs whose responses
     differ on it: how often the judge and the humans prefer the longer one, and the judge's
     accuracy when the longer one is the better (and when the shorter is)."""
-    card = {}
+    card: dict[str, dict[str, float | None]] = {}
     for measure in ("text", "images"):
         longer: dict[int, str] = {}
         for pair_id in labels:
@@ -87,13 +92,16 @@ def _own_side(t: PairTraits, own_names: set[str]) -> str | None:
 
 
 def self_preference_card(
-    verdicts: list[VerdictRow], labels: Mapping[int, str], traits, own_names: Iterable[str]
-) -> dict:
+    verdicts: list[VerdictRow],
+    labels: Mapping[int, str],
+    traits: Mapping[int, PairTraits],
+    own_names: Iterable[str],
+) -> dict[str, float | None]:
     """Over the evaluated pairs where exactly one response comes from the judge's own model
     (its generator name equals the judge's model or name, case-insensitively): how often the
     judge and the humans prefer that response, and the judge's accuracy there."""
     names = {name.casefold() for name in own_names if name}
-    own = {}
+    own: dict[int, str] = {}
     for pair_id in labels:
         t = traits.get(pair_id)
         side = _own_side(t, names) if t is not None else None
@@ -115,16 +123,18 @@ def _agreement(first: Mapping[int, str], second: Mapping[int, str]) -> tuple[flo
     return _share(sum(first[p] == second[p] for p in shared), len(shared)), len(shared)
 
 
-def expert_card(verdicts: list[VerdictRow], expert_sides: Mapping[str, Mapping[int, str]]) -> dict:
+def expert_card(
+    verdicts: list[VerdictRow], expert_sides: Mapping[str, Mapping[int, str]]
+) -> dict[str, Any]:
     """Is the judge as good as an expert? The judge's side per pair (the majority of its
     trials that name a side; none on a tie of votes) against each expert's side, beside the
     experts' agreement with each other, over the pairs both rated (sides A or B only)."""
-    votes: dict[int, Counter] = defaultdict(Counter)
+    votes: dict[int, Counter[str]] = defaultdict(Counter)
     for pair_id, _order, _sample, choice in verdicts:
         if choice in ("A", "B"):
             votes[pair_id][choice] += 1
     judge = {p: c.most_common(1)[0][0] for p, c in votes.items() if len(c) == 1 or c["A"] != c["B"]}
-    per_expert = {}
+    per_expert: dict[str, dict[str, float | None]] = {}
     for name, sides in sorted(expert_sides.items()):
         agreement, n = _agreement(judge, sides)
         per_expert[name] = {"agreement": agreement, "pairs": n}

@@ -9,6 +9,7 @@ wrong, None is left out. Only pairs in `labels` (labelled "A" or "B") are evalua
 
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
 from metrics.bootstrap import Interval, bootstrap_ratio_interval
 from metrics.judges import VerdictRow
@@ -17,10 +18,11 @@ PREFERRED_HAS_IMAGE = "preferred-has-image"
 PREFERRED_LACKS_IMAGE = "preferred-lacks-image"
 
 GroupAccuracy = tuple[float | None, int]  # accuracy (None when nothing evaluated), evaluated
+_Pair = TypeVar("_Pair", bound=Hashable)
 
 
 def pair_counts_interval(
-    counts: Mapping[Hashable, Sequence[int]],
+    counts: Mapping[_Pair, Sequence[int]],
     *,
     resamples: int = 1000,
     seed: int = 0,
@@ -41,8 +43,8 @@ def pair_counts_interval(
 
 
 def split_accuracy(
-    pair_counts: Mapping[Hashable, Sequence[int]],
-    groups: Mapping[Hashable, Iterable[str]],
+    pair_counts: Mapping[_Pair, Sequence[int]],
+    groups: Mapping[_Pair, Iterable[str]],
     names: Sequence[str],
 ) -> list[GroupAccuracy]:
     """(accuracy | None, evaluated) of each group in `names`, in that order, from per-pair
@@ -58,8 +60,8 @@ def split_accuracy(
 
 
 def image_bias_groups(
-    pairs: Mapping[Hashable, tuple[bool, bool]], labels: Mapping[Hashable, str]
-) -> dict[Hashable, str]:
+    pairs: Mapping[_Pair, tuple[bool, bool]], labels: Mapping[_Pair, str]
+) -> dict[_Pair, str]:
     """For labelled pairs where exactly one response holds an image ((A has image, B has
     image)), the group PREFERRED_HAS_IMAGE or PREFERRED_LACKS_IMAGE by whether the labelled
     (preferred) response is the one holding it. Other pairs are absent. Feed to split_accuracy."""
@@ -85,14 +87,14 @@ def majority_choice(choices: Sequence[str]) -> str | None:
 
 def majority_vote_curve(
     verdicts: Iterable[VerdictRow],
-    labels: Mapping[Hashable, str],
+    labels: Mapping[int, str],
     ks: Sequence[int] = (1, 3, 5, 7, 9),
 ) -> dict[int, GroupAccuracy]:
     """{K: (accuracy | None, evaluated)} where each (pair, order) answers with the majority of
     its samples 0..K-1 (majority_choice), correct when that equals the label; a level vote or no
     decisive answer is wrong. A (pair, order) is evaluated for K only when all of its samples
     0..K-1 were answered (a failed call or a missing sample leaves it out for that K)."""
-    answers: dict = defaultdict(dict)  # (pair, order) -> sample -> choice
+    answers: dict[tuple[int, str], dict[int, str]] = defaultdict(dict)  # -> sample -> choice
     for pair_id, order, sample, choice in verdicts:
         if labels.get(pair_id) in ("A", "B") and choice is not None:
             answers[(pair_id, order)][sample] = choice

@@ -15,6 +15,7 @@ names no side, ties and unparsable answers alike, as MJ-Bench's personal/test.py
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 VerdictRow = tuple[int, str, int, str | None]  # pair id, order, sample, canonical choice
 
@@ -32,7 +33,7 @@ class JudgeTaskStats:
     consistent_pairs: int
     accuracy_without_ties_mjbench: float | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
@@ -40,7 +41,7 @@ def judge_task_stats(
     verdicts: Iterable[VerdictRow],
     labels: Mapping[int, str],
     samples: int,
-    per_pair: dict | None = None,
+    per_pair: dict[int, list[int]] | None = None,
     orders: int = 2,
 ) -> JudgeTaskStats:
     """`labels` holds the evaluated pairs (kept, labelled A or B); verdicts on other pairs are
@@ -85,9 +86,10 @@ def average_accuracy(task_accuracies: Iterable[float | None]) -> float | None:
     pairs. Undefined when any of them is (a task without a figure): a mean over the tasks a
     judge happens to have figures for cannot be compared with a mean over all of them."""
     values = list(task_accuracies)
-    if not values or any(a is None for a in values):
+    known = [a for a in values if a is not None]
+    if not values or len(known) < len(values):
         return None
-    return sum(values) / len(values)
+    return sum(known) / len(known)
 
 
 def tasks_covered(task_accuracies: Iterable[float | None]) -> int:

@@ -28,8 +28,8 @@ def games(rows: Iterable[GameRow]) -> list[tuple[Hashable, Hashable]]:
 
 def win_rates(rows: Iterable[GameRow]) -> dict[Hashable, tuple[int, int, float]]:
     """{generator: (wins, games, wins / games)}, generators sorted by name."""
-    wins: dict = defaultdict(int)
-    played: dict = defaultdict(int)
+    wins: dict[Hashable, int] = defaultdict(int)
+    played: dict[Hashable, int] = defaultdict(int)
     for winner, loser in games(rows):
         wins[winner] += 1
         played[winner] += 1
@@ -68,7 +68,8 @@ def _fit(wins: np.ndarray, prior: float, iterations: int, tol: float) -> np.ndar
         if change < tol:
             break
     scores = log_strength[:size]
-    return scores - scores.mean()
+    centred: np.ndarray = scores - scores.mean()  # typed here: numpy's stubs say Any
+    return centred
 
 
 def _win_matrix(coded: np.ndarray, size: int) -> np.ndarray:

@@ -2,6 +2,8 @@
 number of queries whatever the size of the project."""
 
 from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count
@@ -12,6 +14,8 @@ from metrics.annotator_quality import task_annotator_quality
 from metrics.bias_cards import task_bias_cards
 from metrics.group_bias import group_bias
 from metrics.inputs import (
+    Labels,
+    Scores,
     annotator_ratings,
     aspect_scores,
     group_scores,
@@ -24,8 +28,13 @@ from metrics.rounding import rounded
 
 _PENDING = {"candidate", "queued", "in_progress", "complete"}
 
+Figures = dict[str, Any]  # a JSON object of `report --json`
+AspectAgreement = dict[int, dict[str, Figures]]  # task -> aspect key -> figures
 
-def _agreement(scores_by_pair: dict, labels: dict, project: Project) -> dict:
+
+def _agreement(
+    scores_by_pair: Mapping[int, list[int]], labels: Mapping[int, str], project: Project
+) -> Figures:
     units = list(scores_by_pair.values())
     return {
         "alpha_ordinal": rounded(krippendorff_alpha(units, project.scale_points, "ordinal")),
@@ -41,7 +50,7 @@ def _agreement(scores_by_pair: dict, labels: dict, project: Project) -> dict:
     }
 
 
-def _aspect_agreement(project: Project) -> dict:
+def _aspect_agreement(project: Project) -> AspectAgreement:
     return {
         task_id: {
             aspect: {
@@ -59,14 +68,16 @@ def _aspect_agreement(project: Project) -> dict:
     }
 
 
-def _task_agreement(task_id: int, labels: dict, scores: dict, aspects: dict, project) -> dict:
+def _task_agreement(
+    task_id: int, labels: Labels, scores: Scores, aspects: AspectAgreement, project: Project
+) -> Figures:
     return {
         **_agreement(scores[task_id], labels[task_id], project),
         "aspects": aspects.get(task_id, {}),
     }
 
 
-def project_agreement(project: Project) -> dict:
+def project_agreement(project: Project) -> dict[str, Figures]:
     """{task slug: the task's `agreement` of `report --json`}, without reading any verdict
     (the dataset export's manifest)."""
     labels, scores = kept_labels(project), overall_scores(project)
@@ -77,11 +88,11 @@ def project_agreement(project: Project) -> dict:
     }
 
 
-def project_report(project: Project) -> dict:
+def project_report(project: Project) -> Figures:
     tasks = list(project.tasks.order_by("slug"))
-    status_counts: dict = defaultdict(dict)
-    rows = Pair.objects.filter(project=project).values_list("task_id", "status")
-    for task_id, status, count in rows.annotate(n=Count("id")).order_by():
+    status_counts: dict[int, dict[str, int]] = defaultdict(dict)
+    statuses = Pair.objects.filter(project=project).values_list("task_id", "status")
+    for task_id, status, count in statuses.annotate(n=Count("id")).order_by():
         status_counts[task_id][status] = count
 
     labels, scores = kept_labels(project), overall_scores(project)
@@ -94,11 +105,13 @@ def project_report(project: Project) -> dict:
     bias_cards = task_bias_cards(project, tasks, labels, judged, names, ratings)
     group_rows = group_scores(project, judged)
 
-    report_tasks = {}
-    judge_accuracies: dict = defaultdict(dict)  # judge -> {task id: accuracy}
+    report_tasks: dict[str, Figures] = {}
+    judge_accuracies: dict[str, dict[int, float | None]] = defaultdict(
+        dict
+    )  # judge -> task -> accuracy
     for task in tasks:
         counts = status_counts.get(task.id, {})
-        judges = {}
+        judges: dict[str, Figures] = {}
         for judge_id in judged.by_name():
             if task.id not in judged.tasks[judge_id]:
                 continue
@@ -153,7 +166,7 @@ def project_report(project: Project) -> dict:
     }
 
 
-def _judge_average(accuracies: list) -> dict:
+def _judge_average(accuracies: list[float | None]) -> Figures:
     """The multi-task figure over the tasks with labelled pairs: `average` only when the judge
     has a figure on each of them, `tasks` of `labelled_tasks` saying how many it has."""
     return {

@@ -1,4 +1,6 @@
 import json
+from argparse import ArgumentParser
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -6,18 +8,18 @@ from annotation.models import Project
 from metrics.report import project_report
 
 
-def _percent(value) -> str:
+def _percent(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}"
 
 
 class Command(BaseCommand):
     help = "Agreement, pair status and judge accuracy of a project (--json: one JSON object)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--project", required=True)
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         project = Project.objects.filter(slug=options["project"]).first()
         if project is None:
             raise CommandError(f"project {options['project']!r} does not exist")
