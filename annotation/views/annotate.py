@@ -32,7 +32,9 @@ from annotation.services.assignments import (
 )
 from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
 from annotation.views.workspace import workspace_context
+from core.errors import DomainError
 from core.htmx import render_fragment_or_page, varies_on_htmx, wants_fragment
+from core.page_errors import domain_errors_shown_by, rerender_status
 from core.whole_numbers import whole_number
 
 # Pages that change with every rating are never cached: Back must show the saved state, not
@@ -132,9 +134,27 @@ def _workspace(request, assignment: Assignment, *, status: int = 200, **extra):
     )
 
 
+def _workspace_with_error(request, error: DomainError, assignment_id: int):
+    """The pair again with what went wrong: a rating's errors beside its fields and the
+    entries kept, or the refusal with a link to the next pair."""
+    assignment = assignment_for_annotator(request.user, assignment_id)
+    status = rerender_status(error)
+    if isinstance(error, RatingInvalid):
+        return _workspace(
+            request,
+            assignment,
+            status=status,
+            errors=error.errors,
+            posted=request.POST,
+            return_to=_return_to(request),
+        )
+    return _workspace(request, assignment, status=status, message=error.message)
+
+
 @never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
+@domain_errors_shown_by(_workspace_with_error)
 def annotate(request, assignment_id: int):
     if request.method == "GET":
         assignment = assignment_for_annotator(request.user, assignment_id)
@@ -145,19 +165,6 @@ def annotate(request, assignment_id: int):
         confirmation = _apply(request, assignment_id)
     except Assignment.DoesNotExist:
         raise Http404("no such assignment") from None
-    except RatingInvalid as invalid:
-        assignment = assignment_for_annotator(request.user, assignment_id)
-        return _workspace(
-            request,
-            assignment,
-            status=422,
-            errors=invalid.errors,
-            posted=request.POST,
-            return_to=return_to,
-        )
-    except AssignmentClosed as closed:
-        assignment = assignment_for_annotator(request.user, assignment_id)
-        return _workspace(request, assignment, status=409, message=str(closed))
     messages.success(request, confirmation)
 
     following = _back_where_they_were(request, return_to) or assignment_claim(request.user, task)

@@ -12,9 +12,8 @@ from annotation.models import ImportJob, Pair, Task
 from annotation.selectors import project_for_lead
 from annotation.services.import_jobs import import_job_start
 from annotation.services.projects import pairs_queue
-from core.errors import Invalid
 from core.htmx import render_fragment_or_page
-from core.page_errors import refusal_as_message
+from core.page_errors import errors_on_form, refusal_as_message
 
 RECENT_JOBS = 20
 
@@ -37,7 +36,7 @@ def data_page(request, slug: str):
     form = ImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        try:
+        with errors_on_form(form, "file"):  # a refused upload: beside the file
             job = import_job_start(
                 project,
                 request.user,
@@ -46,9 +45,6 @@ def data_page(request, slug: str):
                 file_format=data["file_format"],
                 queue=data["destination"] == "queue",
             )
-        except Invalid as invalid:
-            form.add_error("file", invalid.message)
-        else:
             job.refresh_from_db()
             if job.status == ImportJob.Status.DONE:
                 messages.success(request, f"{job.file_name}: {job.pairs_written} pairs imported.")

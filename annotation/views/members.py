@@ -37,16 +37,9 @@ from annotation.services.invitations import (
     mail_configured,
 )
 from annotation.services.members import membership_deactivate, membership_update
-from core.errors import Invalid, Refused
+from core.errors import DomainError
 from core.login_limits import login_failed, login_refusal
-from core.page_errors import refusal_as_message
-
-
-def _add_errors(form, invalid: Invalid) -> None:
-    for name, errors in (invalid.fields or {}).items():
-        form.add_error(name if name in form.fields else None, errors)
-    if not invalid.fields:
-        form.add_error(None, invalid.message)
+from core.page_errors import domain_errors_shown_by, errors_on_form, refusal_as_message
 
 
 def _members_page(request, project, form, *, link="", mailed=None, status=200):
@@ -78,7 +71,7 @@ def members_page(request, slug: str):
         return _members_page(request, project, form)
     if form.is_valid():
         data = form.cleaned_data
-        try:
+        with errors_on_form(form):
             created = invitation_create(
                 project=project,
                 created_by=request.user,
@@ -88,9 +81,6 @@ def members_page(request, slug: str):
                 email=data["email"],
                 note=data["note"],
             )
-        except Invalid as invalid:
-            _add_errors(form, invalid)
-        else:
             link = request.build_absolute_uri(reverse("invite", args=[created.token]))
             invitation = created.invitation
             mailed = None
@@ -159,8 +149,19 @@ def _limit_key(token: str) -> str:
     return f"invitation:{token}"
 
 
+def _invitation_refused(request, error: DomainError, token: str):
+    """A link that cannot be used: the same 404 page whatever the reason, counted like a
+    failed sign-in. A member already: nothing to do, nothing counted."""
+    if isinstance(error, InvitationNotValid):
+        login_failed(request, _limit_key(token))
+        return _not_valid(request)
+    messages.info(request, error.message)
+    return redirect("home")
+
+
 @never_cache
 @require_http_methods(["GET", "POST"])
+@domain_errors_shown_by(_invitation_refused)
 def invite(request, token: str):
     """The invitee's page: a new account (username, password twice) or, signed in, a button
     that joins their account. Failed posts count against the link and the client address."""
@@ -180,27 +181,17 @@ def invite(request, token: str):
     signed_in = request.user.is_authenticated
     form = None if signed_in else AcceptForm(request.POST or None)
     if posting:
-        try:
-            if signed_in:
-                membership = invitation_accept(token=token, user=request.user)
-            elif form.is_valid():
+        membership = None
+        if signed_in:
+            membership = invitation_accept(token=token, user=request.user)
+        elif form.is_valid():
+            with errors_on_form(form):
                 membership = invitation_accept(
                     token=token,
                     username=form.cleaned_data["username"],
                     password=form.cleaned_data["password1"],
                 )
                 login(request, membership.user)
-            else:
-                membership = None
-        except InvitationNotValid:
-            login_failed(request, _limit_key(token))
-            return _not_valid(request)
-        except Invalid as invalid:
-            _add_errors(form, invalid)
-            membership = None
-        except Refused as refused:  # a member already: nothing to do, nothing counted
-            messages.info(request, refused.message)
-            return redirect("home")
         if membership is not None:
             messages.success(
                 request, f"Welcome to {project.name} ({membership.get_role_display().lower()})."

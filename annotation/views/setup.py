@@ -18,15 +18,7 @@ from annotation.services.projects import (
     project_update,
     task_save,
 )
-from core.errors import Invalid
-
-
-def _add_errors(form, invalid: Invalid) -> None:
-    fields = invalid.fields or {}
-    for name, errors in fields.items():
-        form.add_error(name if name in form.fields else None, errors)
-    if not fields:
-        form.add_error(None, invalid.message)
+from core.page_errors import errors_on_form
 
 
 @login_required
@@ -36,13 +28,10 @@ def project_new(request):
         raise PermissionDenied("ask an operator for a lead account that may create projects")
     form = ProjectForm(request.POST or None, initial={"scale_points": 7})
     if request.method == "POST" and form.is_valid():
-        try:
+        with errors_on_form(form):
             project = project_create(
                 creator=request.user, slug=form.cleaned_data["slug"], **form.values()
             )
-        except Invalid as invalid:
-            _add_errors(form, invalid)
-        else:
             messages.success(request, f"Project {project.name} created. Add its first task.")
             return redirect("task-new", slug=project.slug)
     status = 400 if request.method == "POST" else 200
@@ -55,11 +44,8 @@ def project_settings(request, slug: str):
     project = project_for_lead(request.user, slug)
     form = ProjectForm(request.POST or None, instance=project, editing=True)
     if request.method == "POST" and form.is_valid():
-        try:
+        with errors_on_form(form):
             changed = project_update(project, **form.values())
-        except Invalid as invalid:
-            _add_errors(form, invalid)
-        else:
             note = f" {changed} pairs changed status under the new rules." if changed else ""
             messages.success(request, f"Settings saved.{note}")
             return redirect("project-settings", slug=slug)
@@ -82,7 +68,7 @@ def task_edit(request, slug: str, task_slug: str | None = None):
         form = TaskForm(request.POST or None, initial={"kind": Task.Kind.T2I, **defaults})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        try:
+        with errors_on_form(form):
             aspects = (
                 aspects_parse(data["aspects"])
                 if data["aspects"].strip() or task is not None
@@ -98,9 +84,6 @@ def task_edit(request, slug: str, task_slug: str | None = None):
                 guidelines=data["guidelines"],
                 quality=form.quality_settings(),
             )
-        except Invalid as invalid:
-            _add_errors(form, invalid)
-        else:
             messages.success(request, f"Task {saved.name} saved.")
             return redirect("project-settings", slug=slug)
     context = {"project": project, "task": task, "form": form}
