@@ -191,8 +191,8 @@ def _row(project, task, pair, ratings, adjudication, verdicts, refs) -> dict:
         "reference_label": pair.reference_label,
         "metadata": pair.metadata,
         "ratings": ratings,
-        "mean": sum(scores) / len(scores) if scores else None,
-        "span": max(scores) - min(scores) if scores else None,
+        "mean": pair.consensus_mean,  # stored with the ratings (consensus.py::decision_set)
+        "span": pair.consensus_span,
         "decided_by": pair.decided_by,
         "adjudication": adjudication,
     }

@@ -21,11 +21,22 @@ class Consensus:
     keep: bool
 
 
+def mean_and_span(scores: list[int]) -> tuple[float, int]:
+    """The mean and the span (max − min) of a rated pair's canonical scores. The one
+    definition: `decision_set` stores them on the pair (`consensus_mean`, `consensus_span`),
+    and every page, export and API reads the stored columns."""
+    return sum(scores) / len(scores), max(scores) - min(scores)
+
+
 def consensus_of(scores: list[int], project: Project) -> Consensus:
-    """Mean, span and label of a complete pair, and whether the project's rules keep it:
-    dropped when span > max span or when the mean lies in centre ± half width (inclusive)."""
-    mean = sum(scores) / len(scores)
-    span = max(scores) - min(scores)
+    """Mean, span and label of a complete pair, and whether the project's rules keep it."""
+    mean, span = mean_and_span(scores)
+    return _consensus(mean, span, project)
+
+
+def _consensus(mean: float, span: int, project: Project) -> Consensus:
+    """Dropped when span > max span or when the mean lies in centre ± half width
+    (inclusive)."""
     ambiguous = abs(mean - project.center) <= project.ambiguous_half_width + _EPSILON
     return Consensus(
         mean=mean,
@@ -49,15 +60,15 @@ def decision_set(
     Precedence of the label: adjudication, consensus of at least N + extra ratings, imported
     reference label."""
     pair.rating_count = len(scores)
-    pair.consensus_mean = sum(scores) / len(scores) if scores else None
-    pair.consensus_span = max(scores) - min(scores) if scores else None
+    spread = mean_and_span(scores) if scores else None
+    pair.consensus_mean, pair.consensus_span = spread or (None, None)
     if pair.status == Pair.Status.GOLD:
         return  # a gold check measures annotators; its answers never decide it
     if adjudication is not None:
         pair.label, pair.status = _ADJUDICATED[adjudication.decision]
         pair.decided_by = Pair.DecidedBy.ADJUDICATION
-    elif len(scores) >= pair.ratings_needed(project):
-        consensus = consensus_of(scores, project)
+    elif spread is not None and len(scores) >= pair.ratings_needed(project):
+        consensus = _consensus(*spread, project)
         pair.label = consensus.label
         pair.status = Pair.Status.KEPT if consensus.keep else Pair.Status.DROPPED
         pair.decided_by = Pair.DecidedBy.CONSENSUS

@@ -151,7 +151,6 @@ def pair_detail_payload(pair: Pair, assets: dict, request) -> dict:
         }
 
     ratings = list(pair.ratings.all())
-    scores = [rating.overall for rating in ratings]
     for rating in ratings:
         rating.aspects = {score.aspect: score.score for score in rating.aspect_scores.all()}
     return {
@@ -164,8 +163,9 @@ def pair_detail_payload(pair: Pair, assets: dict, request) -> dict:
         "ratings": {
             "count": len(ratings),
             "needed": pair.ratings_needed(),
-            "mean": sum(scores) / len(scores) if scores else None,
-            "span": max(scores) - min(scores) if scores else None,
+            # Stored with the ratings (consensus.py::decision_set), over the same ratings.
+            "mean": pair.consensus_mean,
+            "span": pair.consensus_span,
             "ratings": ratings,
         },
     }

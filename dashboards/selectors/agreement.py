@@ -1,8 +1,11 @@
 """Agreement of the experts (docs/architecture.md §6), per task and aspect and per annotator. The
 headline figures use the same functions and inputs as `report --json`, so they agree."""
 
+from collections import defaultdict
+
 import numpy as np
 from django.contrib.auth import get_user_model
+from django.db.models import Count
 
 from annotation.models import Pair, Project, Rating
 from annotation.scale import side_of
@@ -32,8 +35,25 @@ def _alpha(units, scale):
     }
 
 
-def _task_figures(project: Project, units: dict, labels: dict) -> dict:
-    """units: pair -> scores; labels: kept pair -> side."""
+def _complete_span_counts(project: Project) -> dict[int, dict[int, int]]:
+    """{task: {span: pairs}} of the complete pairs (at least N ratings, gold checks apart), from
+    the span stored with the ratings (consensus.py::decision_set). One query."""
+    counts: dict = defaultdict(dict)
+    rows = (
+        Pair.objects.filter(project=project, rating_count__gte=project.annotators_per_pair)
+        .exclude(status=Pair.Status.GOLD)
+        .values("task_id", "consensus_span")
+        .annotate(pairs=Count("id"))
+        .order_by()
+        .values_list("task_id", "consensus_span", "pairs")
+    )
+    for task_id, span, pairs in rows:
+        counts[task_id][span] = pairs
+    return counts
+
+
+def _task_figures(project: Project, units: dict, labels: dict, spans: dict[int, int]) -> dict:
+    """units: pair -> scores; labels: kept pair -> side; spans: span -> complete pairs."""
     scale, center, needed = project.scale_points, project.center, project.annotators_per_pair
     complete = [scores for scores in units.values() if len(scores) >= needed]
     # The same rule as metrics.agreement.unanimous_direction, one indicator per pair.
@@ -44,8 +64,8 @@ def _task_figures(project: Project, units: dict, labels: dict) -> dict:
         if scores:
             agreeing.append(sum(side_of(s, center) == label for s in scores))
             rated.append(len(scores))
-    spans = [max(s) - min(s) for s in complete]
     all_scores = [s for scores in units.values() for s in scores]
+    span_bins = [spans.get(span, 0) for span in range(scale)]  # spans run 0..K-1
     return {
         "alpha": _alpha(list(units.values()), scale),
         "unanimous": unanimous_direction(list(units.values()), center, needed),
@@ -64,9 +84,7 @@ def _task_figures(project: Project, units: dict, labels: dict) -> dict:
             title="Overall scores (canonical: above the centre = A better)",
         ),
         "spans_chart": histogram(
-            np.bincount(np.asarray(spans, dtype=int), minlength=scale).tolist()
-            if spans
-            else [0] * scale,
+            span_bins,
             [str(v) for v in range(scale)],
             title=f"Span of complete pairs (max span {project.max_span})",
         ),
@@ -76,6 +94,7 @@ def _task_figures(project: Project, units: dict, labels: dict) -> dict:
 def agreement(project: Project) -> dict:
     tasks = list(project.tasks.order_by("slug"))
     labels, units, aspects = kept_labels(project), overall_scores(project), aspect_scores(project)
+    spans = _complete_span_counts(project)
     ratings = (
         Rating.objects.filter(pair__project=project, imported=False)
         .exclude(pair__status=Pair.Status.GOLD)
@@ -98,7 +117,7 @@ def agreement(project: Project) -> dict:
         "tasks": [
             {
                 "task": task,
-                **_task_figures(project, units[task.pk], labels[task.pk]),
+                **_task_figures(project, units[task.pk], labels[task.pk], spans[task.pk]),
                 "aspects": [
                     {
                         "key": aspect["key"],
