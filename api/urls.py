@@ -5,7 +5,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
-from api.views import annotate, auth, export, index, judging, pairs, projects
+from api.views import annotate, assets, auth, export, index, judging, pairs, projects
 from api.views.common import not_found
 
 router = SimpleRouter()
@@ -47,7 +47,7 @@ urlpatterns = [
         judging.project_connections,
         name="api-project-connections",
     ),
-    re_path(r"^assets/(?P<sha256>[^/]+)/$", export.AssetView.as_view(), name="api-asset"),
+    re_path(r"^assets/(?P<sha256>[^/]+)/$", assets.AssetView.as_view(), name="api-asset"),
     *router.urls,
     re_path(r"", not_found),  # any other /api/ path: a JSON 404
 ]

@@ -1,7 +1,4 @@
-"""Dataset export jobs (leads; a job is built in the background, then downloaded as a zip)
-and images by content hash."""
-
-import re
+"""Dataset export jobs (leads; a job is built in the background, then downloaded as a zip)."""
 
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
@@ -12,10 +9,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.mixins import ListModelMixin
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from annotation.image_cleaning import clean_asset_open
-from annotation.selectors import asset_for_user
 from api.errors import Conflict
 from api.selectors import lead_projects
 from api.serializers.common import ErrorSerializer
@@ -25,7 +19,6 @@ from exports.jobs import export_job_path, export_job_start
 from exports.models import ExportJob
 from exports.selectors import export_jobs_for_project
 
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 PROJECT = OpenApiParameter("project", str, OpenApiParameter.PATH, description="Project id or slug.")
 JOB = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Export job id.")
 NOT_FOUND = OpenApiResponse(ErrorSerializer, description="No project you lead by this id.")
@@ -116,22 +109,3 @@ class ExportJobDownloadView(_ExportJobs):
         return FileResponse(
             path.open("rb"), as_attachment=True, filename=path.name, content_type="application/zip"
         )
-
-
-class AssetView(APIView):
-    @extend_schema(
-        summary="An image by the SHA-256 of its bytes, with its real content type and without "
-        "its metadata (EXIF, XMP, PNG text, C2PA); only for users who may see a pair showing it",
-        responses={(200, "image/*"): OpenApiTypes.BINARY},
-    )
-    def get(self, request, sha256):
-        # Out of scope answers exactly like a hash that does not exist.
-        asset = asset_for_user(request.user, sha256) if _SHA256.match(sha256) else None
-        if asset is None:
-            raise NotFound("no such image")
-        handle = clean_asset_open(asset.sha256, asset.file.name)
-        if handle is None:
-            raise NotFound("no such image")
-        response = FileResponse(handle, content_type=asset.content_type)
-        response["Cache-Control"] = "private, max-age=31536000, immutable"
-        return response
