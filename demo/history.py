@@ -18,6 +18,7 @@ from annotation.services.assignments import assignment_claim
 from annotation.services.gold import GoldEntry, gold_set
 from annotation.services.members import membership_set
 from annotation.services.ratings import RatingInput, rating_submit
+from demo.pairs import TASKS, build_pairs, import_missing
 from exports.jobs import export_job_start
 from exports.models import ExportJob
 from judging.models import Judge, Verdict
@@ -40,9 +41,10 @@ GOLD = range(301, 303)  # gold checks mixed into the live annotators' queues
 SCORES = [(7, 6, 6), (6, 6, 5), (7, 2, 6), (5, 6, 6), (4, 5, 3), (6, 7, 7)]
 
 
-def finished_work(project: Project, folder: Path, password: str, judges: list[str]) -> dict:
-    from demo.seed import LEAD, TASKS, build_pairs, import_missing  # seed imports this module
-
+def finished_work(
+    project: Project, folder: Path, password: str, judges: list[str], *, lead: str
+) -> dict:
+    """The finished work of every task; `lead` (a username) starts the export."""
     _experts(project, password)
     rated = candidates = 0
     finished_ids = []
@@ -64,7 +66,7 @@ def finished_work(project: Project, folder: Path, password: str, judges: list[st
     pairwise = Judge.objects.filter(name__in=judges, project=None, templates={})
     for task in project.tasks.all():
         ensemble_set(task, pairwise)
-    exported = _export(project, LEAD)
+    exported = _export(project, lead)
     return {"ratings": rated, "candidates": candidates, "verdicts": verdicts, "export": exported}
 
 

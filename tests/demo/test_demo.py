@@ -21,7 +21,8 @@ from annotation.models import (
 )
 from annotation.selectors import annotator_progress
 from demo.history import EXPERTS
-from demo.seed import DEFAULT_PASSWORD, TASKS, build_records, demo_seed
+from demo.pairs import TASKS, build_records
+from demo.seed import DEFAULT_PASSWORD, demo_seed
 from exports.models import ExportJob
 from judging.models import TaskEnsemble, Verdict
 
