@@ -5,7 +5,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
-from operations.metrics import metrics_text
+from operations.prometheus import metrics_text
 from operations.readiness import readiness
 
 

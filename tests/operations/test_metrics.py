@@ -1,5 +1,5 @@
 """/metrics: Prometheus's text for operators only (a superuser's session or API token);
-request latencies, and each judge's trials by outcome (operations/metrics.py)."""
+request latencies, and each judge's trials by outcome (operations/prometheus.py)."""
 
 import pytest
 from django.contrib.auth.models import User
