@@ -9,14 +9,18 @@ them by that rule, except that nothing is lost: images left over after the last 
 are appended, and a placeholder without an image stays in the text, where MMRB2 drops both."""
 
 import re
+from collections.abc import Iterable, Sequence
 
 PLACEHOLDER = re.compile(r"<image_(\d+)>")
 _SEPARATOR = "\n\n"
 
+Part = list[str]  # ["text", the text] or ["image", the image's name]
 
-def parts_to_text(parts: list) -> str:
+
+def parts_to_text(parts: Iterable[Sequence[str]]) -> str:
     """The text column of a part list: texts, and `<image_N>` for the N-th image."""
-    pieces, number = [], 0
+    pieces: list[str] = []
+    number = 0
     for kind, value in parts:
         if kind == "image":
             number += 1
@@ -26,11 +30,12 @@ def parts_to_text(parts: list) -> str:
     return _SEPARATOR.join(pieces)
 
 
-def text_to_parts(text: str, images: list) -> list:
+def text_to_parts(text: str, images: Iterable[str]) -> list[Part]:
     """A part list from a text column and its images (in order), by MMRB2's rule."""
     if not PLACEHOLDER.search(text or ""):
         return ([["text", text]] if text else []) + [["image", image] for image in images]
-    parts, pending = [], list(images)
+    parts: list[Part] = []
+    pending = list(images)
     for index, piece in enumerate(PLACEHOLDER.split(text)):
         if index % 2 == 0:
             if piece.strip():
@@ -42,9 +47,9 @@ def text_to_parts(text: str, images: list) -> list:
     return _joined(parts) + [["image", image] for image in pending]
 
 
-def _joined(parts: list) -> list:
+def _joined(parts: list[Part]) -> list[Part]:
     """Neighbouring text parts as one (a kept literal placeholder sits between two)."""
-    joined: list = []
+    joined: list[Part] = []
     for kind, value in parts:
         if kind == "text" and joined and joined[-1][0] == "text":
             joined[-1] = ["text", f"{joined[-1][1]} {value}"]

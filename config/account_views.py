@@ -8,9 +8,12 @@ sends nothing, so no one can flood a mailbox or the mail server through the form
 """
 
 import math
+from typing import Any
 
 from django.contrib.auth import views as auth_views
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
+from django.views import View
 
 from config.login_forms import LimitedAuthenticationForm
 from core.login_limits import password_reset_refusal
@@ -20,12 +23,12 @@ from core.mail import mail_configured
 class SignInView(auth_views.LoginView):
     authentication_form = LimitedAuthenticationForm
 
-    def get_context_data(self, **kwargs):
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         return super().get_context_data(password_reset=mail_configured(), **kwargs)
 
 
-class _MailOnly:
-    def dispatch(self, request, *args, **kwargs):
+class _MailOnly(View):
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if not mail_configured():
             raise Http404("password reset needs mail")
         return super().dispatch(request, *args, **kwargs)
@@ -38,7 +41,7 @@ def _too_many(seconds: int) -> str:
 
 
 class PasswordResetView(_MailOnly, auth_views.PasswordResetView):
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         wait = password_reset_refusal(request, str(request.POST.get("email") or ""))
         if wait is not None:
             context = self.get_context_data(refused=_too_many(wait))

@@ -6,7 +6,9 @@ nobody but the operator gets in at all.
 """
 
 from django.contrib.admin import AdminSite
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
+from django.http import HttpRequest
 
 from config.login_forms import LimitedAdminAuthenticationForm
 
@@ -15,7 +17,7 @@ class OperatorLoginForm(LimitedAdminAuthenticationForm):
     """The admin's sign-in (rate-limited like every login form) admits superusers only, with
     the same words as a wrong password."""
 
-    def confirm_login_allowed(self, user):
+    def confirm_login_allowed(self, user: User) -> None:
         super().confirm_login_allowed(user)
         if not user.is_superuser:
             raise ValidationError(
@@ -29,6 +31,6 @@ class OperatorAdminSite(AdminSite):
     site_header = "Arbiter administration (operators)"
     login_form = OperatorLoginForm
 
-    def has_permission(self, request):
+    def has_permission(self, request: HttpRequest) -> bool:
         user = request.user
         return user.is_active and user.is_superuser

@@ -2,13 +2,23 @@
 POST /api/auth/token/): Django's model backend, refusing the placeholder accounts of imported
 ratings whatever state an operator left them in."""
 
+from typing import Any
+
 from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import User
+from django.http import HttpRequest
 
 from annotation.models import PlaceholderAccount
 
 
 class PeopleOnlyBackend(ModelBackend):
-    def authenticate(self, request, username=None, password=None, **kwargs):
+    def authenticate(
+        self,
+        request: HttpRequest | None,
+        username: str | None = None,
+        password: str | None = None,
+        **kwargs: Any,
+    ) -> User | None:
         user = super().authenticate(request, username=username, password=password, **kwargs)
         # A placeholder is inactive without a usable password, so this only matters when an
         # operator changed one of them: it holds imported ratings, never a person's session.

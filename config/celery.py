@@ -1,4 +1,5 @@
 import os
+from typing import Any
 
 from celery import Celery
 from celery.signals import worker_init, worker_ready
@@ -20,14 +21,14 @@ def outbox_sweep() -> int:
 
 
 @worker_init.connect
-def _before_a_worker_starts(sender, **kwargs):
+def _before_a_worker_starts(sender: Any, **kwargs: Any) -> None:
     from core.shared_key import shared_key_required
 
     shared_key_required("A Celery worker")  # its exports must name annotators as the web does
 
 
 @worker_ready.connect
-def _when_a_worker_starts(sender, **kwargs):
+def _when_a_worker_starts(sender: Any, **kwargs: Any) -> None:
     from operations.heartbeat import heartbeat_start
 
     heartbeat_start(sender.hostname)

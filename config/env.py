@@ -5,6 +5,7 @@ variable, never silently fall back to a default.
 """
 
 import os
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 
@@ -55,7 +56,7 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return items
 
 
-def parse_database_url(url: str) -> dict:
+def parse_database_url(url: str) -> dict[str, Any]:
     """Turn `sqlite:///PATH` or `postgres://user:pass@host:port/name` into a DATABASES entry."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()

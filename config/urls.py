@@ -1,12 +1,12 @@
 from django.contrib import admin
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 
 from config import account_views
 from operations.views import metrics, readyz
 
 
-def healthz(request):
+def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok", content_type="text/plain")
 
 

@@ -11,6 +11,8 @@ counters kept in Redis resume when it is back.
 import logging
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
@@ -38,7 +40,7 @@ _OPERATIONS = (
 
 
 class FallbackRedisCache(RedisCache):
-    def __init__(self, server, params):
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._local = LocMemCache(f"redis-fallback-{id(self)}", {})
         self._down_until = 0.0
@@ -62,10 +64,10 @@ class FallbackRedisCache(RedisCache):
         )
 
 
-def _guarded(name: str):
+def _guarded(name: str) -> Callable[..., Any]:
     redis_operation = getattr(RedisCache, name)
 
-    def operation(self, *args, **kwargs):
+    def operation(self: FallbackRedisCache, *args: Any, **kwargs: Any) -> Any:
         if time.monotonic() >= self._down_until:
             try:
                 return redis_operation(self, *args, **kwargs)

@@ -6,12 +6,13 @@ no header, REMOTE_ADDR is the answer, so a forged header cannot dodge a limit.
 """
 
 from django.conf import settings
+from django.http import HttpRequest
 
 
-def client_address(request) -> str:
-    remote = request.META.get("REMOTE_ADDR", "")
-    hops = settings.ARBITER_TRUSTED_PROXIES
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+def client_address(request: HttpRequest) -> str:
+    remote: str = request.META.get("REMOTE_ADDR", "")
+    hops: int = settings.ARBITER_TRUSTED_PROXIES
+    forwarded: str = request.META.get("HTTP_X_FORWARDED_FOR", "")
     if hops == 0 or not forwarded:
         return remote
     addresses = [part.strip() for part in forwarded.split(",") if part.strip()]

@@ -8,6 +8,11 @@ cannot run code.
 """
 
 import secrets
+from collections.abc import Callable
+from typing import cast
+
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 
 POLICY = {
     "default-src": "'self'",
@@ -29,13 +34,20 @@ def policy_header(nonce: str) -> str:
     return "; ".join(f"{name} {value.format(nonce=nonce)}" for name, value in POLICY.items())
 
 
+class NoncedRequest(HttpRequest):
+    """A request once this middleware has seen it: templates read its nonce."""
+
+    csp_nonce: str
+
+
 class ContentSecurityPolicyMiddleware:
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
-        request.csp_nonce = secrets.token_urlsafe(16)
-        response = self.get_response(request)
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        nonced = cast(NoncedRequest, request)  # this middleware is what adds the nonce
+        nonced.csp_nonce = secrets.token_urlsafe(16)
+        response = self.get_response(nonced)
         if "Content-Security-Policy" not in response:
-            response["Content-Security-Policy"] = policy_header(request.csp_nonce)
+            response["Content-Security-Policy"] = policy_header(nonced.csp_nonce)
         return response

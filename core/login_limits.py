@@ -24,6 +24,7 @@ import unicodedata
 
 from django.conf import settings
 from django.core.cache import cache
+from django.http import HttpRequest
 
 from core.client_address import client_address
 
@@ -47,13 +48,15 @@ def _account(username: str) -> str:
 
 def _window() -> tuple[int, int]:
     """(window number, seconds until it ends)."""
-    length = settings.ARBITER_LOGIN_WINDOW_SECONDS
+    length: int = settings.ARBITER_LOGIN_WINDOW_SECONDS
     now = time.time()
     number = int(now // length)
     return number, max(1, math.ceil((number + 1) * length - now))
 
 
-def _keys(request, username: str, number: int, prefix: str = KEY_PREFIX) -> dict[str, str]:
+def _keys(
+    request: HttpRequest, username: str, number: int, prefix: str = KEY_PREFIX
+) -> dict[str, str]:
     return {
         "account": f"{prefix}:account:{_account(username)}:{number}",
         "address": f"{prefix}:address:{client_address(request)}:{number}",
@@ -85,18 +88,18 @@ def _count(keys: dict[str, str], remaining: int) -> None:
             cache.add(key, 1, timeout=remaining + 1)
 
 
-def login_refusal(request, username: str) -> int | None:
+def login_refusal(request: HttpRequest, username: str) -> int | None:
     """Seconds until this username may be tried again from this address; None: go ahead."""
     number, remaining = _window()
     return _refusal(_keys(request, username, number), remaining)
 
 
-def login_failed(request, username: str) -> None:
+def login_failed(request: HttpRequest, username: str) -> None:
     number, remaining = _window()
     _count(_keys(request, username, number), remaining)
 
 
-def password_reset_refusal(request, email: str) -> int | None:
+def password_reset_refusal(request: HttpRequest, email: str) -> int | None:
     """Seconds until a reset may be asked again for this address (or from this client
     address); None: go ahead, and this request is counted. A refused request sends nothing."""
     number, remaining = _window()
@@ -107,6 +110,6 @@ def password_reset_refusal(request, email: str) -> int | None:
     return wait
 
 
-def login_succeeded(request, username: str) -> None:
+def login_succeeded(request: HttpRequest, username: str) -> None:
     number, _ = _window()
     cache.delete(_keys(request, username, number)["account"])

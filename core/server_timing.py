@@ -4,16 +4,19 @@ bench.load gates (issue 17: the annotate page and submit within 150 ms at p95). 
 an operator turns it on to read the figure in the browser's network panel."""
 
 import time
+from collections.abc import Callable
 
 from django.conf import settings
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 
 
 class ServerTimingMiddleware:
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
-        self.enabled = settings.ARBITER_SERVER_TIMING
+        self.enabled: bool = settings.ARBITER_SERVER_TIMING
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         if not self.enabled:
             return self.get_response(request)
         started = time.perf_counter()

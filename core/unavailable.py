@@ -11,7 +11,7 @@ database is back.
 import sys
 
 from django.db import InterfaceError, OperationalError
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.views.defaults import server_error
 
@@ -19,9 +19,10 @@ RETRY_AFTER_SECONDS = 10
 MESSAGE = "The database cannot be reached right now; nothing you saved is lost. Try again soon."
 
 
-def server_error_or_unavailable(request):
+def server_error_or_unavailable(request: HttpRequest) -> HttpResponse:
     if not isinstance(sys.exc_info()[1], OperationalError | InterfaceError):
         return server_error(request)
+    response: HttpResponse
     if request.path.startswith("/api/"):
         response = JsonResponse({"detail": MESSAGE}, status=503)
     else:
