@@ -1,4 +1,5 @@
-"""The outbox: a job's database row is the truth, the broker's message only a notification.
+"""The one way background work leaves a request: a job's database row is the truth, the
+broker's message only a notification.
 
 A service records its job (an import, an export, a judge run's chunks) and calls
 `enqueue_on_commit(task, model, ids)`: once the transaction commits, a message per row is sent
@@ -8,19 +9,35 @@ as "waiting for a worker", and `outbox_sweep` sends them once the broker is back
 worker starts, and every ARBITER_OUTBOX_SWEEP_SECONDS from Celery beat). A message sent twice
 is harmless: every task is idempotent. Each app registers its kinds of job in its
 `AppConfig.ready` (`job_kind_register`), so that the sweep knows them without importing them.
+Work with no row to sweep (a dashboard refresh) goes through `dispatch_on_commit`.
+
+This module alone knows how the process runs (`running_embedded`). On the full stack a task
+goes to the broker and a worker runs it. In the embedded mode (no broker: REDIS_URL unset)
+Celery runs it inside the call that sends it, once the transaction commits; a caller that
+must not wait for it (a page starting a judge run) asks for `background`, and the task runs in
+a daemon thread of this process instead.
 """
 
 import logging
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.conf import settings
+from django.db import connection, transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 logger = logging.getLogger(__name__)
 
 SWEEP_BATCH = 1000
+
+
+def running_embedded() -> bool:
+    """True in the embedded mode: no broker, no worker, no Celery beat; tasks run in this
+    process. For the few places that must say so or stand in for beat (/readyz, the
+    `judge_run --wait` poll)."""
+    return bool(settings.CELERY_TASK_ALWAYS_EAGER)
 
 
 @dataclass(frozen=True)
@@ -53,9 +70,30 @@ def outbox_sweep() -> int:
     return sent
 
 
-def enqueue_on_commit(task, model, ids: Iterable[int]) -> None:
-    """Send `task(id)` for each id once the current transaction commits (see the module)."""
+def enqueue_on_commit(
+    task,
+    model,
+    ids: Iterable[int],
+    *,
+    background: bool = False,
+    then: Callable[[], object] | None = None,
+) -> None:
+    """Send `task(id)` for each id once the current transaction commits (see the module).
+    With `background` in the embedded mode, the rows are stamped sent and one thread runs the
+    tasks in turn, then `then()`: what Celery beat would do for them later, as the embedded
+    mode has no beat (a batch run's poll). `then` is not called on the full stack."""
     ids = list(ids)
+    if background and running_embedded():
+
+        def work() -> None:
+            for pk in ids:
+                task(pk)  # the task's own steps, in this thread
+            if then is not None:
+                then()
+
+        transaction.on_commit(lambda: _stamp_sent(model, ids))
+        transaction.on_commit(lambda: _thread_start(work))
+        return
     transaction.on_commit(lambda: enqueue_now(task, model, ids))
 
 
@@ -63,19 +101,74 @@ def enqueue_now(task, model, ids: list[int]) -> int:
     """Send `task(id)` for each id and stamp the rows sent; the number sent. The first
     broker fault stops the sending: the rest wait for the sweep."""
     sent: list[int] = []
-    # In-process (eager) execution has no broker: whatever fails there is the task's own.
-    faults = () if task.app.conf.task_always_eager else (BrokerError, OSError)
     try:
         for pk in ids:
-            task.apply_async((pk,), retry=False)
+            _send(task, (pk,))
             sent.append(pk)
-    except faults as error:
+    except _BrokerDown as error:
         logger.warning(
             "outbox: the broker is unreachable (%s); %d %s job(s) wait for a worker",
             error,
             len(ids) - len(sent),
             model._meta.model_name,
         )
-    if sent:
-        model.objects.filter(pk__in=sent).update(enqueued_at=timezone.now())
+    _stamp_sent(model, sent)
     return len(sent)
+
+
+def dispatch_on_commit(
+    task, *args, background: bool = False, unsent: Callable[[], object] | None = None
+) -> None:
+    """Run `task(*args)` once the current transaction commits, for work that has no job row
+    (nothing for the sweep to resend): through the broker, or in the embedded mode inside the
+    commit, or with `background` in a thread of this process. With the broker unreachable
+    nothing raises: the fault is logged and `unsent()` called (to free what the caller
+    claimed, so that a later request tries again)."""
+    if background and running_embedded():
+        transaction.on_commit(lambda: _thread_start(task, *args))
+        return
+
+    def send() -> None:
+        try:
+            _send(task, args)
+        except _BrokerDown as error:
+            logger.warning("%s%s not sent: the broker is unreachable (%s)", task.name, args, error)
+            if unsent is not None:
+                unsent()
+
+    transaction.on_commit(send)
+
+
+class _BrokerDown(Exception):
+    """The message could not be sent."""
+
+
+def _send(task, args: tuple) -> None:
+    """Send one message, without retrying: a broker fault raises _BrokerDown. A call that
+    runs the task here (the embedded mode, Celery's own conf agreeing: tests switch either
+    alone) has no broker: whatever fails there is the task's own and propagates."""
+    if running_embedded() and task.app.conf.task_always_eager:
+        task.apply_async(args)
+        return
+    try:
+        task.apply_async(args, retry=False)
+    except (BrokerError, OSError) as error:
+        raise _BrokerDown(error) from error
+
+
+def _stamp_sent(model, ids: list[int]) -> None:
+    if ids:
+        model.objects.filter(pk__in=ids).update(enqueued_at=timezone.now())
+
+
+def _thread_start(work: Callable, *args) -> None:
+    """Run `work(*args)` in a daemon thread of this process (the embedded mode's worker),
+    closing the thread's database connection when it ends."""
+
+    def run() -> None:
+        try:
+            work(*args)
+        finally:
+            connection.close()
+
+    threading.Thread(target=run, daemon=True).start()

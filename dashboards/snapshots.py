@@ -7,9 +7,10 @@ A view reads the current version (a few aggregates over small tables) and the pa
 - no row yet, or the last computation was quick (under ARBITER_FIGURES_INLINE_MS, 500 ms:
   small projects are always current): computed now, stored;
 - otherwise the stored figures are shown, marked with the time they were computed, and one
-  refresh is started in the background (a Celery task; a thread in the embedded mode). A
-  periodic task (`figures_refresh_stale`, Celery beat) also refreshes every stale row, so a
-  large project's pages catch up with new ratings and verdicts without anyone waiting.
+  refresh is started in the background (a Celery task; a thread in the embedded mode, as
+  core/outbox.py's `dispatch_on_commit` decides). A periodic task (`figures_refresh_stale`,
+  Celery beat) also refreshes every stale row, so a large project's pages catch up with new
+  ratings and verdicts without anyone waiting.
 
 Figures are pickled (they hold Task rows and the charts' SVG): the table is written only by
 this module, from the server's own computations, as Django's cache backends pickle theirs.
@@ -18,13 +19,12 @@ this module, from the server's own computations, as Django's cache backends pick
 import hashlib
 import logging
 import pickle
-import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.conf import settings
-from django.db import connection, transaction
 from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
@@ -36,6 +36,7 @@ from annotation.models import (
     Qualification,
     Task,
 )
+from core.outbox import dispatch_on_commit
 from dashboards.models import FigureSnapshot
 from dashboards.selectors.agreement import agreement
 from dashboards.selectors.judges import judge_figures
@@ -189,31 +190,27 @@ def _claim(project_id: int, page: str) -> bool:
 
 
 def refresh_request(project: Project, page: str) -> None:
-    """Start one background refresh of the page's figures, unless one is under way."""
-    if not _claim(project.pk, page):
-        return
-    if settings.CELERY_TASK_ALWAYS_EAGER:  # embedded: no worker, a thread of this process
-        thread = threading.Thread(target=_refresh_in_thread, args=(project.pk, page), daemon=True)
-        transaction.on_commit(thread.start)
-        return
+    """Start one background refresh of the page's figures, unless one is under way. With the
+    broker unreachable the stale figures still show and the claim is freed: a later view
+    tries again."""
+    if _claim(project.pk, page):
+        _refresh_dispatch(project.pk, page, background=True)  # the lead's page must not wait
+
+
+def _refresh_dispatch(project_id: int, page: str, *, background: bool) -> None:
     from dashboards.tasks import figures_refresh
 
-    try:
-        figures_refresh.delay(project.pk, page)
-    except Exception:  # the broker is down: the stale figures still show, a later view retries
-        log.warning("figures refresh of %s/%s not queued: broker unreachable", project.slug, page)
-        _unclaim(project.pk, page)
+    dispatch_on_commit(
+        figures_refresh,
+        project_id,
+        page,
+        background=background,
+        unsent=partial(_unclaim, project_id, page),
+    )
 
 
 def _unclaim(project_id: int, page: str) -> None:
     FigureSnapshot.objects.filter(project_id=project_id, page=page).update(refreshing_since=None)
-
-
-def _refresh_in_thread(project_id: int, page: str) -> None:
-    try:
-        figures_refresh_run(project_id, page)
-    finally:
-        connection.close()
 
 
 def figures_refresh_run(project_id: int, page: str) -> None:
@@ -240,8 +237,6 @@ def stale_refresh() -> int:
         if row.project_id not in versions:
             versions[row.project_id] = data_version(row.project)
         if row.version != versions[row.project_id] and _claim(row.project_id, row.page):
-            from dashboards.tasks import figures_refresh
-
-            figures_refresh.delay(row.project_id, row.page)
+            _refresh_dispatch(row.project_id, row.page, background=False)
             started += 1
     return started

@@ -8,6 +8,7 @@ from django.db import DatabaseError, connection
 from django.db.models import Max
 from django.utils import timezone
 
+from core.outbox import running_embedded
 from operations.heartbeat import STALE_SECONDS
 from operations.models import WorkerHeartbeat
 
@@ -80,7 +81,7 @@ def _redis(client) -> tuple[Check, int | None]:
 
 
 def _workers(database_ok: bool) -> Check:
-    if settings.CELERY_TASK_ALWAYS_EAGER:
+    if running_embedded():
         return Check(True, "in-process (embedded mode)")
     if not database_ok:
         return Check(False, "unknown (database unreachable)")

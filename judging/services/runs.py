@@ -7,13 +7,12 @@ limit at the judge's requests-per-minute budget.
 """
 
 import logging
-import threading
 import time
+from functools import partial
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
-from django.utils import timezone
 
 from annotation.models import Pair, Project, Task
 from core.errors import Refused
@@ -133,30 +132,19 @@ def _run_shape(judge: Judge, project: Project, pairs) -> tuple[dict, list[str]]:
 def _enqueue(chunk_ids: list[int], background: bool, run: JudgeRun) -> None:
     from judging.tasks import judge_chunk
 
-    if settings.CELERY_TASK_ALWAYS_EAGER and background:
-        thread = threading.Thread(target=_run_inline, args=(chunk_ids, run), daemon=True)
-        sent = JudgeRunChunk.objects.filter(pk__in=chunk_ids)
-        transaction.on_commit(lambda: sent.update(enqueued_at=timezone.now()))
-        transaction.on_commit(thread.start)
-        return
-    enqueue_on_commit(judge_chunk, JudgeRunChunk, chunk_ids)
+    # The embedded mode's thread has no Celery beat to poll a batch run's batches after it.
+    then = partial(_batches_await, run) if run.mode == JudgeRun.Mode.BATCH else None
+    enqueue_on_commit(judge_chunk, JudgeRunChunk, chunk_ids, background=background, then=then)
 
 
-def _run_inline(chunk_ids: list[int], run: JudgeRun) -> None:
-    """The embedded mode's worker for one run: its chunks, then (a batch run, with no
-    Celery beat to poll) its batches until their answers are in."""
-    from django.db import connection
+def _batches_await(run: JudgeRun) -> None:
+    """Poll the run's provider batches until their answers are in (what Celery beat does
+    on the full stack)."""
+    from judging.tasks import judge_batches_poll
 
-    from judging.tasks import judge_batches_poll, judge_chunk
-
-    try:
-        for chunk_id in chunk_ids:
-            judge_chunk(chunk_id)  # the task's own steps, in this thread
-        while run.mode == JudgeRun.Mode.BATCH and batches_waiting(run):
-            time.sleep(settings.ARBITER_BATCH_POLL_SECONDS)
-            judge_batches_poll()
-    finally:
-        connection.close()
+    while batches_waiting(run):
+        time.sleep(settings.ARBITER_BATCH_POLL_SECONDS)
+        judge_batches_poll()
 
 
 def judge_chunk_run(chunk_id: int) -> JudgeRun | None:

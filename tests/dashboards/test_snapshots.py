@@ -12,6 +12,7 @@ from django.urls import reverse
 from annotation.models import Pair, Rating
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
+from core import outbox
 from dashboards import snapshots
 from dashboards.models import FigureSnapshot
 from judging.models import Judge
@@ -76,7 +77,7 @@ def test_a_slow_page_shows_its_last_figures_at_once_and_refreshes_behind(
     FigureSnapshot.objects.filter(project=project, page="agreement").update(compute_seconds=60)
     started = []
     monkeypatch.setattr(
-        snapshots, "_refresh_in_thread", lambda project_id, page: started.append((project_id, page))
+        outbox, "_thread_start", lambda task, project_id, page: started.append((project_id, page))
     )
     _rate_one_more(member("late", project), project)
 
@@ -227,7 +228,7 @@ def test_with_the_broker_down_a_stale_page_still_answers_and_frees_its_claim(
     def unreachable(*args, **kwargs):
         raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
 
-    monkeypatch.setattr(tasks.figures_refresh, "delay", unreachable)
+    monkeypatch.setattr(tasks.figures_refresh, "apply_async", unreachable)
     page = _view(client, project, "agreement")
     assert 'id="figures-as-of"' in page.content.decode()
     assert FigureSnapshot.objects.get(project=project, page="agreement").refreshing_since is None

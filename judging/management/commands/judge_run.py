@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Project, Task
+from core.outbox import running_embedded
 from judging.models import JudgeRun
 from judging.selectors import judges_of_project, run_progress
 from judging.services.runs import RunRefused, judge_run_start
@@ -63,7 +64,7 @@ class Command(BaseCommand):
                 run.refresh_from_db()
                 if run.status in (JudgeRun.Status.FINISHED, JudgeRun.Status.CANCELLED):
                     break
-                if run.mode == JudgeRun.Mode.BATCH and settings.CELERY_TASK_ALWAYS_EAGER:
+                if run.mode == JudgeRun.Mode.BATCH and running_embedded():
                     # No worker, so no Celery beat: this command asks the provider itself.
                     judge_batches_poll()
                     time.sleep(settings.ARBITER_BATCH_POLL_SECONDS - _POLL_SECONDS)
