@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
@@ -47,13 +48,13 @@ class JobKind:
 
     task: object
     model: type
-    open_rows: Callable[[], object]
+    open_rows: Callable[[], QuerySet]
 
 
 _KINDS: list[JobKind] = []
 
 
-def job_kind_register(task, model, open_rows: Callable[[], object]) -> None:
+def job_kind_register(task, model, open_rows: Callable[[], QuerySet]) -> None:
     """Make a kind of job known to the sweep (called once per kind, from `AppConfig.ready`)."""
     if not any(kind.model is model for kind in _KINDS):
         _KINDS.append(JobKind(task, model, open_rows))

@@ -157,9 +157,9 @@ def judge_chunk_run(chunk_id: int) -> JudgeRun | None:
         .first()
     )
     if chunk is None or chunk.done:
-        return
+        return None
     if chunk.run.status in (JudgeRun.Status.CANCELLED, JudgeRun.Status.FINISHED):
-        return
+        return None
     try:
         # Checked again at every chunk: the operator may have withdrawn the connection
         # from the project (or its key) since the run started.
@@ -169,7 +169,7 @@ def judge_chunk_run(chunk_id: int) -> JudgeRun | None:
         JudgeRun.objects.filter(
             pk=chunk.run_id, status__in=[JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING]
         ).update(status=JudgeRun.Status.CANCELLED)
-        return
+        return None
     if chunk.run.mode == JudgeRun.Mode.BATCH:
         # Submitted now, answered later: the poll (batches_poll) closes the chunk.
         return chunk_close(chunk) if batch_chunk_submit(chunk) else None
