@@ -14,36 +14,18 @@ ARBITER_MAX_TEXT_CHARS or a number that is not finite anywhere in a record refus
 
 import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.importing.errors import ImportFailed, require_storable_text
 from annotation.importing.json_stream import json_list_records, jsonl_records, mmrb2_records
 from annotation.importing.limits import max_text_chars
-from annotation.importing.native import RatingRecord, read_arbiter_fields
+from annotation.importing.mjbench_bias import bias_file_rows, bias_records
+from annotation.importing.native import read_arbiter_fields
+from annotation.importing.records import GoldMark, PairRecord, ResponseRecord
 
 MMRB2_SCALE = 6
 FORMATS = ("native", "mmrb2", "mjbench", "parquet")
 TEXT_FORMATS = ("native", "mmrb2", "mjbench")  # JSON text files, images from a folder
-
-
-@dataclass
-class ResponseRecord:
-    model_name: str
-    content: list  # [["text", str] | ["image", file name], ...]
-    grades: list = field(default_factory=list)
-    groups: dict = field(default_factory=dict)  # group attributes, {"age": "old", ...}
-
-
-@dataclass(frozen=True)
-class GoldMark:
-    """A record's `gold` field: the pair is imported as a gold check with this expected side
-    (issue 15's import column), in the task's queue or its qualification set."""
-
-    side: str  # "A" | "B"
-    explanation: str = ""
-    qualification: bool = False
-
 
 MAX_GOLD_EXPLANATION = 2000
 
@@ -73,45 +55,6 @@ def _gold(value, number: int) -> GoldMark | None:
     return GoldMark(side.strip().upper(), explanation.strip(), qualification)
 
 
-@dataclass
-class PairRecord:
-    number: int
-    external_id: str
-    prompt_source: str
-    prompt_metadata: dict
-    prompt_content: list | None
-    response_a: ResponseRecord
-    response_b: ResponseRecord
-    chosen: str  # "A", "B", "tie" or ""
-    scores: list[int]  # canonical pairwise scores on 1..scale
-    scale: int | None  # the scale of `scores`; None when the format carries none
-    metadata: dict = field(default_factory=dict)
-    # Where the record came from in its file (MJ-Bench: image names, row), kept in the pair's
-    # metadata under "origin" to match result files later; not part of its content: the same
-    # record at another row of another file is the same pair.
-    origin: dict = field(default_factory=dict)
-    # Arbiter's own fields (native rows of an export); None when the row has none.
-    ratings: list[RatingRecord] | None = None  # else `scores` belong to placeholders 1, 2, ...
-    reference_label: str | None = None  # else `chosen` is the label the pair is imported with
-    adjudication: tuple[str, str] | None = None  # (decision, note)
-    gold: GoldMark | None = None  # imported as a gold check with this expected side
-
-    @property
-    def reference(self) -> str:
-        return self.chosen if self.reference_label is None else self.reference_label
-
-    def arbiter_fields(self) -> dict:
-        """The Arbiter fields present, for the fingerprint (absent ones leave it as it was)."""
-        fields = {}
-        if self.ratings is not None:
-            fields["ratings"] = [vars(rating) for rating in self.ratings]
-        if self.reference_label is not None:
-            fields["reference_label"] = self.reference_label
-        if self.adjudication is not None:
-            fields["adjudication"] = list(self.adjudication)
-        return fields
-
-
 def read_records(path: Path, file_format: str) -> Iterator[PairRecord]:
     """Records of a JSON text file, read one at a time (json_stream.py); Parquet files are
     read by parquet.read_parquet_records. `mjbench-bias` (annotation/importing/mjbench_bias.py)
@@ -126,8 +69,6 @@ def read_records(path: Path, file_format: str) -> Iterator[PairRecord]:
         for number, obj in mmrb2_records(path):
             yield _mmrb2_pair(obj, number, default_scale=MMRB2_SCALE)
     elif file_format == "mjbench-bias":
-        from annotation.importing.mjbench_bias import bias_file_rows, bias_records  # imports this
-
         yield from bias_records(bias_file_rows(path))
     else:
         objects = json_list_records(path) if _starts_a_list(path) else jsonl_records(path)

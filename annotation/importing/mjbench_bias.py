@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotation.importing.errors import ImportFailed, require_storable_text
-from annotation.importing.formats import PairRecord, ResponseRecord
 from annotation.importing.json_stream import json_list_records, require_file_size
 from annotation.importing.limits import max_text_chars
+from annotation.importing.records import PairRecord, ResponseRecord
 
 BIAS_FORMAT = "mjbench-bias"
 ATTRIBUTES = ("age", "gender", "race", "nationality", "religion")
