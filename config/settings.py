@@ -58,7 +58,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # Request counts and latencies for /metrics (operations/metrics.py): first and last.
+    # Request counts and latencies for /metrics (operations/prometheus.py): first and last.
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "core.server_timing.ServerTimingMiddleware",  # it times all the others too
     "django.middleware.security.SecurityMiddleware",
