@@ -3,9 +3,9 @@ runs, verdicts and templates. Leads never reach it (config/admin.py)."""
 
 from django import forms
 from django.contrib import admin
-from django.core.exceptions import ValidationError
 
 from annotation.admin import OperatorAdmin, RecordAdmin
+from core.errors import Invalid
 from judging.models import (
     Connection,
     Judge,
@@ -40,8 +40,8 @@ class ConnectionForm(forms.ModelForm):
 def _field(check, value):
     try:
         return check(value)
-    except ValidationError as invalid:
-        raise forms.ValidationError(next(iter(invalid.message_dict.values()))) from None
+    except Invalid as invalid:  # a form field's check: Django's form error, one message
+        raise forms.ValidationError(invalid.message) from None
 
 
 @admin.register(Connection)

@@ -20,7 +20,7 @@ class RetryPolicy:
     cap_seconds: float = 30.0
     max_retry_after: float = 300.0  # a server asking for longer is treated as this
 
-    def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
+    def wait_seconds(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
         """Seconds to wait before attempt number `attempt + 1` (attempt counts from 0)."""
         if retry_after is not None:
             # Honour the server, plus a little jitter so that waiters do not stampede.
@@ -52,5 +52,5 @@ async def call_with_retries(
                 return Outcome(None, str(failure), number + 1)
             if number + 1 == policy.max_attempts:
                 return Outcome(None, f"{failure} (gave up after {number + 1} attempts)", number + 1)
-            await sleep(policy.delay(number, failure.retry_after, rng))
+            await sleep(policy.wait_seconds(number, failure.retry_after, rng))
     raise AssertionError("unreachable")  # pragma: no cover

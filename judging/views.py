@@ -3,7 +3,6 @@
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -11,11 +10,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation.models import Task
 from annotation.selectors import project_for_lead
 from core.htmx import render_fragment_or_page
-from core.page_errors import refusal_as_message
+from core.page_errors import errors_on_form, refusal_as_message
 from judging.forms import EnsembleForm, JudgeForm, RunStartForm, TemplateForm
 from judging.models import API_BACKENDS, Judge, JudgeRun
 from judging.parsing import INVALID
-from judging.prompts import TemplateInvalid, template_save
+from judging.prompts import template_save
 from judging.selectors import (
     callable_judges,
     judges_of_project,
@@ -36,12 +35,7 @@ from judging.services.ensemble import (
     last_filtered_pairs,
 )
 from judging.services.judges import judge_delete, judge_save
-from judging.services.runs import (
-    RunRefused,
-    judge_run_cancel,
-    judge_run_resume,
-    judge_run_start,
-)
+from judging.services.runs import judge_run_cancel, judge_run_resume, judge_run_start
 
 
 @login_required
@@ -61,11 +55,8 @@ def judge_edit(request, slug: str, judge_id: int | None = None):
     form = JudgeForm(project, request.POST or None, judge=judge)
     if request.method == "POST" and form.is_valid():
         name = judge.name if judge else form.cleaned_data["name"]
-        try:
+        with errors_on_form(form):
             saved, _created = judge_save(name, project=project, check_ready=True, **form.changes())
-        except ValidationError as invalid:
-            _add_errors(form, invalid)
-        else:
             messages.success(request, f"Judge {saved.name} saved.")
             return redirect("judge-list", slug=project.slug)
     status = 400 if request.method == "POST" else 200
@@ -120,14 +111,6 @@ def judge_test_call(request, slug: str, judge_id: int):
     return redirect("judge-edit", slug=project.slug, judge_id=judge.pk)
 
 
-def _add_errors(form, invalid: ValidationError) -> None:
-    if not hasattr(invalid, "error_dict"):
-        form.add_error(None, invalid)
-        return
-    for field, errors in invalid.message_dict.items():
-        form.add_error(field if field in form.fields else None, errors)
-
-
 @login_required
 @require_POST
 def judge_remove(request, slug: str, judge_id: int):
@@ -163,16 +146,13 @@ def template_edit(request, slug: str, name: str | None = None):
     if name:
         form.fields["name"].disabled = True
     if request.method == "POST" and form.is_valid():
-        try:
+        with errors_on_form(form):
             saved = template_save(
                 name or form.cleaned_data["name"],
                 form.cleaned_data["body"],
                 form.cleaned_data["answer_format"],
                 project,
             )
-        except TemplateInvalid as invalid:
-            _add_errors(form, ValidationError(invalid.fields or invalid.message))
-        else:
             messages.success(request, f"Template {saved.name} v{saved.version} saved.")
             return redirect("template-edit", slug=project.slug, name=saved.name)
     status = 400 if request.method == "POST" else 200
@@ -192,7 +172,7 @@ def run_list(request, slug: str):
     project = project_for_lead(request.user, slug)
     form = RunStartForm(project, request.POST or None)
     if request.method == "POST" and form.is_valid():
-        try:
+        with errors_on_form(form):  # a run that cannot start: why, above the form
             run = judge_run_start(
                 form.cleaned_data["judge"],
                 project,
@@ -202,9 +182,6 @@ def run_list(request, slug: str):
                 background=True,
                 mode=form.cleaned_data["mode"],
             )
-        except RunRefused as refused:
-            form.add_error(None, str(refused))
-        else:
             return redirect("run-detail", slug=project.slug, run_id=run.pk)
     runs = runs_with_tallies(project)
     status = 400 if form.errors else 200

@@ -40,17 +40,11 @@ from api.serializers.judging import (
     progress_payload,
 )
 from api.views.common import ScopedViewSet, filter_by_project, project_or_404, uploaded_to_path
-from core.errors import Invalid
 from judging.models import Connection, Judge, PromptTemplate
 from judging.prompts import template_save
 from judging.selectors import connections_for, run_progress
 from judging.services.judges import judge_delete, judge_save
-from judging.services.runs import (
-    RunRefused,
-    judge_run_cancel,
-    judge_run_resume,
-    judge_run_start,
-)
+from judging.services.runs import judge_run_cancel, judge_run_resume, judge_run_start
 from judging.services.score_import import scores_import
 from judging.services.verdict_import import verdicts_import
 
@@ -241,20 +235,15 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSet
             task = task_in_project(project, data["task"])
             if task is None:
                 raise ValidationError({"task": ["no such task in this project"]})
-        try:
-            run = judge_run_start(
-                judge,
-                project,
-                task=task,
-                samples=data["samples"],
-                user=request.user,
-                background=True,
-                mode=data["mode"],
-            )
-        except RunRefused as refusal:
-            # A run that cannot start is the request's fault here (the judge, task or
-            # samples chosen): a 400, as the API has always answered.
-            raise Invalid(refusal.message) from None
+        run = judge_run_start(  # a run that cannot start: a 400 (RunCannotStart)
+            judge,
+            project,
+            task=task,
+            samples=data["samples"],
+            user=request.user,
+            background=True,
+            mode=data["mode"],
+        )
         run = self.get_queryset().get(pk=run.pk)
         return Response(_run_detail(run), status=status.HTTP_201_CREATED)
 

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.models import Project, Task
-from core.errors import Refused
+from core.errors import Invalid, Refused
 from judging.backends import ConfigurationError, api_key
 from judging.models import (
     API_BACKENDS,
@@ -43,15 +43,32 @@ EDITABLE_FIELDS = (
 _INTEGER_SAMPLING = {"top_k", "max_tokens", "max_completion_tokens", "seed"}
 
 
+def _invalid(field: str, message: str) -> Invalid:
+    return _invalid_fields({field: message})
+
+
+def _invalid_fields(errors: dict[str, str]) -> Invalid:
+    """An input error with one message per field (the forms show each beside its field)."""
+    return Invalid("; ".join(errors.values()), {field: [m] for field, m in errors.items()})
+
+
+def _full_clean(instance) -> None:
+    """The model's own field checks, answered as the domain's input error like the rest."""
+    try:
+        instance.full_clean()
+    except ValidationError as invalid:
+        raise Invalid("; ".join(invalid.messages), invalid.message_dict) from None
+
+
 def sampling_check(sampling) -> dict:
     if sampling in (None, ""):
         return {}
     if not isinstance(sampling, dict):
-        raise ValidationError({"sampling": "a JSON object"})
+        raise _invalid("sampling", "a JSON object")
     for key, value in sampling.items():
         if key not in SAMPLING_RANGES:
             known = ", ".join(SAMPLING_RANGES)
-            raise ValidationError({"sampling": f"unknown parameter {key!r} (known: {known})"})
+            raise _invalid("sampling", f"unknown parameter {key!r} (known: {known})")
         low, high = SAMPLING_RANGES[key]
         integer = key in _INTEGER_SAMPLING
         if (
@@ -62,7 +79,7 @@ def sampling_check(sampling) -> dict:
             or not low <= value <= high
         ):
             kind = "an integer" if integer else "a number"
-            raise ValidationError({"sampling": f"{key} must be {kind} from {low} to {high}"})
+            raise _invalid("sampling", f"{key} must be {kind} from {low} to {high}")
     return sampling
 
 
@@ -73,11 +90,11 @@ def templates_check(templates, project: Project | None) -> dict:
     if not isinstance(templates, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in templates.items()
     ):
-        raise ValidationError({"templates": "a JSON object {task kind: template name}"})
+        raise _invalid("templates", "a JSON object {task kind: template name}")
     kinds = sorted(set(templates) - set(Task.Kind.values))
     if kinds:  # a misspelt kind would be ignored by every run
         known = ", ".join(Task.Kind.values)
-        raise ValidationError({"templates": f"no task kind {', '.join(kinds)} (kinds: {known})"})
+        raise _invalid("templates", f"no task kind {', '.join(kinds)} (kinds: {known})")
     own = set()
     if project is not None:
         own = set(
@@ -87,7 +104,7 @@ def templates_check(templates, project: Project | None) -> dict:
         )
     unknown = sorted(set(templates.values()) - own - set(BUILT_IN))
     if unknown:
-        raise ValidationError({"templates": f"no template named {', '.join(unknown)}"})
+        raise _invalid("templates", f"no template named {', '.join(unknown)}")
     return templates
 
 
@@ -98,8 +115,8 @@ def judge_get_or_create_external(name: str, project: Project) -> Judge:
     judge = Judge.objects.filter(name=name, project=project).first()
     if judge is None:
         if Judge.objects.filter(name=name, project__isnull=True).exists():
-            raise ValidationError(
-                {"name": "imports go under a judge of this project; this name is the operator's"}
+            raise _invalid(
+                "name", "imports go under a judge of this project; this name is the operator's"
             )
         judge = judge_save(name, project=project, backend=Judge.Backend.EXTERNAL)[0]
     return judge
@@ -117,7 +134,7 @@ def judge_ready_check(judge: Judge) -> None:
     """What can be known about a judge's calls without making one: an OpenAI or Anthropic
     judge names a model, and the key variable its connection names is set on this server
     (the message never names the variable: it is the operator's). The connection's scope and
-    the template names are checked by judge_save itself. Raises ValidationError."""
+    the template names are checked by judge_save itself. Raises Invalid."""
     if judge.backend not in API_BACKENDS:
         return
     errors = {}
@@ -128,7 +145,7 @@ def judge_ready_check(judge: Judge) -> None:
     except ConfigurationError as missing:
         errors["connection"] = str(missing)
     if errors:
-        raise ValidationError(errors)
+        raise _invalid_fields(errors)
 
 
 def judge_save(
@@ -136,10 +153,10 @@ def judge_save(
 ) -> tuple[Judge, bool]:
     """Create the project's judge (no project: the operator's) or update the given fields.
     `check_ready`: also refuse a judge that could not make a call now (judge_ready_check;
-    the lead's form). Raises ValidationError with field messages."""
+    the lead's form). Raises Invalid with field messages."""
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:
-        raise ValidationError({field: "not a judge setting" for field in unknown})
+        raise _invalid_fields({field: "not a judge setting" for field in sorted(unknown)})
     if "sampling" in changes:
         changes["sampling"] = sampling_check(changes["sampling"])
     if "templates" in changes:
@@ -149,16 +166,16 @@ def judge_save(
         created = judge is None
         if created:
             if _name_clash(name, project):
-                raise ValidationError({"name": f"a judge named {name!r} exists already"})
+                raise _invalid("name", f"a judge named {name!r} exists already")
             judge = Judge(name=name, project=project)
         for field, value in changes.items():
             setattr(judge, field, value)
         _connection_check(judge)
         if problem := sampling_problem(judge.backend, judge.model, judge.sampling or {}):
-            raise ValidationError({"sampling": problem})
+            raise _invalid("sampling", problem)
         if check_ready:
             judge_ready_check(judge)
-        judge.full_clean()
+        _full_clean(judge)
         judge.save()
     return judge, created
 
@@ -169,15 +186,13 @@ def _connection_check(judge: Judge) -> None:
         return
     connection = judge.connection
     if connection is None:
-        raise ValidationError({"connection": "an API judge needs a connection"})
+        raise _invalid("connection", "an API judge needs a connection")
     if connection.backend != judge.backend:
-        raise ValidationError(
-            {"connection": f"connection {connection.name} is for {connection.backend}"}
-        )
+        raise _invalid("connection", f"connection {connection.name} is for {connection.backend}")
     if judge.project is not None and not connection_allows(connection, judge.project):
         # The same words as for a connection that does not exist: names of connections
         # allowed to other projects are not a lead's to learn.
-        raise ValidationError({"connection": "no such connection for this project"})
+        raise _invalid("connection", "no such connection for this project")
 
 
 class JudgeInUse(Refused):
@@ -205,10 +220,10 @@ def judge_delete(judge: Judge) -> None:
 def base_url_check(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValidationError({"base_url": "an http:// or https:// URL"})
+        raise _invalid("base_url", "an http:// or https:// URL")
     if parts.username or parts.password or "?" in url or "#" in url:
         # The path is appended to, so a query or fragment would swallow it.
-        raise ValidationError({"base_url": "no credentials, query or fragment in the URL"})
+        raise _invalid("base_url", "no credentials, query or fragment in the URL")
     return url.rstrip("/")
 
 
@@ -222,11 +237,11 @@ SERVER_SECRETS = {
 
 def api_key_env_check(name: str) -> str:
     if name and not (name.replace("_", "").isalnum() and name.isascii() and not name[0].isdigit()):
-        raise ValidationError(
-            {"api_key_env": "the NAME of an environment variable (letters, digits, _), never a key"}
+        raise _invalid(
+            "api_key_env", "the NAME of an environment variable (letters, digits, _), never a key"
         )
     if name.upper() in SERVER_SECRETS:
-        raise ValidationError({"api_key_env": f"{name} is Arbiter's own secret, not an API key"})
+        raise _invalid("api_key_env", f"{name} is Arbiter's own secret, not an API key")
     return name
 
 
@@ -258,8 +273,8 @@ def connection_save(
             and backend is not None
             and connection.judges.exclude(backend=backend).exists()
         ):
-            raise ValidationError({"backend": "judges of another backend use this connection"})
-        connection.full_clean()
+            raise _invalid("backend", "judges of another backend use this connection")
+        _full_clean(connection)
         connection.save()
         if projects is not None:
             connection.projects.set(projects)

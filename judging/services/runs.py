@@ -15,9 +15,9 @@ from django.db import transaction
 from django.db.models import Count
 
 from annotation.models import Pair, Project, Task
-from core.errors import Refused
 from core.outbox import enqueue_on_commit
 from judging.backends import ConfigurationError, check_callable
+from judging.errors import RunCannotStart, RunRefused
 from judging.models import API_BACKENDS, MAX_SAMPLES, Judge, JudgeRun, JudgeRunChunk
 from judging.prompts import TemplateInvalid, is_pointwise, run_template_stored
 from judging.runner import chunk_execute, trial_orders
@@ -28,10 +28,6 @@ log = logging.getLogger(__name__)
 
 MAX_CHUNK_PAIRS = 1000
 SLOW_CALL_SECONDS = 20
-
-
-class RunRefused(Refused):
-    """The run cannot start or change state; the message says why, for the user."""
 
 
 def chunk_pair_count(judge: Judge, samples: int) -> int:
@@ -63,15 +59,15 @@ def judge_run_start(
     (no Celery worker) to run the chunks in a thread instead of inside this call. `mode`
     "batch" submits the calls to the provider's batch API (judging/services/batches.py)."""
     if not 1 <= samples <= MAX_SAMPLES:
-        raise RunRefused(f"samples must be between 1 and {MAX_SAMPLES}")
+        raise RunCannotStart(f"samples must be between 1 and {MAX_SAMPLES}")
     if mode not in JudgeRun.Mode.values:
-        raise RunRefused(f"unknown run mode {mode!r}")
+        raise RunCannotStart(f"unknown run mode {mode!r}")
     if mode == JudgeRun.Mode.BATCH and judge.backend not in API_BACKENDS:
-        raise RunRefused("only an OpenAI or Anthropic judge can run as a provider batch")
+        raise RunCannotStart("only an OpenAI or Anthropic judge can run as a provider batch")
     try:
         check_callable(judge, project)
     except ConfigurationError as error:
-        raise RunRefused(str(error)) from None
+        raise RunCannotStart(str(error)) from None
     pairs = Pair.objects.filter(project=project)
     if task is not None:
         pairs = pairs.filter(task=task)
@@ -79,7 +75,7 @@ def judge_run_start(
         pairs = pairs.filter(pk__in=pair_ids)
     ids = list(pairs.order_by("id").values_list("id", flat=True))
     if not ids:
-        raise RunRefused("no pairs to judge in this selection")
+        raise RunCannotStart("no pairs to judge in this selection")
     orders, scales = _run_shape(judge, project, pairs)
     # A batch chunk is only submitted: no time limit to fit in.
     size = MAX_CHUNK_PAIRS if mode == JudgeRun.Mode.BATCH else chunk_pair_count(judge, samples)
@@ -117,11 +113,11 @@ def _run_shape(judge: Judge, project: Project, pairs) -> tuple[dict, list[str]]:
         try:
             template = run_template_stored(judge, task.kind, project)
         except TemplateInvalid as error:
-            raise RunRefused(str(error)) from None
+            raise RunCannotStart(str(error)) from None
         orders[task.pk] = trial_orders(template)
         if is_pointwise(template.answer_format):
             if judge.backend == Judge.Backend.ALWAYS_A:
-                raise RunRefused(
+                raise RunCannotStart(
                     f"always-a is a pairwise baseline; template {template.name!r} scores "
                     "each response alone"
                 )

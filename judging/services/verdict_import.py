@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -32,6 +31,7 @@ from annotation.importing.errors import ImportFailed, require_storable_text
 from annotation.importing.json_stream import json_object_records, require_file_size
 from annotation.models import Pair, Project, Task
 from annotation.scale import OTHER_SIDE, canonical_side
+from core.errors import Invalid
 from judging.models import API_BACKENDS, MAX_SAMPLES, JudgeRun, Verdict
 from judging.services.judges import judge_get_or_create_external
 
@@ -172,10 +172,8 @@ def verdicts_store(
     with transaction.atomic():
         try:
             judge = judge_get_or_create_external(judge_name, project)
-        except ValidationError as invalid:
-            raise ImportFailed(
-                f"judge {judge_name[:100]!r}: {'; '.join(invalid.messages)}"
-            ) from None
+        except Invalid as invalid:
+            raise ImportFailed(f"judge {judge_name[:100]!r}: {invalid.message}") from None
         if judge.backend in API_BACKENDS:
             # Its own calls' verdicts would be overwritten by the file's.
             raise ImportFailed(

@@ -3,11 +3,11 @@
 As an annotator of `alpha`, as an outsider (no membership) and as the lead of `beta`, every
 object endpoint is walked over every id from 3 below the smallest that exists to 3 above the
 largest (on PostgreSQL, ids below the smallest belong to earlier tests' rolled-back rows, none
-of which exists: walking them all took minutes and tested what NOWHERE tests): an id outside the caller's scope answers
-exactly like an id that does not exist (404; 403 everywhere on the global judge endpoints for
-non-leads), and changes nothing. Images are walked the same way by hash, on the page URL and
-the API. Every list answers only the caller's objects, and no response
-body carries another scope's model names, usernames or external ids.
+of which exists: walking them all took minutes and tested what NOWHERE tests): an id outside
+the caller's scope answers exactly like an id that does not exist (404; 403 everywhere on
+the global judge endpoints for non-leads), and changes nothing. Images are walked the same way
+by hash, on the page URL and the API. Every list answers only the caller's objects, and no
+response body carries another scope's model names, usernames or external ids.
 """
 
 import pytest

@@ -90,10 +90,10 @@ def test_backoff_is_capped_exponential_with_jitter_and_honours_retry_after():
     policy = RetryPolicy(base_seconds=0.5, cap_seconds=4)
     rng = random.Random(1)
     for attempt in range(10):
-        delay = policy.delay(attempt, None, rng)
+        delay = policy.wait_seconds(attempt, None, rng)
         assert 0 <= delay <= min(4, 0.5 * 2**attempt)
-    assert 7 <= policy.delay(0, 7, rng) <= 7.5
-    assert policy.delay(0, 10_000, rng) <= policy.max_retry_after + 0.5
+    assert 7 <= policy.wait_seconds(0, 7, rng) <= 7.5
+    assert policy.wait_seconds(0, 10_000, rng) <= policy.max_retry_after + 0.5
 
 
 def _flaky(failures):

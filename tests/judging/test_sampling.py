@@ -3,8 +3,8 @@ is saved, with words a lead can act on; what is sent is mapped (OpenAI's reasoni
 max_completion_tokens, Anthropic needs max_tokens and has no seed)."""
 
 import pytest
-from django.core.exceptions import ValidationError
 
+from core.errors import Invalid
 from judging.sampling import is_openai_reasoning_model, request_sampling, sampling_problem
 from judging.services.judges import judge_save
 from judging.services.runs import judge_run_start
@@ -49,7 +49,7 @@ def test_requests_map_the_common_keys():
 @pytest.mark.django_db
 def test_a_judge_with_refused_settings_is_not_saved(fake_llm):
     connection = fake_connection(fake_llm, "fake-o", backend="openai")
-    with pytest.raises(ValidationError, match="reasoning model"):
+    with pytest.raises(Invalid, match="reasoning model"):
         judge_save("o3", project=None, backend="openai", connection=connection, model="o3",
                    sampling={"temperature": 0})  # fmt: skip
 

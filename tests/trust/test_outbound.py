@@ -147,11 +147,10 @@ def test_sampling_can_never_override_the_request(project, fake_llm):
 
 @pytest.mark.parametrize("name", ["SECRET_KEY", "database_url", "REDIS_URL", "EMAIL_HOST_PASSWORD"])
 def test_a_connection_never_names_arbiters_own_secrets(name):
-    from django.core.exceptions import ValidationError
-
+    from core.errors import Invalid
     from judging.services.judges import connection_save
 
-    with pytest.raises(ValidationError, match="Arbiter's own secret"):
+    with pytest.raises(Invalid, match="Arbiter's own secret"):
         connection_save(
             "leaky", backend="openai", base_url="http://127.0.0.1:9/v1", api_key_env=name
         )

@@ -1,7 +1,7 @@
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Project
+from core.errors import Invalid
 from judging.management.commands.judge_add import error_text
 from judging.models import Connection
 from judging.services.judges import connection_save
@@ -49,7 +49,7 @@ class Command(BaseCommand):
                 else (False if projects is not None else None),
                 projects=projects,
             )
-        except ValidationError as error:
+        except Invalid as error:
             raise CommandError(f"connection not saved: {error_text(error)}") from None
         scope = (
             "every project"

@@ -1,9 +1,9 @@
 import json
 
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Project
+from core.errors import Invalid
 from judging.models import Connection, Judge
 from judging.services.judges import judge_save
 
@@ -18,10 +18,10 @@ def _json_object(text: str) -> dict:
     return value
 
 
-def error_text(error: ValidationError) -> str:
-    if not hasattr(error, "error_dict"):
-        return " ".join(error.messages)
-    return "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
+def error_text(error: Invalid) -> str:
+    if not error.fields:
+        return error.message
+    return "; ".join(f"{k}: {' '.join(v)}" for k, v in error.fields.items())
 
 
 class Command(BaseCommand):
@@ -87,7 +87,7 @@ class Command(BaseCommand):
             changes["templates"] = templates
         try:
             judge, created = judge_save(options["name"], project=project, **changes)
-        except ValidationError as error:
+        except Invalid as error:
             raise CommandError(f"judge not saved: {error_text(error)}") from None
         verb = "Created" if created else "Updated"
         model = f", {judge.model}" if judge.model else ""
