@@ -35,8 +35,8 @@ def _admin_urls(pair, *, addable_only=False) -> list[str]:
     return urls
 
 
-class _SUPERUSER_REQUEST:  # noqa: N801 -- what has_add_permission reads of a request
-    class user:  # noqa: N801
+class _SUPERUSER_REQUEST:
+    class user:
         is_superuser = is_active = is_staff = True
 
         @staticmethod
