@@ -227,7 +227,7 @@ def _orientation(exif: bytes) -> int | None:
         parsed = Image.Exif()
         parsed.load(exif)
         return parsed.get(_ORIENTATION)
-    except Exception:  # noqa: BLE001 (unreadable EXIF: viewers ignore it too)
+    except Exception:
         return None
 
 

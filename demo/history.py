@@ -28,7 +28,7 @@ from judging.services.runs import judge_run_start
 EXPERTS = ("expert1", "expert2", "expert3")
 
 
-def OTHER_END(score: int, project: Project) -> int:  # noqa: N802 (reads like the rule it is)
+def OTHER_END(score: int, project: Project) -> int:
     """The same strength for the other side: the scale mirrored around its centre."""
     return project.scale_points + 1 - score
 

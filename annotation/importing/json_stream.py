@@ -102,7 +102,7 @@ class JsonReader:
 
     def __enter__(self) -> "JsonReader":
         try:
-            self.file = open(self.path, encoding="utf-8", newline="")  # noqa: SIM115
+            self.file = open(self.path, encoding="utf-8", newline="")
         except OSError as exc:
             raise ImportFailed(f"cannot read {self.path.name}: {exc.strerror}") from None
         return self
