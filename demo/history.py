@@ -98,7 +98,7 @@ def _rate(project: Project, slug: str, good_side: dict[str, str]) -> int:
             score = SCORES[order.index(pair.external_id) % len(SCORES)][index]
             canonical = score if good_side[pair.external_id] == "A" else OTHER_END(score, project)
             form = to_form(canonical, project.scale_points, assignment.swapped)
-            aspects = {aspect["key"]: form for aspect in task.aspects}
+            aspects: dict[str, str | int | None] = {aspect["key"]: form for aspect in task.aspects}
             seconds = rng.uniform(25, 140)
             rating_submit(
                 assignment.pk,

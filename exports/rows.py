@@ -7,7 +7,7 @@ asked) and the images they show. Memory holds one batch."""
 import hashlib
 import hmac
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -49,7 +49,7 @@ def _id_order(anonymous_id: str) -> tuple:
 def task_batches(
     project: Project,
     task: Task,
-    statuses: list[str],
+    statuses: Sequence[str],
     *,
     with_verdicts: bool,
     batch_size: int = BATCH,
@@ -172,6 +172,7 @@ def _side(response, refs: dict[str, ImageRef]) -> dict:
 def _row(project, task, pair, ratings, adjudication, verdicts, refs) -> dict:
     scores = [rating["overall"] for rating in ratings]
     grades_a, grades_b = pair.response_a.imported_grades, pair.response_b.imported_grades
+    human_annotations: list | dict
     if scores or not (grades_a or grades_b):
         human_annotations = scores
     else:  # MMRB2 reasoning: per-response grades instead of pairwise scores

@@ -8,8 +8,10 @@ import secrets
 import shutil
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from annotation.models import Pair, Project, Task
 from exports.errors import ExportRefused
@@ -17,7 +19,7 @@ from exports.images import ImageBytes, ImageFiles
 from exports.jsonl import JsonlTaskWriter
 from exports.manifest import agreement, manifest, task_file, write_manifest
 from exports.mmrb2 import Mmrb2TaskWriter
-from exports.rows import task_batches
+from exports.rows import RowBatch, task_batches
 from exports.sink import FileLedger
 
 FILE_FORMATS = ("jsonl", "parquet", "mmrb2")
@@ -121,25 +123,41 @@ def _publish(staging: Path, target: Path) -> None:
         raise ExportRefused(f"cannot move the export into {target}: {exc.strerror}") from None
 
 
+class TaskWriter(Protocol):
+    """One task's file of an export, written a batch of rows at a time."""
+
+    def write(self, batch: RowBatch) -> None: ...
+    def close(self) -> None: ...
+    def abort(self) -> None: ...
+
+
+def _writers(
+    ledger: FileLedger, file_format: str
+) -> tuple[ImageFiles | ImageBytes, Callable[[str], TaskWriter]]:
+    """The format's images and what makes the writer of one task's file (given its path)."""
+    if file_format in ("jsonl", "mmrb2"):
+        files = ImageFiles(ledger)
+        if file_format == "jsonl":
+            return files, lambda relative: JsonlTaskWriter(ledger, relative, files)
+        return files, lambda relative: Mmrb2TaskWriter(ledger, relative, files)
+    # pyarrow costs some 60 MB: only processes that write Parquet load it.
+    from exports.parquet import ParquetTaskWriter
+
+    blobs = ImageBytes()
+    return blobs, lambda relative: ParquetTaskWriter(ledger, relative, blobs)
+
+
 def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary:
     ledger = FileLedger(staging)
     try:
-        if file_format == "jsonl":
-            images, writer_class = ImageFiles(ledger), JsonlTaskWriter
-        elif file_format == "mmrb2":
-            images, writer_class = ImageFiles(ledger), Mmrb2TaskWriter
-        else:
-            # pyarrow costs some 60 MB: only processes that write Parquet load it.
-            from exports.parquet import ParquetTaskWriter
-
-            images, writer_class = ImageBytes(), ParquetTaskWriter
+        images, new_writer = _writers(ledger, file_format)
         summary = ExportSummary(project=project.slug, file_format=file_format, out="")
-        tally = {"by_status": Counter(), "by_decided_by": Counter()}
+        tally: dict[str, Counter[str]] = {"by_status": Counter(), "by_decided_by": Counter()}
         if file_format == "mmrb2":
             # Pairs without a side are left out of MMRB2's files and counted here.
             tally["left_out"] = Counter()
         for task in tasks:
-            writer = writer_class(ledger, task_file(task.slug, file_format), images)
+            writer = new_writer(task_file(task.slug, file_format))
             try:
                 counts = _write_task(project, task, writer, options, tally)
             except BaseException:

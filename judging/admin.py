@@ -58,10 +58,22 @@ class JudgeAdmin(OperatorAdmin):
     search_fields = ["name"]
 
 
+_CHUNK_FIELDS = (
+    "index",
+    "done",
+    "attempts",
+    "answered",
+    "ties",
+    "invalid",
+    "failed",
+    "finished_at",
+)
+
+
 class JudgeRunChunkInline(admin.TabularInline):
     model = JudgeRunChunk
-    fields = ["index", "done", "attempts", "answered", "ties", "invalid", "failed", "finished_at"]
-    readonly_fields = fields
+    fields = _CHUNK_FIELDS
+    readonly_fields = _CHUNK_FIELDS
     extra = 0
     can_delete = False
     show_change_link = False

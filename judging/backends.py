@@ -21,7 +21,7 @@ from judging.models import (
     Judge,
     PromptTemplateAnswerFormat,
 )
-from judging.prompts import Message
+from judging.prompts import EncodedImage, Message
 from judging.sampling import request_sampling
 from judging.selectors import connection_allows
 
@@ -75,6 +75,13 @@ def api_key(judge: Judge) -> str | None:
             f"connection {connection.name!r} has no key configured on the server; ask the operator"
         )
     return key
+
+
+def connection_url(judge: Judge) -> str:
+    """The base URL of the judge's connection (check_callable made sure an API judge has one)."""
+    if judge.connection is None:
+        raise ConfigurationError(f"judge {judge.name!r} has no connection")
+    return judge.connection.base_url.rstrip("/")
 
 
 def check_callable(judge: Judge, project) -> None:
@@ -163,11 +170,11 @@ def _data_url(media_type: str, encoded: str) -> str:
     return f"data:{media_type};base64,{encoded}"
 
 
-def openai_request(judge: Judge, message: Message, sample: int) -> tuple[dict, dict]:
+def openai_request(judge: Judge, message: Message[EncodedImage], sample: int) -> tuple[dict, dict]:
     """The headers and body of a chat completion (live, or one line of a batch)."""
-    content = []
-    for kind, value in message.parts:
-        if kind == "text":
+    content: list[dict] = []
+    for _kind, value in message.parts:
+        if isinstance(value, str):  # a text; an image is an EncodedImage
             content.append({"type": "text", "text": value})
         else:
             content.append({"type": "image_url", "image_url": {"url": _data_url(*value)}})
@@ -207,9 +214,9 @@ def _count(value) -> int | None:
     return None
 
 
-async def call_openai(client, judge: Judge, message: Message, sample: int) -> Reply:
+async def call_openai(client, judge: Judge, message: Message[EncodedImage], sample: int) -> Reply:
     headers, body = openai_request(judge, message, sample)
-    url = judge.connection.base_url.rstrip("/") + "/chat/completions"
+    url = connection_url(judge) + "/chat/completions"
     return openai_reply(await _post(client, url, headers, body))
 
 
@@ -220,11 +227,13 @@ def anthropic_headers(judge: Judge) -> dict:
     return headers
 
 
-def anthropic_request(judge: Judge, message: Message, sample: int) -> tuple[dict, dict]:
+def anthropic_request(
+    judge: Judge, message: Message[EncodedImage], sample: int
+) -> tuple[dict, dict]:
     """The headers and body of a Messages call (live, or one request of a batch)."""
-    content = []
-    for kind, value in message.parts:
-        if kind == "text":
+    content: list[dict] = []
+    for _kind, value in message.parts:
+        if isinstance(value, str):  # a text; an image is an EncodedImage
             content.append({"type": "text", "text": value})
         else:
             media_type, encoded = value
@@ -256,9 +265,11 @@ def anthropic_reply(answer: dict) -> Reply:
     return Reply(text, _count(usage.get("input_tokens")), _count(usage.get("output_tokens")))
 
 
-async def call_anthropic(client, judge: Judge, message: Message, sample: int) -> Reply:
+async def call_anthropic(
+    client, judge: Judge, message: Message[EncodedImage], sample: int
+) -> Reply:
     headers, body = anthropic_request(judge, message, sample)
-    url = judge.connection.base_url.rstrip("/") + "/v1/messages"
+    url = connection_url(judge) + "/v1/messages"
     return anthropic_reply(await _post(client, url, headers, body))
 
 
@@ -280,7 +291,12 @@ def baseline_reply(judge: Judge, trial_key: str, answer_format: str = "json") ->
 
 
 async def call_backend(
-    client, judge: Judge, message: Message, sample: int, trial_key: str, answer_format="json"
+    client,
+    judge: Judge,
+    message: Message[EncodedImage],
+    sample: int,
+    trial_key: str,
+    answer_format="json",
 ):
     if judge.backend == Judge.Backend.OPENAI:
         return await call_openai(client, judge, message, sample)

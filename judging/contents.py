@@ -13,7 +13,7 @@ from annotation.image_frames import ImageTooCostly
 from annotation.models import Asset, Pair
 from judging.image_limits import LIMITS, TooManyImages, fit_image, needs_fitting
 from judging.models import PromptTemplate, Verdict
-from judging.prompts import Message, build_message, build_pointwise_message
+from judging.prompts import EncodedImage, Message, build_message, build_pointwise_message
 
 # Why a trial's content cannot be sent (it is stored as the trial's error, not retried): an
 # image file gone, more images than the API takes, an image that today's limits refuse to
@@ -98,7 +98,9 @@ class PairContents:
                 self._cache.pop(pair.pk, None)
         return cached
 
-    def messages(self, template: PromptTemplate, trial: Trial) -> tuple[list[Message], list]:
+    def messages(
+        self, template: PromptTemplate, trial: Trial
+    ) -> tuple[list[Message[EncodedImage]], list]:
         """The trial's requests (one for a pairwise trial, one per response, A then B, for a
         pointwise one) and what was changed in their images to fit the API. Blocking (reads
         image files): call through asyncio.to_thread. Raises TooManyImages."""
@@ -115,17 +117,21 @@ class PairContents:
         parts = (self._prompt_parts(pair), *self._response_parts(pair))
         return [
             [
-                ["text", value] if kind != "image" else ["image", value.sha256, self._side(draft)]
-                for kind, value in draft.parts
+                ["text", value]
+                if isinstance(value, str)
+                else ["image", value.sha256, self._side(draft)]
+                for _kind, value in draft.parts
             ]
             for draft in _drafts(template, trial, *parts)
         ]
 
-    def _side(self, draft: Message) -> int | None:
+    def _side(self, draft: Message[_Image]) -> int | None:
         images = sum(1 for kind, _ in draft.parts if kind == "image")
         return None if self.limits is None else self.limits.side_for(images)
 
-    def _sendable(self, draft: Message, encoded: dict, adapted: dict) -> Message:
+    def _sendable(
+        self, draft: Message[_Image], encoded: dict, adapted: dict
+    ) -> Message[EncodedImage]:
         images = sum(1 for kind, _ in draft.parts if kind == "image")
         if self.limits is not None and images > self.limits.max_images:
             raise TooManyImages(
@@ -133,9 +139,9 @@ class PairContents:
                 f"{self.limits.max_images}"
             )
         max_side = self._side(draft)
-        parts = []
+        parts: list[tuple[str, str | EncodedImage]] = []
         for kind, value in draft.parts:
-            if kind != "image":
+            if isinstance(value, str):  # a text; an image is an _Image
                 parts.append((kind, value))
                 continue
             key = (value.sha256, max_side)
@@ -155,7 +161,8 @@ class PairContents:
             None,
         )
         stored_bytes = len(data)
-        if self.limits is not None:
+        # A side limit is known whenever image limits are (_side).
+        if self.limits is not None and max_side is not None:
             why = needs_fitting(len(data), media_type, image.width, image.height, max_side,
                                 self.limits)  # fmt: skip
             if why is not None:
@@ -175,7 +182,7 @@ class PairContents:
         return media_type, base64.b64encode(data).decode(), change
 
 
-def _drafts(template: PromptTemplate, trial: Trial, prompt_parts, a, b) -> list[Message]:
+def _drafts(template: PromptTemplate, trial: Trial, prompt_parts, a, b) -> list[Message[_Image]]:
     """The trial's messages with images not yet encoded."""
     if trial.order == Verdict.Order.POINTWISE:
         return [build_pointwise_message(template.body, prompt_parts, side) for side in (a, b)]

@@ -12,6 +12,7 @@ from judging.models import (
     MAX_REQUESTS_PER_MINUTE,
     MAX_SAMPLES,
     MAX_TIMEOUT_SECONDS,
+    Connection,
     Judge,
     JudgeRun,
     PromptTemplate,
@@ -93,7 +94,7 @@ class JudgeForm(forms.Form):
         choices=[c for c in Judge.Backend.choices if c[0] != Judge.Backend.EXTERNAL]
     )
     connection = forms.ModelChoiceField(
-        queryset=None,
+        queryset=Connection.objects.none(),  # the project's, set in __init__
         required=False,
         to_field_name="name",
         help_text="Set up by the operator; needed by OpenAI- and Anthropic-style judges.",
@@ -134,7 +135,9 @@ class JudgeForm(forms.Form):
                 **{field: getattr(judge, field) for field in _JUDGE_FIELDS},
             }
         super().__init__(*args, **kwargs)
-        self.fields["connection"].queryset = connections_for(project)
+        connection = self.fields["connection"]
+        assert isinstance(connection, forms.ModelChoiceField)  # declared above
+        connection.queryset = connections_for(project)
         if judge is not None:
             self.fields["name"].disabled = True  # names identify judges in reports
 

@@ -29,7 +29,7 @@ class ImageLimits:
     media_types: frozenset = SENDABLE
 
     def side_for(self, images: int) -> int:
-        if self.many is not None and images > self.many:
+        if self.many is not None and self.max_side_many is not None and images > self.many:
             return min(self.max_side, self.max_side_many)
         return self.max_side
 

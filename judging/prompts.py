@@ -13,6 +13,7 @@ the runner sends each response of a pair in its own request.
 """
 
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from django.db import IntegrityError, transaction
 
@@ -111,7 +112,8 @@ def template_check(body: str, answer_format: str) -> None:
     if answer_format not in PromptTemplate.AnswerFormat.values:
         message = f"unknown answer format {answer_format!r}"
         raise TemplateInvalid(message, {"answer_format": [message]})
-    wanted, unwanted = MARKERS, ("{response}",)
+    wanted: tuple[str, ...] = MARKERS
+    unwanted: tuple[str, ...] = ("{response}",)
     if is_pointwise(answer_format):
         wanted, unwanted = POINTWISE_MARKERS, ("{first}", "{second}")
     missing = [marker for marker in wanted if body.count(marker) != 1]
@@ -192,12 +194,18 @@ def run_template_stored(judge: Judge, kind: str, project) -> PromptTemplate:
     return built_in_template_stored(name)
 
 
-@dataclass(frozen=True)
-class Message:
-    """A prompt ready for a backend: text and image parts in order; an image part's value is
-    (media type, base64 of the bytes), the encoding both APIs take."""
+# An image as both APIs take it: (media type, base64 of the bytes).
+EncodedImage = tuple[str, str]
+ImageT = TypeVar("ImageT")
 
-    parts: list[tuple[str, str | tuple[str, str]]]
+
+@dataclass(frozen=True)
+class Message(Generic[ImageT]):
+    """A prompt's text and image parts in order, each (kind, value): a text's value is a
+    string, an image's an ImageT. Ready for a backend it is a Message[EncodedImage]; a draft
+    holds its images not yet encoded (judging/contents.py)."""
+
+    parts: list[tuple[str, str | ImageT]]
 
 
 def build_message(body: str, prompt_parts, first_parts, second_parts) -> Message:

@@ -21,6 +21,7 @@ from judging.backends import (
     anthropic_headers,
     anthropic_reply,
     checked_json,
+    connection_url,
     openai_headers,
     openai_reply,
     read_bounded,
@@ -53,10 +54,6 @@ def _checked_id(value, what: str) -> str:
     if not isinstance(value, str) or not _PROVIDER_ID.fullmatch(value):
         raise CallFailed(f"the provider's {what} is not a plain id", retryable=False)
     return value
-
-
-def _base(judge: Judge) -> str:
-    return judge.connection.base_url.rstrip("/")
 
 
 async def _request(session, method: str, url: str, headers: dict, *, limit=None, **body) -> bytes:
@@ -92,7 +89,7 @@ def anthropic_line(custom_id: str, body: dict) -> bytes:
 
 async def submit(session, judge: Judge, lines: list[bytes]) -> str:
     """Send the requests (lines made by openai_line / anthropic_line); the provider's id."""
-    base = _base(judge)
+    base = connection_url(judge)
     if judge.backend == Judge.Backend.OPENAI:
         form = aiohttp.FormData()
         form.add_field("purpose", "batch")
@@ -114,7 +111,7 @@ async def submit(session, judge: Judge, lines: list[bytes]) -> str:
 
 
 async def state(session, judge: Judge, provider_id: str) -> BatchState:
-    base, provider_id = _base(judge), _checked_id(provider_id, "batch id")
+    base, provider_id = connection_url(judge), _checked_id(provider_id, "batch id")
     if judge.backend == Judge.Backend.OPENAI:
         body = await _json(session, "GET", f"{base}/batches/{provider_id}", openai_headers(judge))
         status = _status(body.get("status"))
@@ -133,7 +130,7 @@ async def state(session, judge: Judge, provider_id: str) -> BatchState:
 async def results(session, judge: Judge, provider_id: str, batch: BatchState, wanted) -> dict:
     """custom_id -> Reply, or the error text of a request that got no answer, for the ids in
     `wanted` (those the batch sent; any other line is dropped unread)."""
-    base = _base(judge)
+    base = connection_url(judge)
     if judge.backend == Judge.Backend.OPENAI:
         found = {}
         for file_id in batch.output_files:
@@ -147,7 +144,7 @@ async def results(session, judge: Judge, provider_id: str, batch: BatchState, wa
 
 
 async def cancel(session, judge: Judge, provider_id: str) -> None:
-    base, provider_id = _base(judge), _checked_id(provider_id, "batch id")
+    base, provider_id = connection_url(judge), _checked_id(provider_id, "batch id")
     if judge.backend == Judge.Backend.OPENAI:
         await _json(session, "POST", f"{base}/batches/{provider_id}/cancel", openai_headers(judge))
     else:

@@ -4,9 +4,10 @@ and use: annotation/access.py)."""
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING, TypedDict
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils import timezone
 
 from annotation.access import is_lead_anywhere, led_or_operator_wide, project_or_operator_wide
@@ -21,6 +22,9 @@ from judging.models import (
     Verdict,
 )
 from judging.prompts import BUILT_IN
+
+if TYPE_CHECKING:  # django-stubs-ext is a development dependency
+    from django_stubs_ext import WithAnnotations
 
 RATE_WINDOW_SECONDS = 60
 
@@ -121,7 +125,7 @@ def run_progress(run: JudgeRun) -> RunProgress:
     )
     since = timezone.now() - timedelta(seconds=RATE_WINDOW_SECONDS)
     recent = Verdict.objects.filter(run=run, created_at__gte=since).count()
-    window = RATE_WINDOW_SECONDS
+    window: float = RATE_WINDOW_SECONDS
     if run.started_at and run.started_at > since:
         window = max((timezone.now() - run.started_at).total_seconds(), 1.0)
     return RunProgress(run=run, trials=run.trials, rate_per_second=recent / window, **totals)
@@ -206,14 +210,30 @@ def run_pair_ids(run: JudgeRun) -> list[int]:
     return [pair_id for chunk in run.chunks.all() for pair_id in chunk.pair_ids]
 
 
-def runs_with_tallies(project, limit: int = 50) -> list[JudgeRun]:
+class RunTallies(TypedDict):
+    answered: int
+    ties: int
+    invalid: int
+    failed: int
+    cached: int
+    done: int  # answered + ties + invalid
+
+
+def runs_with_tallies(project, limit: int = 50) -> "list[WithAnnotations[JudgeRun, RunTallies]]":
     """The project's latest runs, each with answered / ties / invalid / failed / done: summed
     from the chunk tallies, or counted from the verdicts of an imported file (which has no
     chunks). Two queries whatever the number of runs."""
-    runs = list(
+    runs: list[WithAnnotations[JudgeRun, RunTallies]] = list(
         JudgeRun.objects.filter(project=project)
         .select_related("judge", "task")
-        .annotate(**{key: Sum(f"chunks__{key}", default=0) for key in _COUNTS})
+        .annotate(
+            answered=Sum("chunks__answered", default=0),
+            ties=Sum("chunks__ties", default=0),
+            invalid=Sum("chunks__invalid", default=0),
+            failed=Sum("chunks__failed", default=0),
+            cached=Sum("chunks__cached", default=0),
+        )
+        .annotate(done=F("answered") + F("ties") + F("invalid"))
         .order_by("-created_at", "-id")[:limit]
     )
     imported = [run.pk for run in runs if run.purpose == JudgeRun.Purpose.IMPORT]
@@ -221,11 +241,10 @@ def runs_with_tallies(project, limit: int = 50) -> list[JudgeRun]:
         rows = Verdict.objects.filter(run__in=imported).values("run").annotate(**_tally())
         by_run = {row["run"]: row for row in rows}
         for run in runs:
-            for key in _COUNTS:
-                if run.pk in by_run:
+            if run.pk in by_run:
+                for key in _COUNTS:
                     setattr(run, key, by_run[run.pk][key])
-    for run in runs:
-        run.done = run.answered + run.ties + run.invalid
+                run.done = run.answered + run.ties + run.invalid
     return runs
 
 
@@ -265,7 +284,7 @@ def _built_in_row(name: str) -> PromptTemplate:
 def templates_of_project(project) -> list[dict]:
     """One row per template name a project's judges can use: the project's own (latest
     version) and the built-ins it has not copied."""
-    rows = {}
+    rows: dict[str, dict] = {}
     for template in PromptTemplate.objects.filter(project=project).order_by("name", "-version"):
         rows.setdefault(template.name, {"template": template, "built_in": False, "own": True})
     for name in BUILT_IN:

@@ -138,14 +138,14 @@ def _backup_into(out: Path, database: Database, media_root: Path, live_sqlite) -
                 source.close()
     files, missing = [], []
     for name in referenced_files():
-        source = (media_root / name).resolve()
-        if not source.is_relative_to(media_root.resolve()) or not source.is_file():
+        stored = (media_root / name).resolve()
+        if not stored.is_relative_to(media_root.resolve()) or not stored.is_file():
             missing.append(name)
             continue
-        target = out / "media" / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
-        files.append({"path": name, "sha256": sha256_of(target), "bytes": target.stat().st_size})
+        copied = out / "media" / name
+        copied.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(stored, copied)
+        files.append({"path": name, "sha256": sha256_of(copied), "bytes": copied.stat().st_size})
     manifest = {
         "format": FORMAT,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -198,17 +198,20 @@ def _database_empty(database: Database) -> bool:
         with sqlite3.connect(path) as connection:
             return not connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
     import psycopg
+    from psycopg.conninfo import make_conninfo
 
     params = {"dbname": database.name, "host": database.host or None, "port": database.port or None}
     params.update(user=database.user or None, password=database.password or None)
     if database.sslmode:
         params["sslmode"] = database.sslmode
-    with psycopg.connect(**{k: v for k, v in params.items() if v is not None}) as connection:
+    conninfo = make_conninfo(**{k: v for k, v in params.items() if v is not None})
+    with psycopg.connect(conninfo) as connection:
         query = (
             "SELECT count(*) FROM pg_tables "
             "WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
         )
-        return connection.execute(query).fetchone()[0] == 0
+        row = connection.execute(query).fetchone()
+        return row is not None and row[0] == 0  # count(*) answers one row
 
 
 def backup_restore(folder: Path, database: Database, media_root: Path) -> dict:

@@ -399,7 +399,8 @@ class PromptTemplateAnswerFormat(models.TextChoices):
 
 
 # The answer formats of pointwise templates and the range of their scores (inclusive).
-POINTWISE_SCALES = {
+# Keyed by str: a template's answer_format is read back as a plain string.
+POINTWISE_SCALES: dict[str, tuple[int, int]] = {
     PromptTemplateAnswerFormat.LIKERT_5: (1, 5),
     PromptTemplateAnswerFormat.LIKERT_10: (1, 10),
     PromptTemplateAnswerFormat.SCORE_100: (0, 100),

@@ -58,7 +58,7 @@ log = logging.getLogger(__name__)
 # 100,000 requests and 256 MB a batch), and a part's requests are held in memory.
 MAX_BATCH_REQUESTS = 10_000
 MAX_BATCH_BYTES = 96 * 1024 * 1024
-_ORDER_CODES = {
+_ORDER_CODES: dict[str, str] = {
     Verdict.Order.FORWARD: "f",
     Verdict.Order.REVERSE: "r",
     Verdict.Order.POINTWISE: "p",
@@ -75,7 +75,10 @@ def custom_id(trial: Trial, side: str = "") -> str:
 
 
 def trial_of(request_id: str) -> Trial:
-    pair_id, order, sample, _side = _CUSTOM_ID.fullmatch(request_id).groups()
+    match = _CUSTOM_ID.fullmatch(request_id)
+    if match is None:  # the ids are ours (custom_id), stored with the batch
+        raise ValueError(f"not a request id of Arbiter's: {request_id!r}")
+    pair_id, order, sample, _side = match.groups()
     return Trial(int(pair_id), _ORDERS[order], int(sample))
 
 
@@ -143,6 +146,8 @@ def _submit_trials(chunk: JudgeRunChunk, pairs: list, templates: dict, trials: l
     run = chunk.run
     contents = PairContents(pairs, trials, run.judge.backend)
     cache = response_cache(run, trials, contents, templates)
+    if cache is None:  # only an API judge's run is sent as a provider batch
+        raise ValueError(f"judge {run.judge.name!r} is not called through an API")
     settled, part = [], _Part()
     parts = ProviderBatch.objects.filter(chunk=chunk).values_list("part", flat=True)
     number = 1 + max(parts, default=-1)

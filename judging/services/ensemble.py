@@ -99,6 +99,8 @@ def _choices(judges, pair_ids) -> tuple[dict, dict]:
         judge__in=judges, pair_id__in=pair_ids, choice__isnull=False
     ).values_list("judge_id", "pair_id", "choice")
     for judge_id, pair_id, choice in rows:
+        if choice is None:  # excluded by the query already
+            continue
         per_pair[pair_id].append(choice)
         per_judge[(names[judge_id], pair_id)].append(choice)
     return per_pair, per_judge

@@ -164,7 +164,7 @@ def judge_save(
     with transaction.atomic():
         judge = Judge.objects.select_for_update().filter(name=name, project=project).first()
         created = judge is None
-        if created:
+        if judge is None:
             if _name_clash(name, project):
                 raise _invalid("name", f"a judge named {name!r} exists already")
             judge = Judge(name=name, project=project)
@@ -258,7 +258,7 @@ def connection_save(
     with transaction.atomic():
         connection = Connection.objects.select_for_update().filter(name=name).first()
         created = connection is None
-        if created:
+        if connection is None:
             connection = Connection(name=name)
         if backend is not None:
             connection.backend = backend

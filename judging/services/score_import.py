@@ -40,7 +40,10 @@ def scores_import(path: Path | str, *, project_slug: str, task_slug: str, judge_
     project, task = import_target(project_slug, task_slug)
     by_images, by_row = _task_pairs(task)
     # Each row matches another pair of the task: what is kept is bounded by the task.
-    verdicts, matched, matched_by_row = [], {}, 0
+    verdicts: list[Verdict] = []
+    matched: dict[int, int] = {}  # pair -> the row number that matched it
+    matched_by_row = 0
+    counts = {choice: 0 for choice in ("A", "B", "tie", "invalid", "failed")}
     rows = json_list_records(path, True, "an MJ-Bench result file: a JSON list of rows")
     for number, row in rows:
         if not isinstance(row, dict):
@@ -59,6 +62,8 @@ def scores_import(path: Path | str, *, project_slug: str, task_slug: str, judge_
             raise ImportFailed(f"rows {[matched[pair_id], number]} match the same pair")
         matched[pair_id] = number
         score_a, score_b = (score_1, score_0) if swapped else (score_0, score_1)
+        choice = side_from_scores(score_a, score_b)
+        counts[choice] += 1
         verdicts.append(
             Verdict(
                 pair_id=pair_id,
@@ -66,7 +71,7 @@ def scores_import(path: Path | str, *, project_slug: str, task_slug: str, judge_
                 sample=0,
                 score_a=score_a,
                 score_b=score_b,
-                choice=side_from_scores(score_a, score_b),
+                choice=choice,
                 raw_output=json.dumps(row, ensure_ascii=False)[:20000],
             )
         )
@@ -75,9 +80,6 @@ def scores_import(path: Path | str, *, project_slug: str, task_slug: str, judge_
     judge, _run = verdicts_store(
         verdicts, project, task, judge_name, path.name, pointwise_scale=IMPORTED_SCALE
     )
-    counts = {choice: 0 for choice in ("A", "B", "tie", "invalid", "failed")}
-    for verdict in verdicts:
-        counts[verdict.choice] += 1
     return {
         "project": project.slug,
         "task": task.slug,

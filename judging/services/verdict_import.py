@@ -87,7 +87,9 @@ def verdicts_import(
     known = _known_pairs(project)
     read = strict_choice if strict_mmrb2 else canonical_choice
 
-    rows, imported, skipped = [], {}, 0
+    rows: list[Verdict] = []
+    imported: dict[str, int] = {}  # pair id -> the record number it came in
+    skipped = 0
     entries = json_object_records(
         path, True, "an MMRB2 prediction file: {PAIR_ID: {forward, reverse}}"
     )
