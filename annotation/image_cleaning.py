@@ -31,7 +31,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from PIL import Image, ImageOps
+from PIL import Image, ImageOps, JpegImagePlugin
 
 from annotation.image_frames import ImageTooCostly, decoded_size_check, reader_frames
 from annotation.models.content import asset_storage_name
@@ -201,9 +201,8 @@ def _reencode(data: bytes) -> bytes:
         icc = image.info.get("icc_profile")
         transparency = image.info.get("transparency")
         params: dict = {}
-        if image_format == "JPEG":
-            from PIL import JpegImagePlugin
-
+        # Saved as JPEG exactly when Pillow read a JpegImageFile (an MPO is one).
+        if isinstance(image, JpegImagePlugin.JpegImageFile):
             # The original's tables keep its quality; 4:2:2 does not survive a quarter turn.
             sampling = JpegImagePlugin.get_sampling(image)
             params = {"qtables": image.quantization, "subsampling": 0 if sampling < 0 else sampling}

@@ -16,7 +16,7 @@ from rest_framework import status
 from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from core.errors import DomainError
+from core.errors import DomainError, FieldErrors
 
 
 class Conflict(APIException):
@@ -28,7 +28,7 @@ class Conflict(APIException):
 _ANSWERS = {status.HTTP_404_NOT_FOUND: NotFound, status.HTTP_409_CONFLICT: Conflict}
 
 
-def bad_request(message: str, fields: dict | None = None) -> ValidationError:
+def bad_request(message: str, fields: FieldErrors | None = None) -> ValidationError:
     """A 400: the field messages when there are some, else `{"detail": message}`."""
     return ValidationError(fields or {"detail": str(message)})
 

@@ -16,6 +16,7 @@ with `additionalProperties: false`, so that the schema does not invite fields th
 """
 
 from drf_spectacular.openapi import AutoSchema
+from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
 from api.serializers.common import (
@@ -58,7 +59,7 @@ class ArbiterAutoSchema(AutoSchema):
         return responses
 
     def _error_responses(self) -> dict:
-        errors = {}
+        errors: dict[str, type[serializers.Serializer]] = {}
         permissions = self.view.get_permissions()
         public = not permissions or any(isinstance(p, AllowAny) for p in permissions)
         if not public:

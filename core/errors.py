@@ -15,8 +15,11 @@ Lowest layer: every app may import it; it imports nothing of Django.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 # A field's messages, or for a nested input (a rating's `aspects`) the same shape per key.
-FieldErrors = dict[str, "list[str] | FieldErrors"]
+# A Mapping (read-only, so covariant): a service's `dict[str, list[str]]` is one as it is.
+FieldErrors = Mapping[str, "list[str] | FieldErrors"]
 
 
 class DomainError(Exception):

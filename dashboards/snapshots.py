@@ -152,19 +152,18 @@ def figures_for(project: Project, page: str) -> Figures:
     """The figures a view shows (see the module's docstring)."""
     version = data_version(project)
     row = FigureSnapshot.objects.filter(project=project, page=page).first()
-    stored = _unpickled(row)
-    if stored is None:
-        row = None  # none yet, or written by code that no longer reads it: computed now
-    elif row.version == version:
-        return Figures(stored, row.computed_at, row.compute_seconds, True)
-    # Below the setting a stale page is recomputed while the lead waits; above it the lead
-    # sees the last figures at once (within issue 17's 500 ms) and the refresh runs behind.
-    if row is None or row.compute_seconds * 1000 < settings.ARBITER_FIGURES_INLINE_MS:
-        version, figures, seconds = _compute(project, page, version)
-        computed_at = _store(project, page, version, figures, seconds)
-        return Figures(figures, computed_at, seconds, True)
-    refresh_request(project, page)
-    return Figures(stored, row.computed_at, row.compute_seconds, False)
+    stored = _unpickled(row)  # None: no row yet, or written by code that no longer reads it
+    if row is not None and stored is not None:
+        if row.version == version:
+            return Figures(stored, row.computed_at, row.compute_seconds, True)
+        # Below the setting a stale page is recomputed while the lead waits; above it the lead
+        # sees the last figures at once (within issue 17's 500 ms) and the refresh runs behind.
+        if row.compute_seconds * 1000 >= settings.ARBITER_FIGURES_INLINE_MS:
+            refresh_request(project, page)
+            return Figures(stored, row.computed_at, row.compute_seconds, False)
+    version, figures, seconds = _compute(project, page, version)
+    computed_at = _store(project, page, version, figures, seconds)
+    return Figures(figures, computed_at, seconds, True)
 
 
 def _unpickled(row: FigureSnapshot | None) -> dict | None:

@@ -181,9 +181,14 @@ def _grades(value: object, key: str, number: int) -> list[str]:
     return [g.strip() for g in value]
 
 
-def _mmrb2_pair(obj: object, number: int, default_scale: int) -> PairRecord:
+def _pair_object(obj: object, number: int) -> dict:
     if not isinstance(obj, dict):
         raise ImportFailed("a pair must be a JSON object", number)
+    return obj
+
+
+def _mmrb2_pair(obj: object, number: int, default_scale: int) -> PairRecord:
+    obj = _pair_object(obj, number)
     external_id = _external_id(obj, "id", number)
     require_storable_text(obj, number, max_chars=max_text_chars(), record_id=external_id)
     scale = obj.get("scale", default_scale)
@@ -246,7 +251,7 @@ def mmrb2_record(obj: object, number: int) -> PairRecord:
 def native_record(obj: object, number: int) -> PairRecord:
     """An MMRB2 pair object plus the Arbiter fields of an export row."""
     record = mmrb2_record(obj, number)
-    read_arbiter_fields(obj, record)
+    read_arbiter_fields(_pair_object(obj, number), record)
     if record.gold is not None and record.ratings:
         raise ImportFailed(
             "a gold check is answered by the annotators: it carries no ratings", number

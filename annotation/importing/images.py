@@ -123,10 +123,10 @@ class StagedImages(_Limits):
         return sha256
 
     def check(self, name: object) -> CheckedImage:
-        try:
-            return self._checked[name]
-        except (KeyError, TypeError):
-            raise ImageRejected(f"image {name!r} was not staged") from None
+        checked = self._checked.get(name) if isinstance(name, str) else None
+        if checked is None:
+            raise ImageRejected(f"image {name!r} was not staged")
+        return checked
 
 
 @contextmanager

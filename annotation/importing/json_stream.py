@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 from django.conf import settings
 
@@ -35,6 +36,12 @@ _DECODER = json.JSONDecoder()
 # record goes on in the next chunk (the longest token cut short: a \\uXXXX escape, a number).
 _CUT_SHORT = 32
 _SPACE_OR_END = ("", " ", "\t", "\n", "\r")
+
+
+def _after_space(text: str, start: int) -> int:
+    """Where the white space at `start` ends (`start` itself when there is none)."""
+    spaces = _SPACE.match(text, start)  # `*` matches everywhere, if only ""
+    return start if spaces is None else spaces.end()
 
 
 def max_record_bytes() -> int:
@@ -98,7 +105,7 @@ class JsonReader:
         self.gauge = DepthGauge(self.what)
         self.buffer, self.position, self.eof = "", 0, False
         self.lines, self.column = 0, 0  # of the text dropped from the buffer
-        self.file = None
+        self.file: TextIO | None = None  # open inside `with`
 
     def __enter__(self) -> "JsonReader":
         try:
@@ -108,7 +115,8 @@ class JsonReader:
         return self
 
     def __exit__(self, *exc_info) -> None:
-        self.file.close()
+        if self.file is not None:
+            self.file.close()
 
     # -- reading
 
@@ -121,6 +129,8 @@ class JsonReader:
         self.column = (
             len(dropped) - dropped.rfind("\n") - 1 if newlines else self.column + len(dropped)
         )
+        if self.file is None:
+            raise RuntimeError("JsonReader is read inside its `with` block")
         pieces, got = [self.buffer[self.position :]], 0
         while got < wanted:
             try:
@@ -149,7 +159,7 @@ class JsonReader:
     def peek(self) -> str:
         """The next character that is not white space; "" at the end of the file."""
         while True:
-            self.position = _SPACE.match(self.buffer, self.position).end()
+            self.position = _after_space(self.buffer, self.position)
             if self.position < len(self.buffer) or self.eof:
                 return self.buffer[self.position : self.position + 1]
             self._read()

@@ -53,7 +53,7 @@ class PairRecord:
 
     def arbiter_fields(self) -> dict:
         """The Arbiter fields present, for the fingerprint (absent ones leave it as it was)."""
-        fields = {}
+        fields: dict[str, object] = {}
         if self.ratings is not None:
             fields["ratings"] = [vars(rating) for rating in self.ratings]
         if self.reference_label is not None:

@@ -61,6 +61,9 @@ class Rating(models.Model):
     imported = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Not a column: rating_submit sets it on the rating it returns (the annotator had rated
+    # the pair before, so the submit was a change).
+    resubmitted: bool
 
     class Meta:
         constraints = [
@@ -78,6 +81,11 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.pair} · {self.annotator}: {self.overall}/{self.scale}"
+
+    @property
+    def aspects(self) -> dict[str, int]:
+        """Aspect key → canonical score (no query when `aspect_scores` is prefetched)."""
+        return {score.aspect: score.score for score in self.aspect_scores.all()}
 
 
 class AspectScore(models.Model):

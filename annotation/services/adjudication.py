@@ -94,11 +94,10 @@ def pair_adjudicate(pair_id: int, lead, decision: str, note: str) -> Adjudicatio
         if pair.status == Pair.Status.GOLD:
             raise AdjudicationRefused("This pair is a gold check: change its expected side.")
         adjudication = Adjudication.objects.filter(pair=pair).first()  # latest first
-        repeated = adjudication is not None and (
+        if adjudication is None or (
             (adjudication.lead_id, adjudication.decision, adjudication.note)
-            == (lead.pk, decision, note)
-        )
-        if not repeated:
+            != (lead.pk, decision, note)
+        ):
             adjudication = Adjudication.objects.create(
                 pair=pair, lead=lead, decision=decision, note=note
             )
@@ -177,7 +176,7 @@ def project_filter_check(project: Project, max_span, ambiguous_half_width) -> tu
         errors["ambiguous_half_width"] = (
             f"The ambiguous half width must be a number from 0 to {(k - 1) / 2:g}."
         )
-    if errors:
+    if errors or span is None or width is None:  # a None has its message in `errors`
         raise FilterInvalid(errors)
     return span, width
 

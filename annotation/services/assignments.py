@@ -88,11 +88,18 @@ def _resume(user, task: Task, now: datetime) -> Assignment | None:
     ).order_by("created_at", "id")
     for lease in leases:
         pair = Pair.objects.select_for_update().filter(pk=lease.pair_id).first()
-        still_open = pair is not None and pair.status in RATEABLE_STATUSES
-        if still_open and (
-            lease.lease_expires_at > now
-            or pair.status == Pair.Status.GOLD  # a gold check has no slots to give back
-            or pair_has_free_slot(pair.pk, pair.ratings_needed(task.project), now, excluding=lease)
+        # Every lease is given an end; one without reads as expired, as in the slot count.
+        live = lease.lease_expires_at is not None and lease.lease_expires_at > now
+        if (
+            pair is not None
+            and pair.status in RATEABLE_STATUSES
+            and (
+                live
+                or pair.status == Pair.Status.GOLD  # a gold check has no slots to give back
+                or pair_has_free_slot(
+                    pair.pk, pair.ratings_needed(task.project), now, excluding=lease
+                )
+            )
         ):
             lease.lease_expires_at = _lease_end(task, now)
             lease.save(update_fields=["lease_expires_at"])

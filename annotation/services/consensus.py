@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.utils import timezone
 
 from annotation.models import Adjudication, Pair, Project, Rating
+from annotation.models.pair import PairStatus
 from annotation.scale import side_of
 from annotation.selectors import latest_adjudications
 
@@ -46,7 +47,7 @@ def _consensus(mean: float, span: int, project: Project) -> Consensus:
     )
 
 
-_ADJUDICATED = {
+_ADJUDICATED: dict[str, tuple[str, PairStatus]] = {
     Adjudication.Decision.KEEP_A: ("A", Pair.Status.KEPT),
     Adjudication.Decision.KEEP_B: ("B", Pair.Status.KEPT),
     Adjudication.Decision.DROP: ("", Pair.Status.DROPPED),

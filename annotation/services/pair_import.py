@@ -214,9 +214,7 @@ def _note_scale(checked: _FileChecked, record: PairRecord) -> None:
     checked.scale = record.scale
 
 
-def _hashed(parts: list | None, source: ImageSource, images: dict) -> list | None:
-    if parts is None:
-        return None
+def _hashed(parts: list, source: ImageSource, images: dict) -> list:
     hashed = []
     for kind, value in parts:
         if kind == "image":
@@ -233,7 +231,9 @@ def _digest(obj) -> str:
 
 
 def _prepare(record: PairRecord, task_slug: str, source: ImageSource, images) -> _Prepared:
-    prompt_content = _hashed(record.prompt_content, source, images)
+    prompt_content = (
+        None if record.prompt_content is None else _hashed(record.prompt_content, source, images)
+    )
     content_a = _hashed(record.response_a.content, source, images)
     content_b = _hashed(record.response_b.content, source, images)
     prompt_fingerprint = _digest([record.prompt_source, record.prompt_metadata, prompt_content])

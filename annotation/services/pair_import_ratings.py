@@ -14,6 +14,7 @@ naming it, and never hands the ratings to that person.
 """
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from annotation.importing.errors import ImportFailed
@@ -33,9 +34,9 @@ _BATCH = 500
 _ATTEMPTS = 3
 
 
-def _accounts_named(names: list[str]) -> dict:
+def _accounts_named(names: list[str]) -> dict[str, AbstractBaseUser]:
     user_model = get_user_model()
-    found = {}
+    found: dict[str, AbstractBaseUser] = {}
     for start in range(0, len(names), _BATCH):
         batch = names[start : start + _BATCH]
         users = user_model.objects.filter(username__in=batch).select_related("placeholder")
@@ -124,7 +125,9 @@ def imported_ratings_write(project: Project, rows: list[tuple[PairRecord, Pair]]
     if not first_record:
         return 0
     raters = placeholder_users(project, first_record)
-    assignments, ratings, aspects = [], [], []
+    assignments: list[Assignment] = []
+    ratings: list[Rating] = []
+    aspects: list[AspectScore] = []
     for pair, records in by_pair:
         for item in records:
             rater = raters[_rater_name(project, item.annotator)]

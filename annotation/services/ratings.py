@@ -100,7 +100,7 @@ def rating_check(data: RatingInput, scale: int, aspect_keys: list[str]) -> Check
     if len(data.rationale) > MAX_RATIONALE_CHARS:
         errors["rationale"] = f"keep it under {MAX_RATIONALE_CHARS} characters"
     active = None
-    if data.active_seconds not in (None, ""):
+    if data.active_seconds is not None and data.active_seconds != "":
         try:
             active = min(max(float(data.active_seconds), 0.0), MAX_ACTIVE_SECONDS)
         except (TypeError, ValueError):
@@ -108,7 +108,7 @@ def rating_check(data: RatingInput, scale: int, aspect_keys: list[str]) -> Check
         else:
             if active != active:  # NaN
                 errors["active_seconds"] = "must be a number of seconds"
-    if errors:
+    if errors or overall is None:  # a None overall has its message in `errors`
         raise RatingInvalid(errors)
     return CheckedRating(overall, aspects, data.rationale.strip(), active)
 

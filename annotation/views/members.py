@@ -170,8 +170,8 @@ def invite(request, token: str):
         wait = login_refusal(request, _limit_key(token))
         if wait is not None:
             minutes = max(1, math.ceil(wait / 60))
-            context = {"minutes": minutes}
-            return render(request, "annotation/invite_limited.html", context, status=429)
+            limited = {"minutes": minutes}
+            return render(request, "annotation/invite_limited.html", limited, status=429)
     invitation = invitation_for_token(token, timezone.now())
     if invitation is None:
         if posting:
@@ -184,7 +184,7 @@ def invite(request, token: str):
         membership = None
         if signed_in:
             membership = invitation_accept(token=token, user=request.user)
-        elif form.is_valid():
+        elif form is not None and form.is_valid():  # form is None only when signed in
             with errors_on_form(form):
                 membership = invitation_accept(
                     token=token,

@@ -64,7 +64,8 @@ def task_edit(request, slug: str, task_slug: str | None = None):
     if task is not None:
         form = TaskForm.for_task(task, request.POST or None)
     else:
-        defaults = {name: Task._meta.get_field(name).default for name in TaskForm.QUALITY_FIELDS}
+        columns = {field.name: field for field in Task._meta.concrete_fields}
+        defaults = {name: columns[name].default for name in TaskForm.QUALITY_FIELDS}
         form = TaskForm(request.POST or None, initial={"kind": Task.Kind.T2I, **defaults})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

@@ -39,7 +39,7 @@ class AssignmentSerializer(serializers.ModelSerializer):
 
 class ScaleLabelSerializer(serializers.Serializer):
     value = serializers.IntegerField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field; the stubs see Field.label
 
 
 class OwnRatingValuesSerializer(serializers.Serializer):
@@ -48,10 +48,8 @@ class OwnRatingValuesSerializer(serializers.Serializer):
     rationale = serializers.CharField(allow_blank=True)
 
 
-def _form_values(rating: Rating | None, swapped: bool) -> dict | None:
+def _form_values(rating: Rating, swapped: bool) -> dict:
     """A stored (canonical) rating back in the Left/Right orientation the annotator saw."""
-    if rating is None:
-        return None
     return {
         "overall": to_form(rating.overall, rating.scale, swapped),
         "aspects": {
@@ -93,6 +91,7 @@ class AssignmentDetailSerializer(serializers.Serializer):
         if assignment.swapped:
             left, right = right, left
         guidelines = "\n\n".join(text for text in (project.guidelines, task.guidelines) if text)
+        rating = getattr(assignment, "rating", None)  # none until the first submit
         return {
             "id": assignment.pk,
             "task": task,
@@ -114,7 +113,7 @@ class AssignmentDetailSerializer(serializers.Serializer):
             },
             "left": {"content": content_parts(left.content, assets, request)},
             "right": {"content": content_parts(right.content, assets, request)},
-            "rating": _form_values(getattr(assignment, "rating", None), assignment.swapped),
+            "rating": None if rating is None else _form_values(rating, assignment.swapped),
         }
 
 

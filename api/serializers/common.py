@@ -65,7 +65,7 @@ class ContentPartSerializer(serializers.Serializer):
 
 def content_parts(content, assets: dict, request) -> list[dict]:
     """Stored part list ([["text", str] | ["image", sha256], ...]) → API parts."""
-    parts = []
+    parts: list[dict[str, object]] = []
     for kind, value in content or []:
         if kind == "text":
             parts.append({"type": "text", "text": str(value), "image": None})
@@ -98,5 +98,5 @@ class PromptContentSerializer(serializers.Serializer):
 
 class AspectSerializer(serializers.Serializer):
     key = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field; the stubs see Field.label
     help = serializers.CharField(required=False, default="")

@@ -4,6 +4,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotation.models import Task
 from exports.models import ExportJob
 from exports.writer import FILE_FORMATS
 
@@ -21,7 +22,9 @@ class ExportJobSerializer(serializers.ModelSerializer):
     """An export job; `download` is set once it is done."""
 
     format = serializers.CharField(source="file_format", read_only=True)
-    task = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
+    task: "serializers.SlugRelatedField[Task]" = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True
+    )
     requested_by = serializers.CharField(source="requested_by.username", read_only=True)
     summary = serializers.DictField(
         child=serializers.IntegerField(),

@@ -89,13 +89,13 @@ class PairFilterSerializer(serializers.Serializer):
     project = ref_field(required=False)
     task = serializers.SlugField(required=False, max_length=64, help_text="Task slug.")
     status = serializers.ChoiceField(choices=Pair.Status.choices, required=False)
-    label = serializers.ChoiceField(
+    label = serializers.ChoiceField(  # type: ignore[assignment]  # a declared field; the stubs see Field.label
         choices=[*Side.values, "none"], required=False, help_text="A, B, or none (no label)"
     )
     decided_by = serializers.ChoiceField(
         choices=["consensus", "adjudication", "imported", "none"], required=False
     )
-    source = serializers.CharField(required=False, max_length=200)
+    source = serializers.CharField(required=False, max_length=200)  # type: ignore[assignment]  # a declared field; the stubs see Field.source
 
 
 class PairImportSerializer(serializers.Serializer):
@@ -150,9 +150,7 @@ def pair_detail_payload(pair: Pair, assets: dict, request) -> dict:
             "grades": [str(grade) for grade in resp.imported_grades or []],
         }
 
-    ratings = list(pair.ratings.all())
-    for rating in ratings:
-        rating.aspects = {score.aspect: score.score for score in rating.aspect_scores.all()}
+    ratings = list(pair.ratings.all())  # LeadRatingSerializer reads each one's `aspects`
     return {
         "prompt": {
             "available": pair.prompt.content is not None,

@@ -30,7 +30,8 @@ class TokenView(ObtainAuthToken):
     authentication_classes = []  # a stale token header must not stand in the way of a login
     # The API's parsers (api/parsers.py), not the ones ObtainAuthToken names: a body that is
     # not a JSON object is a 400 before `request.data.get` below could fail on it.
-    parser_classes = api_settings.DEFAULT_PARSER_CLASSES
+    # The stubs type the settings as written (dotted paths); api_settings imports them.
+    parser_classes = api_settings.DEFAULT_PARSER_CLASSES  # type: ignore[assignment]
     throttle_classes = [TokenLoginThrottle]
     throttle_scope = "token-login"
 

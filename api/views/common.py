@@ -11,6 +11,7 @@ from pathlib import Path
 from django.db.models import QuerySet
 from django.http import JsonResponse
 from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.serializers import Serializer
 from rest_framework.viewsets import GenericViewSet
 
 from annotation.models import Project
@@ -47,7 +48,7 @@ class ScopedViewSet(GenericViewSet):
     filters with `filter_serializer_class` (a 400 with field messages)."""
 
     lookup_value_regex = "[^/]+"
-    filter_serializer_class = None
+    filter_serializer_class: type[Serializer]  # set by the viewsets whose lists filter
 
     def get_object(self):
         found = object_or_404(self.get_queryset(), self.kwargs[self.lookup_url_kwarg or "pk"])
@@ -59,7 +60,8 @@ class ScopedViewSet(GenericViewSet):
         serializer = self.filter_serializer_class(data=query)
         # DRF reads an empty value of an optional field (`?task=`) as an absent one, which
         # would widen the list silently; the schema says minLength 1, so it is refused.
-        empty = [name for name in serializer.fields if "" in query.getlist(name)]
+        # (`items()`: the stubs say iterating a BindingDict yields fields, not names.)
+        empty = [name for name, _ in serializer.fields.items() if "" in query.getlist(name)]
         if empty:
             raise ValidationError({name: ["may not be empty"] for name in empty})
         serializer.is_valid(raise_exception=True)

@@ -45,7 +45,10 @@ _LOGO = b"https://cdn.redoc.ly/redoc/logo-mini.svg"
 
 @lru_cache(maxsize=1)
 def _redoc_bundle() -> bytes:
-    code = Path(finders.find(_REDOC)).read_bytes()
+    bundle = finders.find(_REDOC)
+    if bundle is None:
+        raise FileNotFoundError(f"static file {_REDOC} (drf-spectacular-sidecar) not found")
+    code = Path(bundle).read_bytes()
     code = code.replace(_LOGO, b"data:,")
     # Its source map is not served from here: no request for it either.
     return code.replace(b"//# sourceMappingURL=redoc.standalone.js.map", b"")

@@ -93,8 +93,11 @@ def queue_neighbours(project: Project, pair_id: int, task_slug="", reason="") ->
     }
 
 
-def _as_seen(rating, labels: dict, aspect_labels: dict) -> None:
-    """What the annotator pressed, on the form they saw (Left/Right), beside the canonical."""
+def _as_seen(rating, labels: dict, aspect_labels: dict, center: float) -> None:
+    """What the annotator pressed, on the form they saw (Left/Right), beside the canonical,
+    and the side the rating prefers ("=" for none)."""
+    side = side_of(rating.overall, center)
+    rating.side = side if side in ("A", "B") else "="
     swapped = rating.assignment.swapped if rating.assignment_id else False
     pressed = to_form(rating.overall, rating.scale, swapped)
     rating.pressed = pressed
@@ -130,9 +133,7 @@ def pair_review(project: Project, pair_id: int) -> dict | None:
     labels = dict(scale_labels(project.scale_points))
     aspect_labels = {a["key"]: a.get("label", a["key"]) for a in pair.task.aspects}
     for rating in ratings:
-        side = side_of(rating.overall, project.center)
-        rating.side = side if side in ("A", "B") else "="
-        _as_seen(rating, labels, aspect_labels)
+        _as_seen(rating, labels, aspect_labels, project.center)
     return {
         "pair": pair,
         "prompt_parts": content_parts(pair.prompt.content, assets),

@@ -2,6 +2,8 @@
 tables, against the experts' labels. Figures follow docs/architecture.md §6.2 and
 `report --json`."""
 
+from typing import Any, TypedDict
+
 from django.contrib.auth import get_user_model
 from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
 from django.db.models.functions import Cast
@@ -24,6 +26,7 @@ from metrics.inputs import (
 from metrics.judge_breakdowns import (
     PREFERRED_HAS_IMAGE,
     PREFERRED_LACKS_IMAGE,
+    GroupAccuracy,
     image_bias_groups,
     majority_vote_curve,
     pair_counts_interval,
@@ -34,6 +37,19 @@ from metrics.judges import average_accuracy, judge_task_stats, tasks_covered
 MAJORITY_KS = (1, 3, 5, 7, 9)
 SPLITS = ("same model", "cross model", PREFERRED_HAS_IMAGE, PREFERRED_LACKS_IMAGE)
 RESAMPLES = 300  # per judge and task
+
+
+class JudgeRow(TypedDict):
+    """A judge's row of the table (the template reads these keys)."""
+
+    judge: str
+    cells: list[dict[str, Any] | None]  # per task: its figures, None without verdicts
+    average: float | None
+    covered: int
+    samples: int
+    scale: str
+    splits: list[GroupAccuracy]
+    majority: list[tuple]
 
 
 def scale_label(scale: str) -> str:
@@ -97,10 +113,11 @@ def judge_figures(project: Project) -> dict:
     # each: a mean over the tasks it happens to cover would rank it against others unfairly.
     labelled = [index for index, task in enumerate(tasks) if labels[task.pk]]
 
-    table = []
+    table: list[JudgeRow] = []
     for judge_id in judged.by_name():
         samples = judged.samples[judge_id]
-        cells, everything = [], []
+        cells: list[dict[str, Any] | None] = []
+        everything = []
         counts: dict = {}  # pair -> [correct, evaluated], filled by judge_task_stats
         for task in tasks:
             rows = judged.rows[judge_id].get(task.pk, [])
@@ -120,7 +137,7 @@ def judge_figures(project: Project) -> dict:
                     ),
                 }
             )
-        accuracies = [cells[i]["accuracy"] if cells[i] else None for i in labelled]
+        accuracies = [cell["accuracy"] if (cell := cells[i]) else None for i in labelled]
         table.append(
             {
                 "judge": judged.names[judge_id],
@@ -137,7 +154,8 @@ def judge_figures(project: Project) -> dict:
         rater_label_agreement(human[task.pk], labels[task.pk], project.center) for task in tasks
     ]
     human_accuracies = [humans[i] for i in labelled]
-    chart_rows = [
+    # (label, value, interval, n) as bar_chart draws them.
+    chart_rows: list[tuple[str, float | None, None, int | str]] = [
         (
             row["judge"] if row["average"] is not None
             else f"{row['judge']} ({row['covered']} of {len(labelled)} tasks)",

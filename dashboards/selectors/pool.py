@@ -33,7 +33,8 @@ def stuck_pairs(project: Project) -> dict:
         had[pair_id].add(user_id)
         live[pair_id] += bool(is_live)
 
-    stuck, by_task = [], defaultdict(int)
+    stuck: list[tuple[Pair, int]] = []  # (pair, how many ratings it cannot get)
+    by_task: defaultdict[int, int] = defaultdict(int)
     needed_rows = open_pairs.select_related("task").order_by("task__slug", "id")
     for pair in needed_rows.only("id", "external_id", "task", "extra_annotators"):
         can_still = len(takers.get(pair.task_id, set()) - had[pair.pk])
