@@ -283,7 +283,7 @@ REST_FRAMEWORK = {
     ],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     # Services' errors (core/errors.py) → 409 or 400, once for every view.
-    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "EXCEPTION_HANDLER": "api.exception_handler.exception_handler",
     # Password guessing through POST /api/auth/token/: attempts per client address.
     "DEFAULT_THROTTLE_RATES": {
         "token-login": f"{env_int('ARBITER_TOKEN_LOGINS_PER_MINUTE', 20, minimum=1)}/minute"

@@ -1,5 +1,5 @@
 """The domain's errors: one hierarchy, each class saying its HTTP status (`status`), mapped
-once for the API (`api/errors.py`) and once for the pages (`core/page_errors.py`).
+once for the API (`api/exception_handler.py`) and once for the pages (`core/page_errors.py`).
 
 - `Invalid` (400): the input is wrong (a score out of range, an unknown task, a template
   without its markers), with a message per field when the service knows which field.

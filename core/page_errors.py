@@ -3,7 +3,7 @@
 
 - A page that lets a `DomainError` escape answers with a small page saying why, at the
   error's status, the message escaped (`DomainErrorMiddleware`); htmx gets the fragment
-  alone. The API has its own mapping (api/errors.py): DRF answers before this.
+  alone. The API has its own mapping (api/exception_handler.py): DRF answers before this.
 - A form that posts and redirects (post, redirect, get) shows the error as a message on the
   page it redirects to instead: `with refusal_as_message(request): ...`.
 - A form that is shown again with the error beside its fields: `with errors_on_form(form):

@@ -28,7 +28,7 @@ from dashboards.selectors.hours import annotator_hours, hours_csv_rows
 from dashboards.selectors.overview import overview
 from dashboards.snapshots import figures_for
 from dashboards.tables import TABLES
-from exports.errors import ExportRefused
+from exports.errors import ExportInvalid
 from exports.jobs import export_job_path, export_job_start
 from exports.selectors import export_jobs_for_project
 
@@ -185,7 +185,7 @@ _TRUE, _FALSE = {"1", "on", "true", "yes"}, {"", "0", "off", "false", "no"}
 def _flag(params, name: str) -> bool:
     value = params.get(name, "").strip().lower()
     if value not in _TRUE | _FALSE:
-        raise ExportRefused(f"{name} must be 1 or 0, not {value!r}")
+        raise ExportInvalid(f"{name} must be 1 or 0, not {value!r}")
     return value in _TRUE
 
 

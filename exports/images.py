@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from annotation.models import Asset
-from exports.errors import ExportRefused
+from exports.errors import ExportInvalid
 from exports.sink import FileLedger
 
 _LOOKUP_CHUNK = 5000  # hashes per query: far below SQLite's limit on query parameters
@@ -35,7 +35,7 @@ def image_refs(shas: set[str]) -> dict[str, ImageRef]:
             refs[sha256] = ImageRef(sha256, f"images/{sha256}{suffix}", name)
     missing = shas - refs.keys()
     if missing:
-        raise ExportRefused(f"image {min(missing)} is referenced by a pair but not stored")
+        raise ExportInvalid(f"image {min(missing)} is referenced by a pair but not stored")
     return refs
 
 
@@ -47,14 +47,14 @@ def _open(ref: ImageRef):
     try:
         return _storage().open(ref.storage_name, "rb")
     except FileNotFoundError:
-        raise ExportRefused(
+        raise ExportInvalid(
             f"image {ref.sha256} is missing from media storage ({ref.storage_name})"
         ) from None
 
 
 def _check(ref: ImageRef, digest: str) -> None:
     if digest != ref.sha256:
-        raise ExportRefused(
+        raise ExportInvalid(
             f"image file {ref.storage_name} does not match its hash {ref.sha256} (damaged?)"
         )
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 from annotation.models import Project
 from core.outbox import enqueue_on_commit
 from exports.archive import export_archive
-from exports.errors import ExportRefused
+from exports.errors import ExportInvalid
 from exports.models import ExportJob
 from exports.writer import export_tasks
 
@@ -85,7 +85,7 @@ def export_job_run(job_id: int) -> None:
             _store(archive, target)
         finally:
             archive.unlink(missing_ok=True)
-    except (ExportRefused, OSError, zipfile.BadZipFile) as error:
+    except (ExportInvalid, OSError, zipfile.BadZipFile) as error:
         _fail(job_id, target, str(error) or type(error).__name__)
         return
     except Exception:

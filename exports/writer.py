@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from annotation.models import Pair, Project, Task
-from exports.errors import ExportRefused
+from exports.errors import ExportInvalid
 from exports.images import ImageBytes, ImageFiles
 from exports.jsonl import JsonlTaskWriter
 from exports.manifest import agreement, manifest, task_file, write_manifest
@@ -71,7 +71,7 @@ def export_dataset(
         target.parent.mkdir(parents=True, exist_ok=True)
         staging.mkdir()
     except OSError as exc:
-        raise ExportRefused(f"cannot write beside {target}: {exc.strerror}") from None
+        raise ExportInvalid(f"cannot write beside {target}: {exc.strerror}") from None
     try:
         options = {
             "task": task_slug or None,
@@ -89,10 +89,10 @@ def export_dataset(
 
 
 def export_tasks(project: Project, file_format: str, task_slug: str | None) -> list[Task]:
-    """The tasks an export with these options writes; ExportRefused for a bad format or task
+    """The tasks an export with these options writes; ExportInvalid for a bad format or task
     (also used to refuse an export job before it is queued)."""
     if file_format not in FILE_FORMATS:
-        raise ExportRefused(
+        raise ExportInvalid(
             f"unknown format {file_format!r}; expected one of {', '.join(FILE_FORMATS)}"
         )
     tasks = Task.objects.filter(project=project).order_by("slug")
@@ -100,18 +100,18 @@ def export_tasks(project: Project, file_format: str, task_slug: str | None) -> l
         tasks = tasks.filter(slug=task_slug)
     found = list(tasks)
     if task_slug and not found:
-        raise ExportRefused(f"project {project.slug!r} has no task {task_slug!r}")
+        raise ExportInvalid(f"project {project.slug!r} has no task {task_slug!r}")
     if file_format == "mmrb2" and any(task.slug == "manifest" for task in found):
         # Its manifest.json would be overwritten by the export's manifest.
-        raise ExportRefused("a task named 'manifest' cannot be exported as MMRB2 files")
+        raise ExportInvalid("a task named 'manifest' cannot be exported as MMRB2 files")
     return found
 
 
 def _check_target(target: Path) -> None:
     if target.exists() and not target.is_dir():
-        raise ExportRefused(f"{target} exists and is not a folder")
+        raise ExportInvalid(f"{target} exists and is not a folder")
     if target.is_dir() and any(target.iterdir()):
-        raise ExportRefused(f"{target} is not empty; export into a new or empty folder")
+        raise ExportInvalid(f"{target} is not empty; export into a new or empty folder")
 
 
 def _publish(staging: Path, target: Path) -> None:
@@ -120,7 +120,7 @@ def _publish(staging: Path, target: Path) -> None:
             target.rmdir()  # empty, as checked; fails if something appeared meanwhile
         os.rename(staging, target)
     except OSError as exc:
-        raise ExportRefused(f"cannot move the export into {target}: {exc.strerror}") from None
+        raise ExportInvalid(f"cannot move the export into {target}: {exc.strerror}") from None
 
 
 class TaskWriter(Protocol):

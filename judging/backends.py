@@ -43,7 +43,7 @@ class CallFailed(Exception):
     """One attempt failed. `retryable` failures (429, 5xx, timeouts, connection errors) may
     be tried again, after `retry_after` seconds when the server said so. `overloaded` ones
     (429, 529, an `overloaded_error` body) also shrink the judge's concurrency
-    (judging/limits.py)."""
+    (judging/rate_limits.py)."""
 
     def __init__(
         self,

@@ -4,7 +4,7 @@ from django import forms
 from django.forms.fields import InvalidJSONInput
 
 from annotation.importing.errors import ImportFailed, require_storable_text
-from annotation.importing.limits import json_too_deep
+from annotation.importing.upload_limits import json_too_deep
 from annotation.models import Task
 from core.whole_numbers import whole_number
 from judging.models import (

@@ -25,7 +25,6 @@ from annotation.models import Pair
 from annotation.scale import canonical_side
 from judging.backends import call_backend
 from judging.contents import UNSENDABLE, PairContents, Trial
-from judging.limits import limits_for
 from judging.models import (
     API_BACKENDS,
     POINTWISE_SCALES,
@@ -40,6 +39,7 @@ from judging.prompts import (
     is_pointwise,
     run_template_stored,
 )
+from judging.rate_limits import limits_for
 from judging.response_cache import cached_replies, replies_store, request_identity, request_key
 from judging.retry import Outcome, RetryPolicy, call_with_retries
 from judging.selectors import verdict_tally

@@ -14,8 +14,8 @@ from django.db.models import Max, QuerySet
 from annotation.models import AspectScore, Pair, Project, Rating
 from annotation.scale import answers_expected_side
 from judging.models import JudgeRun, Verdict
+from metrics.judge_accuracy import VerdictRow
 from metrics.judge_bias import PairTraits
-from metrics.judges import VerdictRow
 
 # The pairs humans and judges are scored against: kept, with a side label.
 EVALUATED: dict[str, Any] = {"status": Pair.Status.KEPT, "label__in": ["A", "B"]}
@@ -182,7 +182,7 @@ def pair_traits(project: Project) -> dict[int, PairTraits]:
 @dataclass
 class JudgeInputs:
     """The judges with verdicts in a project. `rows` holds only verdicts on evaluated pairs
-    (the others never enter a figure) as metrics.judges.VerdictRow tuples; `samples` is how
+    (the others never enter a figure) as metrics.judge_accuracy.VerdictRow tuples; `samples` is how
     many samples per order each judge was asked for, `orders` in how many orders (2, or 1 for
     a pointwise judge) and `tasks` where it gave any verdict, all read over all its verdicts in
     the project. `scales` names a pointwise judge's scale (its runs' templates, or imported).

@@ -2,7 +2,7 @@
 the longer response (in text, in images), its own model's responses, and does it agree with
 each expert as well as the experts agree with each other? Pure functions over plain rows.
 
-Verdict rows are metrics.judges.VerdictRow (pair, order, sample, canonical choice); a trial
+Verdict rows are metrics.judge_accuracy.VerdictRow (pair, order, sample, canonical choice); a trial
 that names no side (tie, invalid, failed) counts in no preference share. `labels` holds the
 evaluated pairs (kept, labelled A or B). MJ-Bench's ACC/NDS/GES over demographic groups are a
 different figure ("bias", the fidelity issue), not these cards.
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from metrics.judges import VerdictRow
+from metrics.judge_accuracy import VerdictRow
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """More judge figures (docs/architecture.md §6.2): bootstrap interval of accuracy, accuracy by group
 (same-model vs cross-model, image bias) and majority vote over K samples.
 
-Same protocol as metrics.judges: a verdict row is (pair_id, order, sample, choice) with the
+Same protocol as metrics.judge_accuracy: a verdict row is (pair_id, order, sample, choice) with the
 canonical choice "A", "B", "tie", "invalid" or None (failed call); each forward and reverse
 verdict is one trial, correct when the choice equals the pair's label, tie and invalid count as
 wrong, None is left out. Only pairs in `labels` (labelled "A" or "B") are evaluated.
@@ -12,7 +12,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from metrics.bootstrap import Interval, bootstrap_ratio_interval
-from metrics.judges import VerdictRow
+from metrics.judge_accuracy import VerdictRow
 
 PREFERRED_HAS_IMAGE = "preferred-has-image"
 PREFERRED_LACKS_IMAGE = "preferred-lacks-image"
@@ -29,7 +29,7 @@ def pair_counts_interval(
     level: float = 0.95,
 ) -> Interval | None:
     """Percentile bootstrap interval of the accuracy from per-pair [correct, evaluated] counts
-    (those metrics.judges.judge_task_stats fills), resampling pairs: all trials of a pair go
+    (those metrics.judge_accuracy.judge_task_stats fills), resampling pairs: all trials of a pair go
     together, since forward/reverse and samples of one pair are not independent. Pairs with no
     evaluated trial are not units. None with fewer than 2 such pairs."""
     pairs = sorted(counts, key=str)  # a fixed unit order keeps the seed reproducible
@@ -48,8 +48,8 @@ def split_accuracy(
     names: Sequence[str],
 ) -> list[GroupAccuracy]:
     """(accuracy | None, evaluated) of each group in `names`, in that order, from per-pair
-    [correct, evaluated] counts (those metrics.judges.judge_task_stats fills). `groups` maps a
-    pair to the groups it belongs to (a pair may be in several, or none)."""
+    [correct, evaluated] counts (those metrics.judge_accuracy.judge_task_stats fills).
+    `groups` maps a pair to the groups it belongs to (a pair may be in several, or none)."""
     totals = {name: [0, 0] for name in names}
     for pair_id, (correct, evaluated) in pair_counts.items():
         for group in groups.get(pair_id, ()):

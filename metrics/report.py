@@ -23,7 +23,7 @@ from metrics.inputs import (
     kept_labels,
     overall_scores,
 )
-from metrics.judges import average_accuracy, judge_task_stats, tasks_covered
+from metrics.judge_accuracy import average_accuracy, judge_task_stats, tasks_covered
 from metrics.rounding import rounded
 
 _PENDING = {"candidate", "queued", "in_progress", "complete"}

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from annotation.importing.errors import ImportFailed, require_storable_text
 from annotation.importing.json_stream import json_list_records, jsonl_records, mmrb2_records
-from annotation.importing.limits import max_text_chars
 from annotation.importing.mjbench_bias import bias_file_rows, bias_records
 from annotation.importing.native import read_arbiter_fields
 from annotation.importing.records import GoldMark, PairRecord, ResponseRecord
+from annotation.importing.upload_limits import max_text_chars
 
 MMRB2_SCALE = 6
 FORMATS = ("native", "mmrb2", "mjbench", "parquet")

@@ -38,7 +38,7 @@ from django.conf import settings
 from annotation.importing.errors import ImportFailed
 from annotation.importing.formats import PairRecord, mjbench_record, mmrb2_record, native_record
 from annotation.importing.images import ImageRejected, StagedImages
-from annotation.importing.limits import max_text_chars, require_json_depth
+from annotation.importing.upload_limits import max_text_chars, require_json_depth
 from annotation.placeholders import text_to_parts
 
 # Rows per batch: a batch with its images is what the reader holds in memory.

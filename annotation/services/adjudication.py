@@ -13,11 +13,11 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from annotation.access import led_projects
 from annotation.models import (
     Adjudication,
     AnnotatorRequest,
     Flag,
-    Membership,
     Pair,
     Project,
     Rating,
@@ -40,9 +40,8 @@ class AdjudicationRefused(Refused):
     """The lead's action cannot be done; the message says why, for the lead."""
 
 
-class FilterInvalid(Invalid, AdjudicationRefused):
-    """Filter settings out of range; `errors` maps each field to its message. An input error
-    (400), and still an AdjudicationRefused for the callers that catch those."""
+class FilterInvalid(Invalid):
+    """Filter settings out of range; `errors` maps each field to its message (400)."""
 
     def __init__(self, errors: dict[str, str]):
         fields = {key: [message] for key, message in errors.items()}
@@ -67,10 +66,7 @@ def _pair_lock_for_lead(pair_id: int, lead) -> Pair:
     """Lock the pair (Pair.DoesNotExist when there is none) and check that `lead` leads its
     project (superusers lead every project), else PermissionDenied."""
     pair = Pair.objects.select_for_update(of=("self",)).select_related("project").get(pk=pair_id)
-    leads = Membership.objects.filter(
-        user=lead, project_id=pair.project_id, role=Membership.Role.LEAD
-    )
-    if not (lead.is_superuser or leads.exists()):
+    if not led_projects(lead).filter(pk=pair.project_id).exists():
         raise PermissionDenied("only the project's leads may decide its pairs")
     return pair
 
@@ -183,8 +179,8 @@ def project_filter_check(project: Project, max_span, ambiguous_half_width) -> tu
 
 def project_filter_update(project: Project, *, max_span, ambiguous_half_width) -> int:
     """Save the project's filter settings and re-apply them to its pairs (see
-    `project_filter_apply`); returns how many pairs changed status. Raises FilterInvalid (an
-    AdjudicationRefused) for values out of range, and then saves nothing."""
+    `project_filter_apply`); returns how many pairs changed status. Raises FilterInvalid for
+    values out of range, and then saves nothing."""
     span, width = project_filter_check(project, max_span, ambiguous_half_width)
     Project.objects.filter(pk=project.pk).update(max_span=span, ambiguous_half_width=width)
     project.max_span, project.ambiguous_half_width = span, width

@@ -1,6 +1,6 @@
 """What every API view shares: id lookups that answer 404 outside the caller's scope, query
 filters validated into 400s, uploads written to a temporary file. Services' errors become
-HTTP answers in one place, `api/errors.py`."""
+HTTP answers in one place, `api/exception_handler.py`."""
 
 import re
 import shutil

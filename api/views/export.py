@@ -10,7 +10,7 @@ from rest_framework.mixins import ListModelMixin
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 
-from api.errors import Conflict
+from api.exception_handler import Conflict
 from api.selectors import lead_projects
 from api.serializers.common import ErrorSerializer
 from api.serializers.exports import ExportJobSerializer, ExportStartSerializer

@@ -23,6 +23,7 @@ from metrics.inputs import (
     kept_labels,
     overall_scores,
 )
+from metrics.judge_accuracy import average_accuracy, judge_task_stats, tasks_covered
 from metrics.judge_breakdowns import (
     PREFERRED_HAS_IMAGE,
     PREFERRED_LACKS_IMAGE,
@@ -32,7 +33,6 @@ from metrics.judge_breakdowns import (
     pair_counts_interval,
     split_accuracy,
 )
-from metrics.judges import average_accuracy, judge_task_stats, tasks_covered
 
 MAJORITY_KS = (1, 3, 5, 7, 9)
 SPLITS = ("same model", "cross model", PREFERRED_HAS_IMAGE, PREFERRED_LACKS_IMAGE)

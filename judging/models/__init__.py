@@ -93,7 +93,7 @@ class Judge(models.Model):
         default=4, validators=[MinValueValidator(1), MaxValueValidator(MAX_CONCURRENCY)]
     )
     # A hard cap; empty (the default): none, the adaptive concurrency finds what the API
-    # takes (judging/limits.py).
+    # takes (judging/rate_limits.py).
     requests_per_minute = models.PositiveIntegerField(
         null=True,
         blank=True,
@@ -353,7 +353,7 @@ class JudgeRunChunk(models.Model):
     # already sent must not close it (judging/services/batches.py).
     submitting = models.BooleanField(default=False)
     # The judge's adaptive concurrency as this chunk saw it change: [[unix time, slots], ...]
-    # (judging/limits.py), for the run page's chart.
+    # (judging/rate_limits.py), for the run page's chart.
     concurrency_log = models.JSONField(default=list, blank=True)
     input_tokens = models.PositiveBigIntegerField(default=0)
     output_tokens = models.PositiveBigIntegerField(default=0)

@@ -12,7 +12,7 @@ from annotation.services.assignments import AssignmentClosed
 from annotation.services.ratings import RatingInvalid
 from config.urls import urlpatterns as site_urls
 from core.errors import Invalid, Refused
-from exports.errors import ExportRefused
+from exports.errors import ExportInvalid
 from judging.prompts import TemplateInvalid
 from judging.services.judges import JudgeInUse
 from judging.services.runs import RunRefused
@@ -31,7 +31,7 @@ ERRORS = {
     "filter": lambda: FilterInvalid({"max_span": "from 0 to 6"}),
     "import": lambda: ImportFailed("bad JSON", 2),
     "template": lambda: TemplateInvalid("needs {prompt}", {"body": ["needs {prompt}"]}),
-    "export": lambda: ExportRefused("project 'p' has no task 'nope'"),
+    "export": lambda: ExportInvalid("project 'p' has no task 'nope'"),
 }
 
 

@@ -1,6 +1,6 @@
 """One domain error hierarchy (core/errors.py), mapped to HTTP once for the API
-(api/errors.py: Refused → 409 `{"detail"}`, Invalid → 400 with field messages) and once for
-the pages (core/page_errors.py: the same statuses, an escaped message)."""
+(api/exception_handler.py: Refused → 409 `{"detail"}`, Invalid → 400 with field messages) and
+once for the pages (core/page_errors.py: the same statuses, an escaped message)."""
 
 import pytest
 from rest_framework.test import APIClient
@@ -9,7 +9,7 @@ from annotation.importing.errors import ImportFailed
 from annotation.models import Project
 from annotation.services.adjudication import AdjudicationRefused, FilterInvalid
 from annotation.services.ratings import RatingInvalid
-from core.errors import Invalid
+from core.errors import Invalid, Refused
 from judging.models import Judge, JudgeRun
 from judging.prompts import TemplateInvalid
 from tests.factories import member
@@ -66,7 +66,7 @@ def test_the_older_names_are_subclasses_that_keep_their_attributes():
     assert rating.errors == {"aspect_x": "not one"}  # the page's form fields
     assert rating.fields == {"aspects": {"x": ["not one"]}}  # RatingInput's shape, for the API
     filter_invalid = FilterInvalid({"max_span": "from 0 to 6"})
-    assert isinstance(filter_invalid, Invalid) and isinstance(filter_invalid, AdjudicationRefused)
+    assert isinstance(filter_invalid, Invalid) and not isinstance(filter_invalid, Refused)
     assert isinstance(TemplateInvalid("x"), ValueError)  # callers that catch ValueError
     assert not isinstance(AdjudicationRefused("x"), Invalid)
 

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotation.models import Asset, Pair
-from exports.errors import ExportRefused
+from exports.errors import ExportInvalid
 from exports.writer import export_dataset
 from tests.exporting.helpers import files_under, jsonl_rows, manifest_of, run_export, sha256_of
 
@@ -83,7 +83,7 @@ def test_a_non_empty_folder_is_refused_and_left_alone(rated, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
-    with pytest.raises(ExportRefused, match="not empty"):
+    with pytest.raises(ExportInvalid, match="not empty"):
         export_dataset(rated.project, out)
     assert files_under(out) == {"notes.txt"}
     empty = tmp_path / "empty"
@@ -97,7 +97,7 @@ def test_a_non_empty_folder_is_refused_and_left_alone(rated, tmp_path):
     [({"task_slug": "nope"}, "no task 'nope'"), ({"file_format": "csv"}, "unknown format")],
 )
 def test_unknown_task_or_format_is_refused(rated, tmp_path, options, message):
-    with pytest.raises(ExportRefused, match=message):
+    with pytest.raises(ExportInvalid, match=message):
         export_dataset(rated.project, tmp_path / "out", **options)
     assert list(tmp_path.glob("*out*")) == []
 
@@ -106,7 +106,7 @@ def test_a_failure_midway_leaves_nothing(rated, tmp_path, settings):
     # The last task written (t2i) shows an image whose file has gone from media storage.
     asset = Asset.objects.get(sha256=rated.pairs[3].response_b.content[0][1])
     (settings.MEDIA_ROOT / asset.file.name).unlink()
-    with pytest.raises(ExportRefused, match="missing from media storage"):
+    with pytest.raises(ExportInvalid, match="missing from media storage"):
         export_dataset(rated.project, tmp_path / "out")
     assert list(tmp_path.glob("*out*")) == []
 
@@ -115,7 +115,7 @@ def test_a_damaged_image_is_refused(rated, tmp_path, settings):
     asset = Asset.objects.get(sha256=rated.pairs[0].response_b.content[0][1])
     (settings.MEDIA_ROOT / asset.file.name).write_bytes(b"not the image")
     for file_format in ("jsonl", "parquet"):
-        with pytest.raises(ExportRefused, match="does not match its hash"):
+        with pytest.raises(ExportInvalid, match="does not match its hash"):
             export_dataset(rated.project, tmp_path / "out", file_format=file_format)
     assert list(tmp_path.glob("*out*")) == []
 

@@ -9,7 +9,7 @@ import pytest
 
 from annotation.models import Asset
 from exports import jobs as exports
-from exports.errors import ExportRefused
+from exports.errors import ExportInvalid
 from exports.jobs import export_job_path, export_job_run, export_job_start
 from exports.models import ExportJob
 
@@ -128,6 +128,6 @@ def test_a_failed_move_keeps_no_partial_file(rated, settings, temp_dir, monkeypa
     [({"file_format": "csv"}, "unknown format 'csv'"), ({"task_slug": "nope"}, "no task 'nope'")],
 )
 def test_start_refuses_bad_options(rated, options, message):
-    with pytest.raises(ExportRefused, match=message):
+    with pytest.raises(ExportInvalid, match=message):
         export_job_start(rated.project, rated.lead, **options)
     assert not ExportJob.objects.exists()

@@ -19,7 +19,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.importing.limits import MAX_JSON_DEPTH, json_too_deep
+from annotation.importing.upload_limits import MAX_JSON_DEPTH, json_too_deep
 from annotation.models import Project
 from judging.models import Verdict
 from tests.factories import image_bytes, write_jsonl

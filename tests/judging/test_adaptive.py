@@ -13,9 +13,9 @@ from annotation.models import Membership, Project
 from annotation.services.pair_import import pairs_import
 from devtools.fake_llm import FakeLLMServer, status
 from judging import runner
-from judging.limits import DECREASE, INITIAL_WINDOW, Window
 from judging.models import Connection, Judge, JudgeRunChunk, Verdict
 from judging.prompts import Message
+from judging.rate_limits import DECREASE, INITIAL_WINDOW, Window
 from judging.retry import RetryPolicy
 from judging.services.runs import judge_run_start
 from tests.factories import member, write_jsonl

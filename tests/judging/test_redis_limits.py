@@ -7,8 +7,8 @@ import pytest
 from django.conf import settings
 
 from judging.backends import CallFailed
-from judging.limits import HANDOVER_FRESH_SECONDS, INITIAL_WINDOW, RedisLimits
 from judging.models import Judge
+from judging.rate_limits import HANDOVER_FRESH_SECONDS, INITIAL_WINDOW, RedisLimits
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db, pytest.mark.xdist_group("judge-clock")]
 

@@ -5,6 +5,7 @@ import random
 import pytest
 
 from metrics.bootstrap import bootstrap_ratio_interval
+from metrics.judge_accuracy import judge_task_stats
 from metrics.judge_breakdowns import (
     PREFERRED_HAS_IMAGE,
     PREFERRED_LACKS_IMAGE,
@@ -14,7 +15,6 @@ from metrics.judge_breakdowns import (
     pair_counts_interval,
     split_accuracy,
 )
-from metrics.judges import judge_task_stats
 
 
 def accuracy_interval(verdicts, labels, **options):

@@ -11,7 +11,7 @@ import pytest
 from annotation.models import Adjudication, Pair, Project
 from annotation.services.consensus import consensus_of, decision_set
 from metrics.agreement import krippendorff_alpha, rater_label_agreement, unanimous_direction
-from metrics.judges import average_accuracy, judge_task_stats
+from metrics.judge_accuracy import average_accuracy, judge_task_stats
 from tests.conftest import SHARED_MMRB2
 
 SHARED = SHARED_MMRB2.parent  # ../shared/datasets

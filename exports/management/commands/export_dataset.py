@@ -3,7 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Project
-from exports.errors import ExportRefused
+from exports.errors import ExportInvalid
 from exports.writer import FILE_FORMATS, export_dataset
 
 
@@ -35,7 +35,7 @@ class Command(BaseCommand):
                 include_dropped=options["include_dropped"],
                 with_verdicts=options["with_verdicts"],
             )
-        except ExportRefused as exc:
+        except ExportInvalid as exc:
             raise CommandError(f"export refused, nothing written: {exc}") from None
         except OSError as exc:  # a full disk, say: the partial export was removed
             raise CommandError(f"export failed, nothing written: {exc}") from None
