@@ -9,7 +9,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 # The suite runs on every core (pytest-xdist); each worker has its own test database and, with
-# REDIS_URL, its own Redis database (tests/settings.py). Tests that measure a judge's pace
+# REDIS_URL, its own Redis database (tests/conftest.py). Tests that measure a judge's pace
 # against real time share one worker (xdist_group "judge-clock"), never two at once.
 PYTEST_WORKERS ?= auto
 HOST ?= 127.0.0.1:8000

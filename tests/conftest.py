@@ -53,6 +53,39 @@ def pytest_runtest_setup(item):
         pytest.skip(f"the MMRB2 files are not at {SHARED_MMRB2}")
 
 
+def _database_of_worker(url: str, worker_id: str) -> str:
+    """Worker gwN's Redis URL: the database N below the one `url` names (CI names 15)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    database = int(parts.path.strip("/") or 0) - int(worker_id.removeprefix("gw"))
+    if database < 0:
+        raise RuntimeError(f"{worker_id} has no Redis database below {url}")
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _redis_of_this_worker(worker_id):
+    """Each pytest-xdist worker takes a Redis database of its own, as pytest-django gives it a
+    test database of its own, so that two workers' caches, sign-in counters, brokers and
+    Celery workers never meet. Set here rather than in the settings: a worker reads its
+    settings before it knows its name. Processes a test starts inherit the URL."""
+    if not django_settings.REDIS_URL or not worker_id.startswith("gw"):
+        yield
+        return
+    from django.test.utils import override_settings
+
+    from config.celery import app
+
+    url = _database_of_worker(django_settings.REDIS_URL, worker_id)
+    cache = {**django_settings.CACHES["default"], "LOCATION": url}
+    shared = (os.environ.get("REDIS_URL"), app.conf.broker_url)
+    with override_settings(REDIS_URL=url, CELERY_BROKER_URL=url, CACHES={"default": cache}):
+        os.environ["REDIS_URL"], app.conf.broker_url = url, url
+        yield
+    (os.environ["REDIS_URL"], app.conf.broker_url) = shared
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
     """SQLite's test database is a file, as the embedded app's is, not Django's default
