@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 # The suite runs on every core (pytest-xdist); each worker has its own test database and, with
 # REDIS_URL, its own Redis database (tests/conftest.py). Tests that measure a judge's pace
-# against real time share one worker (xdist_group "judge-clock"), never two at once.
+# against real time (marked judge_clock) take a lock across the workers: never two at once.
 PYTEST_WORKERS ?= auto
 HOST ?= 127.0.0.1:8000
 
@@ -38,7 +38,7 @@ demo: $(BIN)/.installed-runtime
 	$(BIN)/python manage.py runserver $(HOST)
 
 test: install
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check --no-cache .

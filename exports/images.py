@@ -84,7 +84,7 @@ class ImageBytes:
     """Parquet: the bytes of an image for each row that shows it. The set of hashes seen
     (about 100 bytes an image) counts the distinct images for the manifest."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.checked: set[str] = set()
 
     def read(self, ref: ImageRef) -> bytes:

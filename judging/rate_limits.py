@@ -65,7 +65,7 @@ class Window:
 
 
 class _Changes:
-    def __init__(self):
+    def __init__(self) -> None:
         self.changes: list[tuple[float, int]] = []
 
     def _record(self, slots: int) -> None:

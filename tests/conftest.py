@@ -4,6 +4,7 @@ Tests marked `postgres`, `redis` or `browser` skip with a reason when the servic
 available, except in CI (CI=true), where a missing service fails them: CI must run them.
 """
 
+import fcntl
 import os
 import shutil
 from pathlib import Path
@@ -84,6 +85,22 @@ def _redis_of_this_worker(worker_id):
         os.environ["REDIS_URL"], app.conf.broker_url = url, url
         yield
     (os.environ["REDIS_URL"], app.conf.broker_url) = shared
+
+
+@pytest.fixture(autouse=True)
+def _one_clock_test_at_a_time(request, tmp_path_factory):
+    """Tests marked `judge_clock` time a judge against a fake provider in real time; two at
+    once on two cores starve each other. A lock in the folder every xdist worker's temporary
+    folder sits in keeps them one at a time (the other workers go on with other tests).
+    Not an xdist group: grouping collapses the schema fuzz test's 40 items, which share one
+    node id, into one."""
+    if request.node.get_closest_marker("judge_clock") is None:
+        yield
+        return
+    lock = tmp_path_factory.getbasetemp().parent / "judge-clock.lock"
+    with open(lock, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,7 @@ from judging.services.runs import judge_run_start
 from tests.factories import member, write_jsonl
 from tests.judging.conftest import openai_judge
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("judge-clock")]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.judge_clock]
 
 
 def _text_pairs(tmp_path, count: int):

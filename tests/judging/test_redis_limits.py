@@ -10,7 +10,7 @@ from judging.backends import CallFailed
 from judging.models import Judge
 from judging.rate_limits import HANDOVER_FRESH_SECONDS, INITIAL_WINDOW, RedisLimits
 
-pytestmark = [pytest.mark.redis, pytest.mark.django_db, pytest.mark.xdist_group("judge-clock")]
+pytestmark = [pytest.mark.redis, pytest.mark.django_db, pytest.mark.judge_clock]
 
 
 def _two_chunks(judge, calls_each: int, call_seconds: float):

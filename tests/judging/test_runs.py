@@ -18,7 +18,7 @@ from judging.services.runs import RunRefused, judge_run_cancel, judge_run_resume
 from tests.factories import queued_pairs
 from tests.judging.conftest import fake_connection, openai_judge
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("judge-clock")]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.judge_clock]
 
 
 @pytest.fixture(autouse=True)

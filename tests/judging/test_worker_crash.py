@@ -26,7 +26,7 @@ pytestmark = [
     pytest.mark.redis,
     pytest.mark.worker,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.xdist_group("judge-clock"),
+    pytest.mark.judge_clock,
 ]
 
 ROOT = Path(__file__).resolve().parents[2]

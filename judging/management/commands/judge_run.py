@@ -1,5 +1,6 @@
 import json
 import time
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -34,7 +35,7 @@ class Command(BaseCommand):
         parser.add_argument("--wait", action="store_true", help="wait until the run is over")
         parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: object, **options: Any) -> None:
         # A mistyped name is refused, never created (as ensemble_filter does).
         project = Project.objects.filter(slug=options["project"]).first()
         if project is None:
