@@ -35,7 +35,7 @@ from annotation.models import Invitation, Membership, Project
 from annotation.models.invitation import open_at, token_hash
 from annotation.models.placeholder import username_not_reserved
 from annotation.services.members import account_create, tasks_of_project
-from core.errors import Invalid, Refused
+from core.errors import Invalid, NotFound, Refused
 from core.mail import mail_configured  # noqa: F401  (the members page asks here)
 
 DEFAULT_DAYS = 7
@@ -45,7 +45,7 @@ NOT_VALID = "This invitation link is not valid any more."
 logger = logging.getLogger(__name__)
 
 
-class InvitationNotValid(Refused):
+class InvitationNotValid(NotFound):
     """Unknown, used, revoked or expired: one answer for all (the page is a 404)."""
 
     def __init__(self):
