@@ -5,22 +5,10 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from annotation.models import (
-    Adjudication,
-    AnnotatorRequest,
-    Asset,
-    Assignment,
-    Flag,
-    Generator,
-    Membership,
-    Pair,
-    Project,
-    Prompt,
-    Rating,
-    Response,
-    Task,
-)
-from annotation.models.placeholder import username_not_reserved
+from annotation.models import Adjudication, AnnotatorRequest, Assignment, Flag, Rating
+from content.models import Asset, Generator, Pair, Prompt, Response
+from projects.models import Membership, Project, Task
+from projects.models.placeholder import username_not_reserved
 
 
 class OperatorAdmin(admin.ModelAdmin):
@@ -255,7 +243,7 @@ class FlagAdmin(OperatorAdmin):
 
 class PersonCreationForm(AdminUserCreationForm):
     """The operator's new accounts refuse a placeholder's kind of name, as every form that
-    names an account does (annotation.models.placeholder.username_not_reserved)."""
+    names an account does (projects.models.placeholder.username_not_reserved)."""
 
     def clean_username(self):
         username = super().clean_username()

@@ -1,13 +1,13 @@
 """An image by the SHA-256 of its bytes, served the same way to the pages (`asset-file`) and to
 the API (`api-asset`): only to users who may see a pair showing it, cleaned of its metadata
-(annotation.image_cleaning; the cleaned copy is made on first request)."""
+(content.image_cleaning; the cleaned copy is made on first request)."""
 
 import re
 
 from django.http import FileResponse
 
-from annotation.image_cleaning import clean_asset_open
 from annotation.selectors import asset_for_user
+from content.image_cleaning import clean_asset_open
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 

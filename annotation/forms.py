@@ -3,9 +3,9 @@ services (annotation/services/projects.py, import_jobs.py) hold the rules and wr
 
 from django import forms
 
-from annotation.importing.formats import FORMATS
-from annotation.models import Project, Task
 from annotation.services.projects import PROJECT_FIELDS, QUALITY_SETTINGS, aspects_text
+from content.importing.formats import FORMATS
+from projects.models import Project, Task
 
 
 class ProjectForm(forms.ModelForm):

@@ -6,9 +6,11 @@ from operator import or_
 
 from django.db.models import Count, Max, Q
 
-from annotation.models import AnnotatorPause, Assignment, Pair, Qualification, Rating, Task
-from annotation.scale import answers_expected_side, side_of
-from annotation.scale import center as scale_center
+from annotation.models import AnnotatorPause, Assignment, Qualification, Rating
+from content.models import Pair
+from projects.models import Task
+from projects.scale import answers_expected_side, side_of
+from projects.scale import center as scale_center
 
 
 def qualification_feedback(user, assignment_id: int) -> str | None:

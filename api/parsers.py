@@ -21,7 +21,7 @@ from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooMany
 from rest_framework import parsers, status
 from rest_framework.exceptions import APIException, ParseError
 
-from annotation.importing.upload_limits import MAX_JSON_DEPTH, json_too_deep
+from content.importing.upload_limits import MAX_JSON_DEPTH, json_too_deep
 
 
 class BodyTooLarge(APIException):

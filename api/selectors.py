@@ -1,9 +1,10 @@
 """Reads of the API: every queryset already narrowed to what the caller may see.
 
-Scopes (docs/architecture.md §8) are annotation/access.py's: a member sees the projects of
-their memberships; an annotator the tasks their membership names (all of the project's when it
-names none) and only their own assignments and ratings; a lead everything of the projects they
-lead, their judges and templates, and the operator's judges (run only); a superuser everything.
+Scopes (docs/architecture.md §8) are those of projects/access.py and annotation/access.py: a
+member sees the projects of their memberships; an annotator the tasks their membership names
+(all of the project's when it names none) and only their own assignments and ratings; a lead
+everything of the projects they lead, their judges and templates, and the operator's judges
+(run only); a superuser everything.
 This module only shapes them for the API (joins, order).
 """
 
@@ -14,13 +15,16 @@ from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from annotation import access
-from annotation.access import annotatable_tasks, led_projects, member_projects, project_roles
-from annotation.models import Adjudication, Assignment, Pair, Project, Rating, Task
-from annotation.rendering import image_shas
+from annotation.models import Adjudication, Assignment, Rating
 from annotation.selectors import assets_by_sha, assignment_for_annotator, rating_can_change
+from content.models import Pair
+from content.rendering import image_shas
 from core.whole_numbers import MAX_DATABASE_ID, whole_number
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
 from judging.selectors import judges_for_lead
+from projects import access as project_access
+from projects.access import annotatable_tasks, led_projects, member_projects, project_roles
+from projects.models import Project, Task
 
 # The access policy's own answers, under the names the API's views import.
 __all__ = ["annotatable_tasks", "member_projects", "project_roles"]
@@ -54,7 +58,8 @@ def lead_projects(user) -> QuerySet[Project]:
 
 def visible_tasks(user) -> QuerySet[Task]:
     """Tasks of the projects the user leads, and those they may annotate."""
-    return access.visible_tasks(user).select_related("project").order_by("project__slug", "slug")
+    tasks = project_access.visible_tasks(user)
+    return tasks.select_related("project").order_by("project__slug", "slug")
 
 
 # The annotator's own work

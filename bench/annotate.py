@@ -36,7 +36,7 @@ TARGET_MS = 50.0
 
 def pair_sizes() -> dict[int, tuple[int, int]]:
     """pair id → (parts, images) as the annotate page shows them (prompt + both responses)."""
-    from annotation.models import Pair
+    from content.models import Pair
 
     sizes = {}
     rows = Pair.objects.values_list(
@@ -89,8 +89,9 @@ def measure(iterations: int, warmup: int, sizes: dict) -> dict:
     from django.test import Client
     from django.urls import reverse
 
-    from annotation.models import Assignment, Task
+    from annotation.models import Assignment
     from annotation.services.ratings import RatingInput, rating_submit
+    from projects.models import Task
 
     rng = random.Random("bench/measure")
     tasks = list(Task.objects.filter(project__slug=PROJECT).order_by("id"))
@@ -198,7 +199,8 @@ def _in_minutes(minutes: int):
 
 
 def _extreme_pairs(sizes: dict, user) -> dict[str, int]:
-    from annotation.models import Assignment, Pair
+    from annotation.models import Assignment
+    from content.models import Pair
 
     taken = set(Assignment.objects.filter(annotator=user).values_list("pair_id", flat=True))
     open_ids = set(

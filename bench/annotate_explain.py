@@ -20,7 +20,7 @@ def explain_requests(repeat: int = 5) -> dict:
     from django.test.utils import CaptureQueriesContext
     from django.urls import reverse
 
-    from annotation.models import Task
+    from projects.models import Task
 
     user = User.objects.filter(username__startswith="annotator").order_by("username").first()
     task = Task.objects.filter(project__slug=PROJECT, slug="interleaved").get()

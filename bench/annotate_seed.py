@@ -139,8 +139,9 @@ def seed(
     from django.contrib.auth.models import User
     from django.db import connection
 
-    from annotation.models import Asset, Membership, Pair, Project
     from annotation.services.pair_import import pairs_import
+    from content.models import Asset, Pair
+    from projects.models import Membership, Project
 
     started = time.perf_counter()
     images = work / "images"
@@ -183,9 +184,10 @@ def prefill_ratings(project, users, fraction: float) -> dict:
     from django.db import transaction
     from django.utils import timezone
 
-    from annotation.models import Assignment, Pair, Rating
+    from annotation.models import Assignment, Rating
     from annotation.services.consensus import pairs_decide
     from annotation.services.throughput import annotator_days_rebuild
+    from content.models import Pair
 
     rng = random.Random("bench/prefill")
     n = project.annotators_per_pair

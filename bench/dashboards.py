@@ -321,7 +321,7 @@ def main() -> int:
     from django.contrib.auth.models import User
     from django.test import Client
 
-    from annotation.models import Project
+    from projects.models import Project
 
     assert settings.DATABASES["default"]["NAME"] == DB_NAME
     assert settings.CACHES["default"]["BACKEND"].endswith("LocMemCache")

@@ -136,7 +136,7 @@ def make_users(project, names: list[str], role: str) -> list:
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
 
-    from annotation.models import Membership
+    from projects.models import Membership
 
     password = make_password("bench-dashboards-pw")  # hashed once
     users = User.objects.bulk_create(User(username=name, password=password) for name in names)
@@ -146,8 +146,9 @@ def make_users(project, names: list[str], role: str) -> list:
 
 def add_flags_and_adjudications(project, lead, annotators, rng: random.Random) -> dict:
     """20 open flags (skipped assignments) and 10 decisions of the lead on contested pairs."""
-    from annotation.models import Adjudication, Assignment, Flag, Pair
+    from annotation.models import Adjudication, Assignment, Flag
     from annotation.services.consensus import pairs_decide
+    from content.models import Pair
 
     rated = set(
         Assignment.objects.filter(pair__project=project).values_list("pair_id", "annotator_id")
@@ -210,7 +211,7 @@ def add_judges(project, names: list[str], lead, rng: random.Random) -> int:
     sample; chunks of 1,000 pairs with their tallies."""
     from django.utils import timezone
 
-    from annotation.models import Pair
+    from content.models import Pair
     from judging.models import Judge, JudgeRun, JudgeRunChunk, Verdict
     from judging.services.judges import connection_save
 
@@ -312,8 +313,10 @@ def add_judges(project, names: list[str], lead, rng: random.Random) -> int:
 def seed_all(
     work: Path, rng: random.Random, tasks=TASKS, judges: int = JUDGES, scale: int = 1
 ) -> dict:
-    from annotation.models import Membership, Pair, Project, Rating, Task
+    from annotation.models import Rating
+    from content.models import Pair
     from judging.models import Verdict
+    from projects.models import Membership, Project, Task
 
     started = time.perf_counter()
     if scale > 1:  # MMRB2's files are one scale: ten times them is synthetic
@@ -363,8 +366,9 @@ def grow(project, rng: random.Random) -> dict:
     the new judges are numbered after the seeded ones."""
     from django.contrib.auth.models import User
 
-    from annotation.models import Membership, Pair
+    from content.models import Pair
     from judging.models import Judge
+    from projects.models import Membership
 
     started = time.perf_counter()
     lead = User.objects.get(username="lead")

@@ -117,8 +117,9 @@ def main() -> None:
     env = django_start(fresh_postgres(options.postgres, DB_NAME), work, redis_url=options.redis)
     import redis
 
-    from annotation.models import Pair, Project
+    from content.models import Pair
     from judging.services.judges import connection_save, judge_save
+    from projects.models import Project
 
     redis.from_url(options.redis).flushdb()  # stale queue entries and limiter keys
     print(f"seeding {options.pairs} pairs ...", flush=True)

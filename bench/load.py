@@ -222,8 +222,10 @@ def verify(submits: int, ratings_before: int) -> dict:
     from django.db.models import Count, F, Q
     from django.utils import timezone
 
-    from annotation.models import Assignment, Pair, Project, Rating
+    from annotation.models import Assignment, Rating
     from annotation.selectors import live_assignments
+    from content.models import Pair
+    from projects.models import Project
 
     project = Project.objects.get(slug=PROJECT)
     n = project.annotators_per_pair

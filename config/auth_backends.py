@@ -8,7 +8,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import User
 from django.http import HttpRequest
 
-from annotation.models import PlaceholderAccount
+from projects.models import PlaceholderAccount
 
 
 class PeopleOnlyBackend(ModelBackend):

@@ -43,6 +43,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "projects",
+    "content",
     "annotation",
     "judging",
     "metrics",
@@ -135,7 +137,7 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or VAR_DIR / "media")
 MEDIA_URL = "media/"
 
 # Image checks on import and cleaning: formats Arbiter accepts, and the decompression-bomb
-# limits, read from the headers before decoding (annotation/image_frames.py): pixels summed over
+# limits, read from the headers before decoding (content/image_frames.py): pixels summed over
 # an animation's frames, and its number of frames (an image above them is refused).
 ARBITER_IMAGE_FORMATS = env_list("ARBITER_IMAGE_FORMATS", ["JPEG", "PNG", "WEBP", "GIF"])
 ARBITER_MAX_IMAGE_PIXELS = env_int("ARBITER_MAX_IMAGE_PIXELS", 64_000_000, minimum=1)
@@ -144,7 +146,7 @@ ARBITER_MAX_IMAGE_BYTES = env_int("ARBITER_MAX_IMAGE_BYTES", 50 * 1024 * 1024, m
 # Longest text (a prompt, a response's text part, a rationale) an import or form accepts.
 ARBITER_MAX_TEXT_CHARS = env_int("ARBITER_MAX_TEXT_CHARS", 200_000, minimum=1)
 
-# Uploads and imports (annotation/importing/upload.py, json_stream.py): every file is read one
+# Uploads and imports (annotation/services/pair_upload.py, json_stream.py): every file is read one
 # record at a time, so an import's memory follows its largest record, not its file.
 ARBITER_UPLOAD_MAX_BYTES = env_int("ARBITER_UPLOAD_MAX_BYTES", 1024**3, minimum=1)  # a pair file
 ARBITER_UPLOAD_MAX_UNPACKED_BYTES = env_int(
@@ -306,7 +308,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
         "AssignmentStatusEnum": "annotation.models.Assignment.Status",
-        "PairStatusEnum": "annotation.models.Pair.Status",
+        "PairStatusEnum": "content.models.Pair.Status",
         "RunStatusEnum": "judging.models.JudgeRun.Status",
     },
 }

@@ -15,7 +15,7 @@ class FigureSnapshot(models.Model):
     Page = FigurePage
 
     project = models.ForeignKey(
-        "annotation.Project", on_delete=models.CASCADE, related_name="figure_snapshots"
+        "projects.Project", on_delete=models.CASCADE, related_name="figure_snapshots"
     )
     page = models.CharField(max_length=16, choices=FigurePage.choices)
     version = models.CharField(max_length=40)

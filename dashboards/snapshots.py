@@ -28,20 +28,15 @@ from django.conf import settings
 from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
-from annotation.models import (
-    Adjudication,
-    AnnotatorPause,
-    Pair,
-    Project,
-    Qualification,
-    Task,
-)
+from annotation.models import Adjudication, AnnotatorPause, Qualification
+from content.models import Pair
 from core.outbox import dispatch_on_commit
 from dashboards.models import FigureSnapshot
 from dashboards.selectors.agreement import agreement
 from dashboards.selectors.judges import judge_figures
 from dashboards.selectors.models import model_figures
 from judging.models import Judge, JudgeRun, JudgeRunChunk
+from projects.models import Project, Task
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,6 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotation.models import Pair, Task
 from annotation.selectors import project_for_lead
 from annotation.services.adjudication import (
     pair_adjudicate,
@@ -19,6 +18,7 @@ from annotation.services.adjudication import (
 )
 from annotation.services.gold import GoldEntry, annotator_readmit, gold_set, gold_unset
 from annotation.services.qualification import qualification_admit
+from content.models import Pair
 from core.htmx import render_fragment_or_page
 from core.page_errors import refusal_as_message
 from core.whole_numbers import whole_number
@@ -31,6 +31,7 @@ from dashboards.tables import TABLES
 from exports.errors import ExportInvalid
 from exports.jobs import export_job_path, export_job_start
 from exports.selectors import export_jobs_for_project
+from projects.models import Task
 
 EXPORTS_SHOWN = 50  # the latest; older exports stay downloadable through the API
 

@@ -12,18 +12,20 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 
-from annotation.models import Membership, Pair, Project, Rating
-from annotation.scale import to_form
+from annotation.models import Rating
 from annotation.services.assignments import assignment_claim
 from annotation.services.gold import GoldEntry, gold_set
-from annotation.services.members import membership_set
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
 from demo.pairs import TASKS, build_pairs, import_missing
 from exports.jobs import export_job_start
 from exports.models import ExportJob
 from judging.models import Judge, Verdict
 from judging.services.ensemble import ensemble_set
 from judging.services.runs import judge_run_start
+from projects.models import Membership, Project
+from projects.scale import to_form
+from projects.services.members import membership_set
 
 EXPERTS = ("expert1", "expert2", "expert3")
 

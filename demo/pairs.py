@@ -11,8 +11,8 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from annotation.models import Pair, Project
 from annotation.services.pair_import import pairs_import
+from content.models import Pair
 from demo.scenes import (
     edit_scene,
     interleaved_scene,
@@ -20,6 +20,7 @@ from demo.scenes import (
     reasoning_scene,
     t2i_scene,
 )
+from projects.models import Project
 
 PAIRS_PER_TASK = 10
 SOURCE = "arbiter-demo"

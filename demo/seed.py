@@ -12,12 +12,13 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from annotation.models import Membership, Project, Rating, Task
-from annotation.services.members import membership_set
+from annotation.models import Rating
 from annotation.services.projects import default_aspects
 from demo.history import finished_work
 from demo.pairs import PAIRS_PER_TASK, TASKS, build_records, import_missing
 from judging.models import Judge
+from projects.models import Membership, Project, Task
+from projects.services.members import membership_set
 
 PROJECT_SLUG = "demo"
 DEFAULT_PASSWORD = "arbiter-demo"

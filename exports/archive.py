@@ -11,8 +11,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from annotation.models import Project
 from exports.writer import export_dataset
+from projects.models import Project
 
 _DEFLATED_SUFFIXES = {".json", ".jsonl"}
 

@@ -9,7 +9,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from annotation.models import Asset
+from content.models import Asset
 from exports.errors import ExportInvalid
 from exports.sink import FileLedger
 

@@ -13,12 +13,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Project
 from core.outbox import enqueue_on_commit
 from exports.archive import export_archive
 from exports.errors import ExportInvalid
 from exports.models import ExportJob
 from exports.writer import export_tasks
+from projects.models import Project
 
 log = logging.getLogger(__name__)
 

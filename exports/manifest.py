@@ -7,8 +7,8 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from annotation.models import Project, Task
 from metrics.report import project_agreement
+from projects.models import Project, Task
 
 FORMAT_NAME = "arbiter-dataset"
 VERSION = 1

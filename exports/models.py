@@ -24,13 +24,13 @@ class ExportJob(models.Model):
     Status = ExportJobStatus
 
     project = models.ForeignKey(
-        "annotation.Project", on_delete=models.CASCADE, related_name="export_jobs"
+        "projects.Project", on_delete=models.CASCADE, related_name="export_jobs"
     )
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="export_jobs"
     )
     file_format = models.CharField(max_length=16, choices=Format.choices, default=Format.JSONL)
-    task = models.ForeignKey("annotation.Task", null=True, blank=True, on_delete=models.CASCADE)
+    task = models.ForeignKey("projects.Task", null=True, blank=True, on_delete=models.CASCADE)
     include_dropped = models.BooleanField(default=False)
     with_verdicts = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)

@@ -9,7 +9,7 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from annotation.placeholders import parts_to_text
+from content.placeholders import parts_to_text
 from exports.images import ImageBytes
 from exports.rows import RowBatch
 from exports.sink import FileLedger

@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from annotation.models import AspectScore, Pair, Project, Rating, Task
+from annotation.models import AspectScore, Rating
 from annotation.selectors import latest_adjudications
+from content.models import Pair
 from exports.images import ImageRef, image_refs
 from judging.models import Verdict
+from projects.models import Project, Task
 
 BATCH = 500
 

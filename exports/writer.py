@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from annotation.models import Pair, Project, Task
+from content.models import Pair
 from exports.errors import ExportInvalid
 from exports.images import ImageBytes, ImageFiles
 from exports.jsonl import JsonlTaskWriter
@@ -21,6 +21,7 @@ from exports.manifest import agreement, manifest, task_file, write_manifest
 from exports.mmrb2 import Mmrb2TaskWriter
 from exports.rows import RowBatch, task_batches
 from exports.sink import FileLedger
+from projects.models import Project, Task
 
 FILE_FORMATS = ("jsonl", "parquet", "mmrb2")
 

@@ -8,9 +8,9 @@ import threading
 from collections import Counter
 from dataclasses import dataclass
 
-from annotation.image_cleaning import clean_asset_bytes
-from annotation.image_frames import ImageTooCostly
-from annotation.models import Asset, Pair
+from content.image_cleaning import clean_asset_bytes
+from content.image_frames import ImageTooCostly
+from content.models import Asset, Pair
 from judging.image_limits import LIMITS, TooManyImages, fit_image, needs_fitting
 from judging.models import PromptTemplate, Verdict
 from judging.prompts import EncodedImage, Message, build_message, build_pointwise_message

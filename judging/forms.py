@@ -3,9 +3,8 @@
 from django import forms
 from django.forms.fields import InvalidJSONInput
 
-from annotation.importing.errors import ImportFailed, require_storable_text
-from annotation.importing.upload_limits import json_too_deep
-from annotation.models import Task
+from content.importing.errors import ImportFailed, require_storable_text
+from content.importing.upload_limits import json_too_deep
 from core.whole_numbers import whole_number
 from judging.models import (
     MAX_CONCURRENCY,
@@ -18,6 +17,7 @@ from judging.models import (
     PromptTemplate,
 )
 from judging.selectors import callable_judges, connections_for
+from projects.models import Task
 
 
 class SettingsJSONField(forms.JSONField):

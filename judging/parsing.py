@@ -14,7 +14,7 @@ template's scale; a number outside the scale (`SCORE: 12` of 1-10) reads as no s
 import json
 import re
 
-from annotation.importing.upload_limits import json_too_deep
+from content.importing.upload_limits import json_too_deep
 
 FIRST, SECOND, TIE, INVALID = "A", "B", "tie", "invalid"
 

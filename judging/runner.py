@@ -21,8 +21,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Pair
-from annotation.scale import canonical_side
+from content.models import Pair
 from judging.backends import call_backend
 from judging.contents import UNSENDABLE, PairContents, Trial
 from judging.models import (
@@ -43,6 +42,7 @@ from judging.rate_limits import limits_for
 from judging.response_cache import cached_replies, replies_store, request_identity, request_key
 from judging.retry import Outcome, RetryPolicy, call_with_retries
 from judging.selectors import verdict_tally
+from projects.scale import canonical_side
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,6 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils import timezone
 
-from annotation.access import is_lead_anywhere, led_or_operator_wide, project_or_operator_wide
 from judging.models import (
     BATCH_PRICE_FACTOR,
     Connection,
@@ -22,6 +21,7 @@ from judging.models import (
     Verdict,
 )
 from judging.prompts import BUILT_IN
+from projects.access import is_lead_anywhere, led_or_operator_wide, project_or_operator_wide
 
 if TYPE_CHECKING:  # django-stubs-ext is a development dependency
     from django_stubs_ext import WithAnnotations

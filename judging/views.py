@@ -7,7 +7,6 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.models import Task
 from annotation.selectors import project_for_lead
 from core.htmx import render_fragment_or_page
 from core.page_errors import errors_on_form, refusal_as_message
@@ -36,6 +35,7 @@ from judging.services.ensemble import (
 )
 from judging.services.judges import judge_delete, judge_save
 from judging.services.runs import judge_run_cancel, judge_run_resume, judge_run_start
+from projects.models import Task
 
 
 @login_required

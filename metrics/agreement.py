@@ -8,7 +8,7 @@ from typing import Literal, TypeVar
 import krippendorff
 import numpy as np
 
-from annotation.scale import side_of
+from projects.scale import side_of
 
 # The levels of measurement Arbiter reports alpha at (krippendorff also knows nominal, ratio).
 AlphaLevel = Literal["ordinal", "interval"]

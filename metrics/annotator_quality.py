@@ -6,8 +6,7 @@ qualification result."""
 from collections.abc import Mapping
 from typing import Any
 
-from annotation.models import AnnotatorPause, Project, Qualification, Task
-from annotation.scale import center, side_of, to_canonical
+from annotation.models import AnnotatorPause, Qualification
 from metrics.annotator_flags import annotator_flags, wilson_interval
 from metrics.competence import CompetenceResult, dawid_skene, mace
 from metrics.inputs import (
@@ -18,6 +17,8 @@ from metrics.inputs import (
     gold_answers,
 )
 from metrics.rounding import rounded
+from projects.models import Project, Task
+from projects.scale import center, side_of, to_canonical
 
 
 def _side_label(overall: int, scale: int) -> str:

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from annotation.scale import side_of
 from metrics.agreement import rater_label_agreement
+from projects.scale import side_of
 
 _Annotator = TypeVar("_Annotator", bound=Hashable)
 _Pair = TypeVar("_Pair", bound=Hashable)

@@ -4,12 +4,12 @@ the experts' ratings, which the caller may pass when it already read them)."""
 
 from typing import Any
 
-from annotation.models import Project, Task
-from annotation.scale import center, side_of
 from judging.models import Judge
 from metrics.inputs import AnnotatorRatings, JudgeInputs, Labels, annotator_ratings, pair_traits
 from metrics.judge_bias import expert_card, length_card, self_preference_card
 from metrics.rounding import rounded
+from projects.models import Project, Task
+from projects.scale import center, side_of
 
 
 def task_bias_cards(

@@ -11,11 +11,13 @@ from typing import Any
 
 from django.db.models import Max, QuerySet
 
-from annotation.models import AspectScore, Pair, Project, Rating
-from annotation.scale import answers_expected_side
+from annotation.models import AspectScore, Rating
+from content.models import Pair
 from judging.models import JudgeRun, Verdict
 from metrics.judge_accuracy import VerdictRow
 from metrics.judge_bias import PairTraits
+from projects.models import Project
+from projects.scale import answers_expected_side
 
 # The pairs humans and judges are scored against: kept, with a side label.
 EVALUATED: dict[str, Any] = {"status": Pair.Status.KEPT, "label__in": ["A", "B"]}

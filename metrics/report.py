@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Count
 
-from annotation.models import Pair, Project
+from content.models import Pair
 from metrics.agreement import krippendorff_alpha, rater_label_agreement, unanimous_direction
 from metrics.annotator_quality import task_annotator_quality
 from metrics.bias_cards import task_bias_cards
@@ -25,6 +25,7 @@ from metrics.inputs import (
 )
 from metrics.judge_accuracy import average_accuracy, judge_task_stats, tasks_covered
 from metrics.rounding import rounded
+from projects.models import Project
 
 _PENDING = {"candidate", "queued", "in_progress", "complete"}
 

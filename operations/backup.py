@@ -87,7 +87,8 @@ def sha256_of(path: Path) -> str:
 
 def referenced_files() -> list[str]:
     """Paths under MEDIA_ROOT that rows name, sorted."""
-    from annotation.models import Asset, ImportJob
+    from annotation.models import ImportJob
+    from content.models import Asset
     from exports.models import ExportJob
 
     names = set(Asset.objects.values_list("file", flat=True))

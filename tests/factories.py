@@ -11,9 +11,10 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from PIL import Image
 
-from annotation.models import Invitation, Membership, Pair, Project, Task
-from annotation.services.invitations import invitation_create
 from annotation.services.pair_import import pairs_import
+from content.models import Pair
+from projects.models import Invitation, Membership, Project, Task
+from projects.services.invitations import invitation_create
 
 
 def write_image(path: Path, color=(200, 40, 40), size=(24, 16), fmt="PNG") -> Path:

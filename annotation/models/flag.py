@@ -15,7 +15,7 @@ class Flag(models.Model):
 
     Reason = FlagReason
 
-    pair = models.ForeignKey("annotation.Pair", on_delete=models.CASCADE, related_name="flags")
+    pair = models.ForeignKey("content.Pair", on_delete=models.CASCADE, related_name="flags")
     assignment = models.OneToOneField(
         "annotation.Assignment", on_delete=models.CASCADE, related_name="flag"
     )

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from annotation.models.pair import PairStatus, Side
+from content.models.pair import PairStatus, Side
 
 # A gold pair is taken from pairs no annotator has rated: a rated pair is data already.
 GOLD_FROM_STATUSES = (PairStatus.CANDIDATE, PairStatus.EASY, PairStatus.QUEUED)
@@ -16,7 +16,7 @@ class GoldAnswer(models.Model):
     """The expected side of a gold pair, and the status it had before (restored on unset)."""
 
     pair = models.OneToOneField(
-        "annotation.Pair", on_delete=models.CASCADE, primary_key=True, related_name="gold"
+        "content.Pair", on_delete=models.CASCADE, primary_key=True, related_name="gold"
     )
     side = models.CharField(max_length=1, choices=Side.choices)
     explanation = models.TextField(blank=True)
@@ -47,7 +47,7 @@ class AnnotatorPause(models.Model):
     """An annotator's access to a task held back after failing its gold checks, until a lead
     re-admits them. Their ratings stay; only new claims are refused."""
 
-    task = models.ForeignKey("annotation.Task", on_delete=models.CASCADE, related_name="pauses")
+    task = models.ForeignKey("projects.Task", on_delete=models.CASCADE, related_name="pauses")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="task_pauses"
     )
@@ -77,7 +77,7 @@ class Qualification(models.Model):
     them to the real queue; failing holds them back until a lead re-admits them."""
 
     task = models.ForeignKey(
-        "annotation.Task", on_delete=models.CASCADE, related_name="qualifications"
+        "projects.Task", on_delete=models.CASCADE, related_name="qualifications"
     )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="qualifications"

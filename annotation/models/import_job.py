@@ -2,7 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from annotation.importing.formats import FORMATS
+from content.importing.formats import FORMATS
 
 
 class ImportJobStatus(models.TextChoices):
@@ -20,7 +20,7 @@ class ImportJob(models.Model):
     Status = ImportJobStatus
 
     project = models.ForeignKey(
-        "annotation.Project", on_delete=models.CASCADE, related_name="import_jobs"
+        "projects.Project", on_delete=models.CASCADE, related_name="import_jobs"
     )
     task_slug = models.SlugField(max_length=64)  # the import may create the task
     requested_by = models.ForeignKey(

@@ -15,9 +15,7 @@ class Assignment(models.Model):
 
     Status = AssignmentStatus
 
-    pair = models.ForeignKey(
-        "annotation.Pair", on_delete=models.CASCADE, related_name="assignments"
-    )
+    pair = models.ForeignKey("content.Pair", on_delete=models.CASCADE, related_name="assignments")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments"
     )
@@ -50,7 +48,7 @@ class Rating(models.Model):
 
     assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="rating")
     # Copies of assignment.pair / assignment.annotator so that metrics read one table.
-    pair = models.ForeignKey("annotation.Pair", on_delete=models.CASCADE, related_name="ratings")
+    pair = models.ForeignKey("content.Pair", on_delete=models.CASCADE, related_name="ratings")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="ratings"
     )
@@ -114,7 +112,7 @@ class AnnotatorDay(models.Model):
     Counted by annotation.services.ratings in the rating's transaction; a correction is not a
     new rating, and the count stays when a rated pair is later deleted (the work was done)."""
 
-    project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="+")
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
     )

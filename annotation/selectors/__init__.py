@@ -1,13 +1,7 @@
 """Reads for pages and commands: ready querysets, no writes. One module per noun; every
-scope (who may see what) comes from annotation/access.py, re-exported here for the pages."""
+scope (who may see what) comes from projects/access.py and annotation/access.py; the pages
+find here what they read, from this app and from projects/selectors.py."""
 
-from annotation.access import (
-    is_lead_anywhere,
-    project_for_lead,
-    task_for_annotator,
-    tasks_for_membership,
-)
-from annotation.models.pair import OPEN_STATUSES
 from annotation.selectors.assets import asset_for_user, assets_by_sha
 from annotation.selectors.assignments import (
     FINISHED_STATUSES,
@@ -18,14 +12,7 @@ from annotation.selectors.assignments import (
     recent_submissions,
     task_of_assignment,
 )
-from annotation.selectors.members import (
-    former_members,
-    invitation_for_token,
-    invitation_in_project,
-    membership_in_project,
-    project_members,
-    project_open_invitations,
-)
+from annotation.selectors.members import former_members, project_members
 from annotation.selectors.pairs import (
     DECIDED_STATUSES,
     claimable_pairs,
@@ -34,9 +21,20 @@ from annotation.selectors.pairs import (
     rating_can_change,
 )
 from annotation.selectors.progress import TaskProgress, annotator_progress, next_task_for
-from annotation.selectors.projects import (
+from content.models.pair import OPEN_STATUSES
+from projects.access import (
+    is_lead_anywhere,
+    project_for_lead,
+    task_for_annotator,
+    tasks_for_membership,
+)
+from projects.selectors import (
+    invitation_for_token,
+    invitation_in_project,
     may_create_projects,
+    membership_in_project,
     memberships_for_user,
+    project_open_invitations,
     projects_for_user,
 )
 

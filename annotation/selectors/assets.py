@@ -5,8 +5,8 @@ from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
 
 from annotation.access import pairs_showing_images_to
-from annotation.models import Asset, Prompt, Response
-from annotation.rendering import image_shas
+from content.models import Asset, Prompt, Response
+from content.rendering import image_shas
 
 
 def assets_by_sha(shas: set[str]) -> dict[str, Asset]:

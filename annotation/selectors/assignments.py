@@ -5,8 +5,10 @@ from django.db.models import Q
 from django.http import Http404
 
 from annotation.access import own_assignments
-from annotation.models import Assignment, Prompt, Response, Task
-from annotation.models.pair import RATEABLE_STATUSES
+from annotation.models import Assignment
+from content.models import Prompt, Response
+from content.models.pair import RATEABLE_STATUSES
+from projects.models import Task
 
 RECENT_SHOWN = 5  # how many of their latest ratings an annotator sees listed to reopen
 FINISHED_STATUSES = (Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED)

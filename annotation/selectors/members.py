@@ -1,14 +1,10 @@
-"""Members and invitations: the lead's members page, the invitee's page."""
-
-from datetime import datetime
+"""The members page's figures: each member's work, and who rated and left."""
 
 from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
-from django.http import Http404
 
-from annotation.models import Assignment, Invitation, Membership, Project, Rating, Task
-from annotation.models.invitation import open_at as invitation_open_at
-from annotation.models.invitation import token_hash as invitation_token_hash
+from annotation.models import Assignment, Rating
+from projects.models import Membership, Project, Task
 
 
 def project_members(project: Project) -> list[Membership]:
@@ -50,44 +46,4 @@ def former_members(project: Project) -> list[dict]:
         .values(username=F("annotator__username"))
         .annotate(ratings=Count("id"))
         .order_by("username")
-    )
-
-
-def project_open_invitations(project: Project, now: datetime) -> list[Invitation]:
-    return list(
-        Invitation.objects.filter(invitation_open_at(now), project=project)
-        .select_related("created_by")
-        .prefetch_related(Prefetch("tasks", queryset=Task.objects.order_by("slug")))
-        .order_by("expires_at", "id")
-    )
-
-
-def membership_in_project(project: Project, membership_id: int) -> Membership:
-    """A membership of this project (the caller leads it), or 404: a lead reaches no account
-    outside their projects."""
-    membership = (
-        Membership.objects.filter(project=project, pk=membership_id)
-        .select_related("user", "project")
-        .first()
-    )
-    if membership is None:
-        raise Http404("no such member")
-    return membership
-
-
-def invitation_in_project(project: Project, invitation_id: int) -> Invitation:
-    invitation = Invitation.objects.filter(project=project, pk=invitation_id).first()
-    if invitation is None:
-        raise Http404("no such invitation")
-    return invitation
-
-
-def invitation_for_token(token: str, now: datetime) -> Invitation | None:
-    """The open invitation this link's token opens, with its project and tasks, or None
-    (unknown, used, revoked and expired alike)."""
-    return (
-        Invitation.objects.filter(invitation_open_at(now), token_hash=invitation_token_hash(token))
-        .select_related("project")
-        .prefetch_related(Prefetch("tasks", queryset=Task.objects.order_by("slug")))
-        .first()
     )

@@ -6,8 +6,9 @@ from datetime import datetime, timedelta
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
-from annotation.models import Adjudication, Assignment, GoldAnswer, Pair
-from annotation.models.pair import OPEN_STATUSES, RATINGS_NEEDED
+from annotation.models import Adjudication, Assignment, GoldAnswer
+from content.models import Pair
+from content.models.pair import OPEN_STATUSES, RATINGS_NEEDED
 
 DECIDED_STATUSES = (Pair.Status.KEPT, Pair.Status.DROPPED)
 

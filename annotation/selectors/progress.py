@@ -5,13 +5,15 @@ from datetime import datetime
 
 from django.db.models import Count, Q
 
-from annotation.access import tasks_for_membership
 from annotation.gold_schedule import golds_ahead
 from annotation.gold_selectors import gold_histories
-from annotation.models import Assignment, Membership, Pair, Task
-from annotation.models.pair import RATEABLE_STATUSES
+from annotation.models import Assignment
 from annotation.selectors.assignments import FINISHED_STATUSES
 from annotation.selectors.pairs import claimable_pairs
+from content.models import Pair
+from content.models.pair import RATEABLE_STATUSES
+from projects.access import tasks_for_membership
+from projects.models import Membership, Task
 
 
 @dataclass(frozen=True)

@@ -13,22 +13,17 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from annotation.access import led_projects
-from annotation.models import (
-    Adjudication,
-    AnnotatorRequest,
-    Flag,
-    Pair,
-    Project,
-    Rating,
-)
+from annotation.models import Adjudication, AnnotatorRequest, Flag, Rating
 from annotation.selectors import OPEN_STATUSES
 from annotation.services.consensus import (
     DECIDED_FIELDS,
     decision_set,
     pairs_decide,
 )
+from content.models import Pair
 from core.errors import Invalid, Refused
+from projects.access import led_projects
+from projects.models import Project
 
 MAX_NOTE_CHARS = 10_000
 _BATCH = 500

@@ -20,12 +20,14 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation.models import Assignment, Flag, Pair, Task
-from annotation.models.pair import RATEABLE_STATUSES, RATINGS_NEEDED
+from annotation.models import Assignment, Flag
 from annotation.selectors import claimable_pairs, live_assignments
 from annotation.services.gold import annotator_paused, gold_assignment_create, gold_pair_due
 from annotation.services.qualification import HELD, qualification_next
+from content.models import Pair
+from content.models.pair import RATEABLE_STATUSES, RATINGS_NEEDED
 from core.errors import Refused
+from projects.models import Task
 
 _BUSY_RETRIES = 200  # × 5–30 ms: a few seconds at most under extreme contention
 _BUSY = object()
@@ -170,7 +172,7 @@ def lock_own_assignment(assignment_id: int, user) -> tuple[Assignment, Pair]:
     """Lock the user's assignment and its pair (pair first, the order every writer uses).
     Raises Assignment.DoesNotExist when the assignment is not the user's, or is a
     placeholder's: imported ratings are no one's to change or skip, whatever session or token
-    reaches here (annotation.models.PlaceholderAccount)."""
+    reaches here (projects.models.PlaceholderAccount)."""
     pair_id = (
         Assignment.objects.filter(
             pk=assignment_id, annotator=user, annotator__placeholder__isnull=True

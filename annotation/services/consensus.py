@@ -6,10 +6,12 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from annotation.models import Adjudication, Pair, Project, Rating
-from annotation.models.pair import PairStatus
-from annotation.scale import side_of
+from annotation.models import Adjudication, Rating
 from annotation.selectors import latest_adjudications
+from content.models import Pair
+from content.models.pair import PairStatus
+from projects.models import Project
+from projects.scale import side_of
 
 _EPSILON = 1e-9  # means like 10/3 must not fall out of a closed band by rounding
 

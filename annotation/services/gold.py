@@ -15,11 +15,13 @@ from django.utils import timezone
 
 from annotation.gold_schedule import gold_is_due
 from annotation.gold_selectors import gold_history
-from annotation.importing.errors import ImportFailed
-from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Pair, Rating, Task
+from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Rating
 from annotation.models.gold import GOLD_FROM_STATUSES
-from annotation.scale import answers_expected_side
+from content.importing.errors import ImportFailed
+from content.models import Pair
 from core.errors import Invalid, Refused
+from projects.models import Task
+from projects.scale import answers_expected_side
 
 GOLD_DRAWN_FROM = 1000  # a gold check is drawn at random among this many left to the annotator
 

@@ -12,12 +12,13 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.importing.errors import ImportFailed
-from annotation.importing.formats import FORMATS
-from annotation.importing.upload import pairs_import_stored, upload_store
-from annotation.models import ImportJob, Project
+from annotation.models import ImportJob
+from annotation.services.pair_upload import pairs_import_stored, upload_store
+from content.importing.errors import ImportFailed
+from content.importing.formats import FORMATS
 from core.errors import Invalid
 from core.outbox import enqueue_on_commit
+from projects.models import Project
 
 log = logging.getLogger(__name__)
 

@@ -34,19 +34,6 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.image_cleaning import clean_copy_make
-from annotation.importing.errors import ImportFailed
-from annotation.importing.formats import MMRB2_SCALE, PairRecord, read_records
-from annotation.importing.images import (
-    CheckedImage,
-    ImageFolder,
-    ImageRejected,
-    ImageSource,
-    StagedImages,
-    private_temp_folder,
-)
-from annotation.models import Asset, Generator, Pair, Project, Prompt, Response
-from annotation.models.content import asset_storage_name
 from annotation.services.consensus import decision_set
 from annotation.services.gold import gold_from_import
 from annotation.services.import_summary import ImportSummary
@@ -62,6 +49,20 @@ from annotation.services.pair_import_ratings import (
     imported_ratings_write,
 )
 from annotation.services.projects import project_get_or_create, task_get_or_create
+from content.image_cleaning import clean_copy_make
+from content.importing.errors import ImportFailed
+from content.importing.formats import MMRB2_SCALE, PairRecord, read_records
+from content.importing.images import (
+    CheckedImage,
+    ImageFolder,
+    ImageRejected,
+    ImageSource,
+    StagedImages,
+    private_temp_folder,
+)
+from content.models import Asset, Generator, Pair, Prompt, Response
+from content.models.prompt import asset_storage_name
+from projects.models import Project
 
 # Called with (records checked, images checked) while a file is read.
 Progress = Callable[[int, int], None]
@@ -100,7 +101,7 @@ def pairs_import(
     queue: bool = False,
     progress: Progress | None = None,
 ) -> ImportSummary:
-    """Import the file (formats: see annotation.importing.formats.FORMATS); raises
+    """Import the file (formats: see content.importing.formats.FORMATS); raises
     ImportFailed, naming the record when one is at fault, and then nothing is written.
     `queue` sends new unlabelled pairs straight to annotation instead of leaving them
     candidates for the judge ensemble. `progress`, when given, is called with (records
@@ -132,7 +133,7 @@ def _records_and_images(path: Path, file_format: str, images_dir) -> Iterator[tu
             "--images is not used with --format parquet: the images come from the file"
         )
     # pyarrow costs every web process ~50 MB: load it only when a Parquet file comes in.
-    from annotation.importing.parquet import read_parquet_records
+    from content.importing.parquet import read_parquet_records
 
     with private_temp_folder("arbiter-import-") as staging:
         staged = StagedImages(staging)

@@ -22,8 +22,9 @@ from pathlib import Path
 
 from django.conf import settings
 
-from annotation.models import Asset, Pair, Project, Prompt
-from annotation.rendering import image_shas
+from content.models import Asset, Pair, Prompt
+from content.rendering import image_shas
+from projects.models import Project
 
 BATCH = 500  # records written together, and rows per bulk statement
 

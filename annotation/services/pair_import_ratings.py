@@ -17,18 +17,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from annotation.importing.errors import ImportFailed
-from annotation.importing.formats import PairRecord
-from annotation.importing.native import RatingRecord
-from annotation.models import (
-    Adjudication,
-    AspectScore,
-    Assignment,
-    Pair,
-    PlaceholderAccount,
-    Project,
-    Rating,
-)
+from annotation.models import Adjudication, AspectScore, Assignment, Rating
+from content.importing.errors import ImportFailed
+from content.importing.formats import PairRecord
+from content.importing.native import RatingRecord
+from content.models import Pair
+from projects.models import PlaceholderAccount, Project
 
 _BATCH = 500
 _ATTEMPTS = 3

@@ -6,9 +6,11 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.models import AspectScore, Membership, Pair, Project, Rating, Task
+from annotation.models import AspectScore, Rating
 from annotation.services.adjudication import project_filter_apply
+from content.models import Pair
 from core.errors import Invalid
+from projects.models import Membership, Project, Task
 
 TASK_KINDS = {choice.value for choice in Task.Kind}
 # A task's quality-control settings a lead may change (issue 15).

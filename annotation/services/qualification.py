@@ -5,8 +5,10 @@ and kept: passing admits the annotator, failing holds them back until a lead adm
 
 from django.db import IntegrityError, transaction
 
-from annotation.models import Assignment, Pair, Qualification, Rating, Task
-from annotation.scale import answers_expected_side
+from annotation.models import Assignment, Qualification, Rating
+from content.models import Pair
+from projects.models import Task
+from projects.scale import answers_expected_side
 
 HELD = object()  # the annotator failed the qualification: no real pair for them
 

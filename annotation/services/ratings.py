@@ -12,9 +12,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Adjudication, AspectScore, Assignment, Pair, Rating
-from annotation.models.pair import RATEABLE_STATUSES
-from annotation.scale import to_canonical
+from annotation.models import Adjudication, AspectScore, Assignment, Rating
 from annotation.selectors import rating_can_change
 from annotation.services.assignments import (
     AssignmentClosed,
@@ -24,7 +22,10 @@ from annotation.services.assignments import (
 from annotation.services.consensus import DECIDED_FIELDS, decision_set
 from annotation.services.gold import gold_review
 from annotation.services.throughput import rating_counted
+from content.models import Pair
+from content.models.pair import RATEABLE_STATUSES
 from core.errors import Invalid
+from projects.scale import to_canonical
 
 MAX_ACTIVE_SECONDS = 6 * 3600  # a client clock gone wrong must not skew time-per-pair figures
 MAX_RATIONALE_CHARS = 10_000

@@ -8,7 +8,8 @@ from django.db.models import Count, F
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from annotation.models import AnnotatorDay, Project, Rating
+from annotation.models import AnnotatorDay, Rating
+from projects.models import Project
 
 
 def rating_counted(project_id: int, annotator_id: int, when: datetime) -> None:

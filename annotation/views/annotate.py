@@ -15,7 +15,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from annotation.gold_selectors import qualification_feedback, task_hold_reason
-from annotation.models import Assignment, Pair
+from annotation.models import Assignment
 from annotation.selectors import (
     annotator_progress,
     assignment_for_annotator,
@@ -32,6 +32,7 @@ from annotation.services.assignments import (
 )
 from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
 from annotation.views.workspace import workspace_context
+from content.models import Pair
 from core.errors import DomainError
 from core.htmx import render_fragment_or_page, varies_on_htmx, wants_fragment
 from core.page_errors import domain_errors_shown_by, rerender_status

@@ -17,8 +17,6 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.member_forms import AcceptForm, InvitationForm, MembershipForm
-from annotation.models import Membership
 from annotation.selectors import (
     former_members,
     invitation_for_token,
@@ -28,7 +26,13 @@ from annotation.selectors import (
     project_members,
     project_open_invitations,
 )
-from annotation.services.invitations import (
+from annotation.services.members import membership_deactivate
+from core.errors import DomainError
+from core.login_limits import login_failed, login_refusal
+from core.page_errors import domain_errors_shown_by, errors_on_form, refusal_as_message
+from projects.forms import AcceptForm, InvitationForm, MembershipForm
+from projects.models import Membership
+from projects.services.invitations import (
     InvitationNotValid,
     invitation_accept,
     invitation_create,
@@ -36,10 +40,7 @@ from annotation.services.invitations import (
     invitation_revoke,
     mail_configured,
 )
-from annotation.services.members import membership_deactivate, membership_update
-from core.errors import DomainError
-from core.login_limits import login_failed, login_refusal
-from core.page_errors import domain_errors_shown_by, errors_on_form, refusal_as_message
+from projects.services.members import membership_update
 
 
 def _members_page(request, project, form, *, link="", mailed=None, status=200):

@@ -8,8 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.forms import ProjectForm, TaskForm
-from annotation.models import Rating, Task
-from annotation.rendering import guidelines_html
+from annotation.models import Rating
 from annotation.selectors import may_create_projects, project_for_lead
 from annotation.services.projects import (
     aspects_parse,
@@ -18,7 +17,9 @@ from annotation.services.projects import (
     project_update,
     task_save,
 )
+from content.rendering import guidelines_html
 from core.page_errors import errors_on_form
+from projects.models import Task
 
 
 @login_required

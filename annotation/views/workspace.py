@@ -5,8 +5,6 @@ import json
 from datetime import datetime
 
 from annotation.models import Assignment, Flag
-from annotation.rendering import content_parts, content_summary, guidelines_html, image_shas
-from annotation.scale import scale_labels, scale_short_labels, to_form
 from annotation.selectors import (
     annotator_progress,
     assets_by_sha,
@@ -15,6 +13,8 @@ from annotation.selectors import (
     recent_submissions,
 )
 from annotation.services.assignments import SKIP_PRESETS
+from content.rendering import content_parts, content_summary, guidelines_html, image_shas
+from projects.scale import scale_labels, scale_short_labels, to_form
 
 
 def _stored_form_values(assignment: Assignment) -> dict[str, str]:

@@ -9,7 +9,6 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.models import Assignment, Rating
-from annotation.scale import scale_labels, to_form
 from annotation.services.ratings import MAX_RATIONALE_CHARS
 from api.selectors import AssignmentView
 from api.serializers.common import (
@@ -19,6 +18,7 @@ from api.serializers.common import (
     content_parts,
     id_field,
 )
+from projects.scale import scale_labels, to_form
 
 
 class TaskRefSerializer(serializers.Serializer):

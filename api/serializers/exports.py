@@ -4,9 +4,9 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotation.models import Task
 from exports.models import ExportJob
 from exports.writer import FILE_FORMATS
+from projects.models import Task
 
 
 class ExportStartSerializer(serializers.Serializer):

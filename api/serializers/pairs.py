@@ -2,14 +2,15 @@
 
 from rest_framework import serializers
 
-from annotation.importing.formats import FORMATS as IMPORT_FORMATS
-from annotation.models import Adjudication, Pair, Rating, Side
+from annotation.models import Adjudication, Rating
 from api.serializers.common import (
     ContentPartSerializer,
     PromptContentSerializer,
     content_parts,
     ref_field,
 )
+from content.importing.formats import FORMATS as IMPORT_FORMATS
+from content.models import Pair, Side
 
 
 class PairSerializer(serializers.ModelSerializer):

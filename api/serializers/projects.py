@@ -3,8 +3,8 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotation.models import Membership, Project, Task
 from api.serializers.common import AspectSerializer
+from projects.models import Membership, Project, Task
 
 
 class ProjectSettingsSerializer(serializers.ModelSerializer):

@@ -14,8 +14,8 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.serializers import Serializer
 from rest_framework.viewsets import GenericViewSet
 
-from annotation.models import Project
 from api.selectors import by_id_or_slug, parse_id
+from projects.models import Project
 
 
 def object_or_404(queryset: QuerySet, pk_text):

@@ -7,7 +7,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
-from annotation.importing.upload import pairs_import_upload
+from annotation.services.pair_upload import pairs_import_upload
 from api.parsers import MultiPartParser
 from api.selectors import lead_pairs, lead_projects, pair_for_lead, parse_id
 from api.serializers.common import ErrorSerializer

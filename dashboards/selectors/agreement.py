@@ -7,8 +7,8 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.db.models import Count
 
-from annotation.models import Pair, Project, Rating
-from annotation.scale import side_of
+from annotation.models import Rating
+from content.models import Pair
 from dashboards.charts import histogram, sparkline
 from metrics.agreement import (
     krippendorff_alpha,
@@ -20,6 +20,8 @@ from metrics.annotator_quality import task_annotator_quality
 from metrics.annotators import annotator_stats
 from metrics.bootstrap import bootstrap_mean_interval, bootstrap_ratio_interval
 from metrics.inputs import aspect_scores, kept_labels, overall_scores
+from projects.models import Project
+from projects.scale import side_of
 
 RESAMPLES = 1000
 

@@ -3,12 +3,14 @@
 from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.functions import Abs
 
-from annotation.models import Adjudication, Flag, Pair, Project, Rating
+from annotation.models import Adjudication, Flag, Rating
 from annotation.models.gold import GOLD_FROM_STATUSES
-from annotation.rendering import content_parts, image_shas
-from annotation.scale import scale_labels, side_of, to_form
 from annotation.selectors import assets_by_sha
+from content.models import Pair
+from content.rendering import content_parts, image_shas
 from judging.models import Verdict
+from projects.models import Project
+from projects.scale import scale_labels, side_of, to_form
 
 NEAR = 0.5  # "next to the ambiguous band": this much beyond its edge
 REASONS = {

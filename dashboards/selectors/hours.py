@@ -12,7 +12,8 @@ from django.db.models import Count, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from annotation.models import Project, Rating
+from annotation.models import Rating
+from projects.models import Project
 
 
 def annotator_hours(project: Project) -> dict:

@@ -8,7 +8,6 @@ from django.contrib.auth import get_user_model
 from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
 from django.db.models.functions import Cast
 
-from annotation.models import Project
 from dashboards.charts import bar_chart
 from judging.models import IMPORTED_SCALE, POINTWISE_SCALES
 from metrics.agreement import rater_label_agreement
@@ -33,6 +32,7 @@ from metrics.judge_breakdowns import (
     pair_counts_interval,
     split_accuracy,
 )
+from projects.models import Project
 
 MAJORITY_KS = (1, 3, 5, 7, 9)
 SPLITS = ("same model", "cross model", PREFERRED_HAS_IMAGE, PREFERRED_LACKS_IMAGE)

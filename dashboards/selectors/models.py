@@ -2,8 +2,9 @@
 
 from collections import defaultdict
 
-from annotation.models import Pair, Project
+from content.models import Pair
 from metrics.ranking import bradley_terry, bradley_terry_intervals, win_rates
+from projects.models import Project
 
 RESAMPLES = 200
 

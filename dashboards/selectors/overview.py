@@ -6,9 +6,11 @@ from datetime import timedelta
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
-from annotation.models import AnnotatorDay, Flag, Pair, Project
+from annotation.models import AnnotatorDay, Flag
+from content.models import Pair
 from dashboards.selectors.pool import stuck_pairs
 from judging.selectors import runs_with_tallies
+from projects.models import Project
 
 # "Complete" is left out: nothing assigns it (consensus decides a pair, kept or dropped, with its
 # last rating), so its column would always say 0. A pair that has it anyway (old data) brings

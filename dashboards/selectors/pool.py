@@ -7,10 +7,12 @@ from collections import defaultdict
 from django.db.models import BooleanField, ExpressionWrapper
 from django.utils import timezone
 
-from annotation.access import members_by_task
-from annotation.models import Assignment, Pair, Project
-from annotation.models.pair import OPEN_STATUSES
+from annotation.models import Assignment
 from annotation.selectors import live_assignments
+from content.models import Pair
+from content.models.pair import OPEN_STATUSES
+from projects.access import members_by_task
+from projects.models import Project
 
 SHOWN = 20
 

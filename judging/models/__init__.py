@@ -41,7 +41,7 @@ class Connection(models.Model):
     # The NAME of the server's environment variable holding the key (empty: no key sent).
     api_key_env = models.CharField(max_length=100, blank=True)
     all_projects = models.BooleanField(default=False)
-    projects = models.ManyToManyField("annotation.Project", blank=True, related_name="connections")
+    projects = models.ManyToManyField("projects.Project", blank=True, related_name="connections")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -73,7 +73,7 @@ class Judge(models.Model):
     Backend = JudgeBackend
 
     project = models.ForeignKey(
-        "annotation.Project",
+        "projects.Project",
         null=True,
         blank=True,
         on_delete=models.CASCADE,
@@ -180,8 +180,8 @@ class JudgeRun(models.Model):
     Mode = JudgeRunMode
 
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="runs")
-    project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="runs")
-    task = models.ForeignKey("annotation.Task", null=True, blank=True, on_delete=models.CASCADE)
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="runs")
+    task = models.ForeignKey("projects.Task", null=True, blank=True, on_delete=models.CASCADE)
     samples = models.PositiveSmallIntegerField(
         default=1, validators=[MinValueValidator(1), MaxValueValidator(MAX_SAMPLES)]
     )
@@ -254,7 +254,7 @@ class Verdict(models.Model):
     Choice = VerdictChoice
 
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="verdicts")
-    pair = models.ForeignKey("annotation.Pair", on_delete=models.CASCADE, related_name="verdicts")
+    pair = models.ForeignKey("content.Pair", on_delete=models.CASCADE, related_name="verdicts")
     run = models.ForeignKey(
         JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="verdicts"
     )
@@ -423,7 +423,7 @@ class PromptTemplate(models.Model):
     AnswerFormat = PromptTemplateAnswerFormat
 
     project = models.ForeignKey(
-        "annotation.Project",
+        "projects.Project",
         null=True,
         blank=True,
         on_delete=models.CASCADE,
@@ -461,9 +461,7 @@ class PromptTemplate(models.Model):
 class TaskEnsemble(models.Model):
     """The judges whose agreement removes a task's easy pairs before annotation."""
 
-    task = models.OneToOneField(
-        "annotation.Task", on_delete=models.CASCADE, related_name="ensemble"
-    )
+    task = models.OneToOneField("projects.Task", on_delete=models.CASCADE, related_name="ensemble")
     judges = models.ManyToManyField(Judge, related_name="ensembles")
     # Share of verdicts agreeing with the majority at or above which a pair is easy;
     # empty: the project's ensemble_threshold (default 0.9).

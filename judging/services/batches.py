@@ -23,7 +23,7 @@ import aiohttp
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Pair
+from content.models import Pair
 from judging.backends import (
     CallFailed,
     ConfigurationError,

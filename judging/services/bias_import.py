@@ -1,5 +1,5 @@
 """The judges' scores of an MJ-Bench bias file, after its pairs were imported
-(annotation/importing/mjbench_bias.py): every score column (or the ones named) becomes a
+(content/importing/mjbench_bias.py): every score column (or the ones named) becomes a
 pointwise judge named exactly as the column, with one verdict per pair holding the two images'
 scores. An image without a number in a column leaves that side's score empty (the verdict is
 then `invalid`, and the image out of the judge's bias figures); a pair with neither gets no
@@ -9,9 +9,9 @@ import json
 import time
 from pathlib import Path
 
-from annotation.importing.errors import ImportFailed
-from annotation.importing.mjbench_bias import bias_file_rows, bias_pairs, score_columns
-from annotation.models import Pair
+from content.importing.errors import ImportFailed
+from content.importing.mjbench_bias import bias_file_rows, bias_pairs, score_columns
+from content.models import Pair
 from judging.models import IMPORTED_SCALE, Verdict
 from judging.parsing import side_from_scores
 from judging.services.verdict_import import (

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 import aiohttp
 from django.core.cache import cache
 
-from annotation.models import Project
 from core.errors import Refused
 from judging.backends import CallFailed, ConfigurationError, call_backend, check_callable
 from judging.models import POINTWISE_SCALES, Judge, PromptTemplate
 from judging.parsing import INVALID, parse_answer, parse_score
 from judging.prompts import BUILT_IN, build_message, build_pointwise_message, template_name
+from projects.models import Project
 
 CALL_SPACING_SECONDS = 5
 # A page waits for the answer: a judge's own timeout (up to 600 s) would hold a web worker.

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from annotation.models import Pair, Project, Task
 from annotation.services.gold import GoldEntry, gold_set
+from content.models import Pair
 from judging.models import JudgeRun, TaskEnsemble, Verdict
 from judging.selectors import run_pair_ids
 from judging.services.runs import RunRefused, judge_run_start
+from projects.models import Project, Task
 
 
 @dataclass

@@ -11,7 +11,6 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.models import Project, Task
 from core.errors import Invalid, Refused
 from judging.backends import ConfigurationError, api_key
 from judging.models import (
@@ -27,6 +26,7 @@ from judging.models import (
 from judging.prompts import BUILT_IN
 from judging.sampling import sampling_problem
 from judging.selectors import connection_allows
+from projects.models import Project, Task
 
 EDITABLE_FIELDS = (
     "backend",

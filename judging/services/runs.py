@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
 
-from annotation.models import Pair, Project, Task
+from content.models import Pair
 from core.outbox import enqueue_on_commit
 from judging.backends import ConfigurationError, check_callable
 from judging.errors import RunCannotStart, RunRefused
@@ -23,6 +23,7 @@ from judging.prompts import TemplateInvalid, is_pointwise, run_template_stored
 from judging.runner import chunk_execute, trial_orders
 from judging.services.batches import batch_chunk_submit, batches_waiting
 from judging.services.run_finish import chunk_close
+from projects.models import Project, Task
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from annotation.importing.errors import ImportFailed, require_storable_text
-from annotation.importing.formats import mjbench_images
-from annotation.importing.json_stream import json_list_records
-from annotation.models import Pair
+from content.importing.errors import ImportFailed, require_storable_text
+from content.importing.formats import mjbench_images
+from content.importing.json_stream import json_list_records
+from content.models import Pair
 from judging.models import IMPORTED_SCALE, Verdict
 from judging.parsing import side_from_scores
 from judging.services.verdict_import import (

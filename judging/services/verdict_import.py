@@ -13,7 +13,7 @@ null, 0, false) not counted (a failed call); ids the project does not know are s
 scorer never looks at them.
 
 Hostile files: the file is refused unread above ARBITER_VERDICT_FILE_MAX_BYTES, then read one
-pair at a time (annotation/importing/json_stream.py): an id given twice, more than MAX_SAMPLES
+pair at a time (content/importing/json_stream.py): an id given twice, more than MAX_SAMPLES
 samples of one order, or a number that is not finite refuse it, naming the record. The judge
 is the project's own (judge_get_or_create_external), never the operator's.
 """
@@ -27,13 +27,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.importing.errors import ImportFailed, require_storable_text
-from annotation.importing.json_stream import json_object_records, require_file_size
-from annotation.models import Pair, Project, Task
-from annotation.scale import OTHER_SIDE, canonical_side
+from content.importing.errors import ImportFailed, require_storable_text
+from content.importing.json_stream import json_object_records, require_file_size
+from content.models import Pair
 from core.errors import Invalid
 from judging.models import API_BACKENDS, MAX_SAMPLES, JudgeRun, Verdict
 from judging.services.judges import judge_get_or_create_external
+from projects.models import Project, Task
+from projects.scale import OTHER_SIDE, canonical_side
 
 _TIE_WORDS = {"TIE", "SAME", "EQUAL", "BOTH", "NEITHER"}
 _ORDERS = ("forward", "reverse")

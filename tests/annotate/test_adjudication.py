@@ -8,8 +8,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
-from annotation.models import Adjudication, AnnotatorRequest, Assignment, Flag, Pair, Rating
-from annotation.scale import to_form
+from annotation.models import Adjudication, AnnotatorRequest, Assignment, Flag, Rating
 from annotation.services.adjudication import (
     AdjudicationRefused,
     FilterInvalid,
@@ -19,6 +18,8 @@ from annotation.services.adjudication import (
 )
 from annotation.services.assignments import AssignmentClosed, assignment_claim, assignment_flag
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
+from projects.scale import to_form
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

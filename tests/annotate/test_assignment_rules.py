@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation.models import Assignment, Flag, Pair, Rating
+from annotation.models import Assignment, Flag, Rating
 from annotation.services.assignments import (
     AssignmentClosed,
     assignment_claim,
@@ -13,6 +13,7 @@ from annotation.services.assignments import (
     assignment_skip,
 )
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

@@ -8,9 +8,10 @@ import time
 import pytest
 from django.urls import reverse
 
-from annotation.models import AspectScore, Asset, Assignment, Rating
-from annotation.scale import to_canonical
+from annotation.models import AspectScore, Assignment, Rating
 from annotation.services import assignments as assignment_services
+from content.models import Asset
+from projects.scale import to_canonical
 from tests.conftest import watch_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

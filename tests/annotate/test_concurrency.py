@@ -8,9 +8,10 @@ import pytest
 from django.db import connection
 from django.db.models import Count
 
-from annotation.models import Assignment, Pair, Rating
+from annotation.models import Assignment, Rating
 from annotation.services.assignments import assignment_claim, assignment_skip
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
 from tests.factories import member, queued_pairs
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

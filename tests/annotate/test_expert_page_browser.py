@@ -5,8 +5,9 @@ Debian's Chromium through Playwright; pairs with long answers and 256 px images,
 import pytest
 from django.urls import reverse
 
-from annotation.models import AspectScore, Assignment, Pair, Rating
-from annotation.scale import to_canonical
+from annotation.models import AspectScore, Assignment, Rating
+from content.models import Pair
+from projects.scale import to_canonical
 from tests.annotate.test_browser import (
     PASSWORD,
     WAIT_MS,

@@ -11,17 +11,7 @@ from django.utils import timezone
 
 from annotation.gold_schedule import golds_due
 from annotation.gold_selectors import task_hold_reason
-from annotation.models import (
-    AnnotatorPause,
-    Assignment,
-    Flag,
-    GoldAnswer,
-    Pair,
-    Qualification,
-    Rating,
-    Task,
-)
-from annotation.scale import to_canonical
+from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Qualification, Rating
 from annotation.selectors import annotator_progress
 from annotation.services.assignments import AssignmentClosed, assignment_claim, assignment_flag
 from annotation.services.gold import (
@@ -35,7 +25,10 @@ from annotation.services.gold import (
 )
 from annotation.services.qualification import qualification_admit
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
 from core.errors import Invalid, Refused
+from projects.models import Task
+from projects.scale import to_canonical
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,11 @@ a gold check mixed into that queue looks exactly like any other pair."""
 
 import pytest
 
-from annotation.models import Assignment, Pair, Task
-from annotation.scale import to_form
+from annotation.models import Assignment
 from annotation.services.gold import GoldEntry, gold_set
+from content.models import Pair
+from projects.models import Task
+from projects.scale import to_form
 from tests.annotate.test_browser import WAIT_MS, log_in_and_start, wait_for_next_pair
 from tests.factories import member, queued_pairs
 

@@ -6,9 +6,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from annotation.models import Pair, Task
 from annotation.selectors import annotator_progress
 from annotation.services.gold import GoldEntry, gold_set
+from content.models import Pair
+from projects.models import Task
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from annotation.models import Assignment, Membership, Pair, Prompt, Rating, Response, Task
+from annotation.models import Assignment, Rating
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair, Prompt, Response
+from projects.models import Membership, Task
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

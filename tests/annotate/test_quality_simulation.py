@@ -11,13 +11,14 @@ import pytest
 from django.core.management import call_command
 
 from annotation import gold_schedule
-from annotation.models import Pair, Task
-from annotation.scale import to_canonical
 from annotation.services import assignments as assignments_service
 from annotation.services import gold as gold_service
 from annotation.services.assignments import assignment_claim
 from annotation.services.gold import GoldEntry, gold_set
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
+from projects.models import Task
+from projects.scale import to_canonical
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,8 @@ the number of pairs, parts or images."""
 import pytest
 from django.urls import reverse
 
-from annotation.models import Asset, Assignment, Pair, Response
+from annotation.models import Assignment
+from content.models import Asset, Pair, Response
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

@@ -5,11 +5,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation.models import Adjudication, AspectScore, Assignment, Pair, Rating
-from annotation.scale import to_canonical
+from annotation.models import Adjudication, AspectScore, Assignment, Rating
 from annotation.services.adjudication import pair_adjudicate
 from annotation.services.assignments import AssignmentClosed, assignment_claim
 from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
+from content.models import Pair
+from projects.scale import to_canonical
 from tests.factories import member
 
 pytestmark = pytest.mark.django_db

@@ -9,13 +9,13 @@ from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.models import Membership
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
 from judging.prompts import template_save
 from judging.services.judges import judge_save
 from judging.services.runs import judge_run_start
 from judging.services.verdict_import import verdicts_import
+from projects.models import Membership
 from tests.factories import member, queued_pairs
 from tests.judging.conftest import _tasks_in_process  # noqa: F401 (judge runs in-process)
 

@@ -1,7 +1,8 @@
 """The annotator's API: claim → read (blinded) → rate → own ratings, and what refuses."""
 
-from annotation.models import Assignment, Membership, Rating, Task
-from annotation.scale import to_canonical
+from annotation.models import Assignment, Rating
+from projects.models import Membership, Task
+from projects.scale import to_canonical
 from tests.api.conftest import token_client
 
 

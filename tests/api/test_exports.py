@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from annotation.models import Pair
+from content.models import Pair
 from exports.models import ExportJob
 from tests.api.conftest import token_client
 

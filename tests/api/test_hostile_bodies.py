@@ -13,9 +13,10 @@ from rest_framework.response import Response
 from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
-from annotation.models import Membership, Pair
 from api.parsers import JSONParser
+from content.models import Pair
 from judging.models import Verdict
+from projects.models import Membership
 from tests.api.conftest import token_client
 from tests.factories import member, queued_pairs
 from tests.importing.helpers import HF_SCHEMA

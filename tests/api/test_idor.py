@@ -14,9 +14,11 @@ import pytest
 from django.db.models import Max, Min, Q
 from django.test import Client
 
-from annotation.models import Asset, Assignment, Pair, Project, Rating, Task
+from annotation.models import Assignment, Rating
+from content.models import Asset, Pair
 from exports.models import ExportJob
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
+from projects.models import Project, Task
 from tests.api.conftest import rate, token_client
 from tests.responses import unmasked
 

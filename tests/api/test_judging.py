@@ -5,7 +5,7 @@ import json
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import Pair
+from content.models import Pair
 from judging.models import Judge, JudgeRun, JudgeRunChunk, Verdict
 from judging.services.judges import connection_save
 

@@ -145,7 +145,7 @@ def test_ids_out_of_range_are_plain_404s(world, as_lead, as_annotator, pk):
 
 
 def test_a_rating_on_a_pair_decided_meanwhile_is_a_409(world, as_annotator, assignment_url):
-    from annotation.models import Pair
+    from content.models import Pair
 
     assignment_id = int(assignment_url.split("/")[3])
     Pair.objects.filter(assignments__pk=assignment_id).update(status=Pair.Status.KEPT)
@@ -202,7 +202,7 @@ def test_an_invalid_choice_with_a_lone_surrogate_is_a_400(world, as_lead):
 def test_imports_of_text_the_database_cannot_store_are_400s(world, as_lead):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from annotation.models import Pair
+    from content.models import Pair
     from judging.models import Verdict
 
     pair_id = world.alpha_task.pairs.first().external_id

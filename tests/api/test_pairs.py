@@ -6,7 +6,8 @@ import zipfile
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import Pair, Rating
+from annotation.models import Rating
+from content.models import Pair
 from tests.factories import image_bytes, mmrb2_pair
 
 

@@ -24,12 +24,14 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from annotation.models import Asset, Assignment, Rating, Task
+from annotation.models import Assignment, Rating
 from api.views.auth import TokenLoginThrottle
 from config.wsgi import application
+from content.models import Asset
 from exports.jobs import export_job_start
 from exports.models import ExportJob
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
+from projects.models import Task
 from tests.api.conftest import PASSWORD, token_header
 
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]

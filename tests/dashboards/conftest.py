@@ -3,11 +3,11 @@ one judge run in two samples, one flag."""
 
 import pytest
 
-from annotation.models import Membership
 from annotation.services.assignments import assignment_claim, assignment_flag
 from annotation.services.ratings import RatingInput, rating_submit
 from judging.models import Judge
 from judging.services.runs import judge_run_start
+from projects.models import Membership
 from tests.factories import member, queued_pairs
 
 # Form scores per annotator for pairs 1..8, in Left/Right orientation.

@@ -5,7 +5,7 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotation.models import Pair
+from content.models import Pair
 from metrics.report import project_report
 from tests.factories import queued_pairs
 

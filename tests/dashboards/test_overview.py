@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotation.models import Pair
+from content.models import Pair
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

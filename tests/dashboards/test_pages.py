@@ -156,7 +156,7 @@ def test_filter_settings_are_changed_and_reapplied_from_the_page(client, rated):
 
 
 def test_image_flags_are_read_in_sql_without_being_fooled_by_text(rated):
-    from annotation.models import Pair, Response
+    from content.models import Pair, Response
     from dashboards.selectors.judges import _with_image_flags
 
     project, _lead = rated

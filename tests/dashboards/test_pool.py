@@ -2,9 +2,9 @@
 
 import pytest
 
-from annotation.models import Pair
 from annotation.services.assignments import assignment_claim, assignment_skip
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
 from dashboards.selectors.pool import stuck_pairs
 from tests.factories import member, queued_pairs
 

@@ -9,11 +9,13 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.models import AnnotatorPause, GoldAnswer, Membership, Pair, Task
+from annotation.models import AnnotatorPause, GoldAnswer
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
 from judging.models import Judge, Verdict
 from judging.services.ensemble import ensemble_apply, ensemble_set
+from projects.models import Membership, Task
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Adjudication, Rating
-from annotation.scale import scale_labels
 from dashboards.selectors.disagreements import disagreements, queue_neighbours
+from projects.scale import scale_labels
 
 pytestmark = pytest.mark.django_db
 

@@ -9,9 +9,10 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotation.models import Pair, Rating
+from annotation.models import Rating
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
 from core import outbox
 from dashboards import snapshots
 from dashboards.models import FigureSnapshot

@@ -8,23 +8,15 @@ from django.core.management import call_command
 from django.utils import timezone
 from PIL import Image
 
-from annotation.models import (
-    Asset,
-    Generator,
-    Membership,
-    Pair,
-    Project,
-    Prompt,
-    Rating,
-    Response,
-    Task,
-)
+from annotation.models import Rating
 from annotation.selectors import annotator_progress
+from content.models import Asset, Generator, Pair, Prompt, Response
 from demo.history import EXPERTS
 from demo.pairs import TASKS, build_records
 from demo.seed import DEFAULT_PASSWORD, demo_seed
 from exports.models import ExportJob
 from judging.models import TaskEnsemble, Verdict
+from projects.models import Membership, Project, Task
 
 USERNAMES = ["annotator1", "annotator2", "annotator3", "lead"]
 

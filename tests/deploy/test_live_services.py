@@ -6,8 +6,9 @@ import threading
 import pytest
 from django.db import connection
 
-from annotation.models import Assignment, Pair, Rating
+from annotation.models import Assignment, Rating
 from annotation.services.pair_import import pairs_import
+from content.models import Pair
 from tests.factories import mmrb2_pair, write_image, write_jsonl
 
 
@@ -69,7 +70,7 @@ def test_redis_is_the_cache_and_the_celery_broker(settings):
 def test_a_member_logs_in_with_the_browser_and_sees_their_project(live_server, browser_page):
     from django.contrib.auth.models import User
 
-    from annotation.models import Membership, Project
+    from projects.models import Membership, Project
 
     user = User.objects.create_user("ann", password="a-long-password-1")
     project = Project.objects.create(slug="browser", name="Browser project")

@@ -6,11 +6,11 @@ from django.urls import path
 from rest_framework.permissions import AllowAny
 from rest_framework.views import APIView
 
-from annotation.importing.errors import ImportFailed
 from annotation.services.adjudication import AdjudicationRefused, FilterInvalid
 from annotation.services.assignments import AssignmentClosed
 from annotation.services.ratings import RatingInvalid
 from config.urls import urlpatterns as site_urls
+from content.importing.errors import ImportFailed
 from core.errors import Invalid, Refused
 from exports.errors import ExportInvalid
 from judging.prompts import TemplateInvalid

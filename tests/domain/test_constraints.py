@@ -7,18 +7,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
-from annotation.models import (
-    AspectScore,
-    Assignment,
-    Generator,
-    Pair,
-    Project,
-    Prompt,
-    Rating,
-    Response,
-    Task,
-)
+from annotation.models import AspectScore, Assignment, Rating
+from content.models import Generator, Pair, Prompt, Response
 from judging.models import Judge, Verdict
+from projects.models import Project, Task
 
 pytestmark = pytest.mark.django_db
 

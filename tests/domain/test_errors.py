@@ -5,13 +5,13 @@ once for the pages (core/page_errors.py: the same statuses, an escaped message).
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.importing.errors import ImportFailed
-from annotation.models import Project
 from annotation.services.adjudication import AdjudicationRefused, FilterInvalid
 from annotation.services.ratings import RatingInvalid
+from content.importing.errors import ImportFailed
 from core.errors import Invalid, Refused
 from judging.models import Judge, JudgeRun
 from judging.prompts import TemplateInvalid
+from projects.models import Project
 from tests.factories import member
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.domain.error_urls")]

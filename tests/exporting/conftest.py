@@ -9,13 +9,14 @@ from dataclasses import dataclass
 
 import pytest
 
-from annotation.models import Membership, Pair, Project, Task
-from annotation.scale import to_form
 from annotation.services.adjudication import pair_adjudicate
 from annotation.services.assignments import assignment_claim
 from annotation.services.pair_import import pairs_import
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
 from judging.models import Judge, Verdict
+from projects.models import Membership, Project, Task
+from projects.scale import to_form
 from tests.factories import member, mmrb2_pair, queued_pairs, write_image, write_jsonl, write_mmrb2
 from tests.judging.conftest import _tasks_in_process  # noqa: F401 (export jobs in-process)
 

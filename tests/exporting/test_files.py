@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.models import Asset, Pair
+from content.models import Asset, Pair
 from exports.errors import ExportInvalid
 from exports.writer import export_dataset
 from tests.exporting.helpers import files_under, jsonl_rows, manifest_of, run_export, sha256_of

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.models import Asset
+from content.models import Asset
 from exports import jobs as exports
 from exports.errors import ExportInvalid
 from exports.jobs import export_job_path, export_job_run, export_job_start

@@ -6,9 +6,9 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from annotation.models import Project
 from annotation.services.pair_import import pairs_import
 from exports.writer import export_dataset
+from projects.models import Project
 from tests.conftest import SHARED_MMRB2
 from tests.exporting.helpers import jsonl_rows, manifest_of, sha256_of
 

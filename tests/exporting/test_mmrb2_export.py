@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from annotation.models import Pair
+from content.models import Pair
 from tests.conftest import SHARED_MMRB2
 from tests.factories import mmrb2_pair, write_image, write_mmrb2
 
@@ -104,7 +104,7 @@ def test_the_export_imports_back_as_mmrb2(judged_project, tmp_path):
 def test_a_task_named_manifest_is_refused_not_overwritten(judged_project, tmp_path):
     from django.core.management import CommandError
 
-    from annotation.models import Task
+    from projects.models import Task
 
     Task.objects.filter(slug="t2i").update(slug="manifest")
     with pytest.raises(CommandError, match="a task named 'manifest'"):

@@ -12,8 +12,8 @@ import pytest
 from django.core.management import call_command
 from PIL import Image
 
-from annotation.models import Asset, Pair
-from annotation.placeholders import parts_to_text, text_to_parts
+from content.models import Asset, Pair
+from content.placeholders import parts_to_text, text_to_parts
 from tests.conftest import SHARED_MMRB2
 from tests.factories import write_image, write_jsonl
 

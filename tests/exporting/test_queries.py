@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import Pair
+from content.models import Pair
 from exports.writer import export_dataset
 from tests.exporting.conftest import build_rated
 

@@ -12,17 +12,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.models import (
-    Asset,
-    Assignment,
-    Generator,
-    Pair,
-    Project,
-    Prompt,
-    Rating,
-    Response,
-    Task,
-)
+from annotation.models import Assignment, Rating
+from content.models import Asset, Generator, Pair, Prompt, Response
+from projects.models import Project, Task
 
 RED = (200, 40, 40)
 BLUE = (40, 40, 200)

@@ -8,15 +8,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from annotation.models import (
-    Asset,
-    Pair,
-    Project,
-    Prompt,
-    Rating,
-    Response,
-    Task,
-)
+from annotation.models import Rating
+from content.models import Asset, Pair, Prompt, Response
+from projects.models import Project, Task
 from tests.factories import mmrb2_pair, write_image, write_jsonl, write_mmrb2
 from tests.importing.helpers import (
     BLUE,

@@ -10,9 +10,10 @@ import pyarrow.parquet as pq
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import GoldAnswer, Pair
+from annotation.models import GoldAnswer
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
 from tests.factories import image_bytes, member, mmrb2_pair, write_image, write_jsonl
 
 pytestmark = pytest.mark.django_db

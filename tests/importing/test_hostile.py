@@ -19,9 +19,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.importing.upload_limits import MAX_JSON_DEPTH, json_too_deep
-from annotation.models import Project
+from content.importing.upload_limits import MAX_JSON_DEPTH, json_too_deep
 from judging.models import Verdict
+from projects.models import Project
 from tests.factories import image_bytes, write_jsonl
 from tests.importing.helpers import (
     ARBITER_SCHEMA,
@@ -103,9 +103,9 @@ def test_refusing_a_bomb_unpacks_nothing(tmp_path):
         import django, pyarrow, resource
         from pathlib import Path
         django.setup()
-        from annotation.importing.errors import ImportFailed
-        from annotation.importing.images import StagedImages
-        from annotation.importing.parquet import read_parquet_records
+        from content.importing.errors import ImportFailed
+        from content.importing.images import StagedImages
+        from content.importing.parquet import read_parquet_records
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         try:
             list(read_parquet_records(Path({str(path)!r}), StagedImages(Path({str(tmp_path)!r}))))

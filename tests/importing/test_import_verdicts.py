@@ -7,10 +7,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.importing.errors import ImportFailed
-from annotation.models import Pair, Project
+from content.importing.errors import ImportFailed
+from content.models import Pair
 from judging.models import Judge, JudgeRun, Verdict
 from judging.services.verdict_import import canonical_choice, verdicts_import
+from projects.models import Project
 from tests.factories import mmrb2_pair, write_image, write_jsonl
 
 pytestmark = pytest.mark.django_db

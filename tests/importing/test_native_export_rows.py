@@ -4,8 +4,10 @@ aspects, active time and rationale; reference label; adjudication; metadata; re-
 import pytest
 from django.contrib.auth import get_user_model
 
-from annotation.models import Adjudication, AspectScore, Pair, Project, Rating
+from annotation.models import Adjudication, AspectScore, Rating
 from annotation.services.consensus import pairs_decide
+from content.models import Pair
+from projects.models import Project
 from tests.factories import mmrb2_pair, write_jsonl
 from tests.importing.helpers import (
     arbiter_row,

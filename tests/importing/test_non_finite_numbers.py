@@ -10,8 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import Membership, Pair
+from content.models import Pair
 from judging.models import Verdict
+from projects.models import Membership
 from tests.api.conftest import token_client
 from tests.factories import image_bytes, member, queued_pairs
 from tests.importing.helpers import HF_SCHEMA, hf_image

@@ -5,19 +5,11 @@ import json
 import pytest
 from django.contrib.auth import get_user_model
 
-from annotation.importing.errors import ImportFailed
-from annotation.models import (
-    Asset,
-    Assignment,
-    Generator,
-    Pair,
-    Project,
-    Prompt,
-    Rating,
-    Response,
-    Task,
-)
+from annotation.models import Assignment, Rating
 from annotation.services.pair_import import pairs_import
+from content.importing.errors import ImportFailed
+from content.models import Asset, Generator, Pair, Prompt, Response
+from projects.models import Project, Task
 from tests.factories import mmrb2_pair, write_jsonl, write_mmrb2
 from tests.importing.helpers import (
     assert_nothing_written,

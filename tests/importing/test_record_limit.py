@@ -4,8 +4,8 @@ same larger chunk, be parsed whole at up to twice the limit."""
 
 import pytest
 
-from annotation.importing import json_stream
-from annotation.importing.errors import ImportFailed
+from content.importing import json_stream
+from content.importing.errors import ImportFailed
 
 LIMIT = 64 * 1024
 

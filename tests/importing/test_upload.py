@@ -10,10 +10,11 @@ import zipfile
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.importing import upload as upload_module
-from annotation.importing.errors import ImportFailed
-from annotation.importing.upload import pairs_import_upload
-from annotation.models import Asset, Pair, Rating
+from annotation.models import Rating
+from annotation.services import pair_upload as upload_module
+from annotation.services.pair_upload import pairs_import_upload
+from content.importing.errors import ImportFailed
+from content.models import Asset, Pair
 from tests.factories import image_bytes, mmrb2_pair
 from tests.importing.helpers import (
     HF_SCHEMA,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from annotation.models import Project, Task
+from projects.models import Project, Task
 
 # A Django process that imported the importer is ~70 MB; a bound far below the old figures.
 PEAK_BOUND_MB = 200
@@ -25,8 +25,8 @@ CHILD = """
 import json, os, sys, time
 import django
 django.setup()
-from annotation.importing.errors import ImportFailed
-from annotation.importing.upload import pairs_import_stored
+from content.importing.errors import ImportFailed
+from annotation.services.pair_upload import pairs_import_stored
 from judging.services.verdict_import import verdicts_import
 
 kind, path = sys.argv[1], sys.argv[2]

@@ -14,8 +14,9 @@ from django.core.management import call_command
 from django.urls import reverse
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from annotation.models import Pair, Rating
+from annotation.models import Rating
 from annotation.services import assignments as assignment_services
+from content.models import Pair
 from tests.conftest import watch_errors
 from tests.factories import image_bytes
 

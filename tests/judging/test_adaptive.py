@@ -9,7 +9,6 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Membership, Project
 from annotation.services.pair_import import pairs_import
 from devtools.fake_llm import FakeLLMServer, status
 from judging import runner
@@ -18,6 +17,7 @@ from judging.prompts import Message
 from judging.rate_limits import DECREASE, INITIAL_WINDOW, Window
 from judging.retry import RetryPolicy
 from judging.services.runs import judge_run_start
+from projects.models import Membership, Project
 from tests.factories import member, write_jsonl
 from tests.judging.conftest import openai_judge
 

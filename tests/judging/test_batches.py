@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Membership, Pair
+from content.models import Pair
 from devtools.fake_llm import FakeLLMServer, answer, status
 from judging import provider_batches
 from judging.backends import CallFailed
@@ -29,6 +29,7 @@ from judging.services.runs import (
     judge_run_start,
 )
 from judging.tasks import judge_batches_poll
+from projects.models import Membership
 from tests.api.conftest import token_client
 from tests.factories import member, queued_pairs
 from tests.judging.conftest import fake_connection, openai_judge

@@ -5,8 +5,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Project
 from judging.models import Connection, Judge, Verdict
+from projects.models import Project
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

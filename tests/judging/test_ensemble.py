@@ -5,8 +5,9 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import GoldAnswer, Pair
+from annotation.models import GoldAnswer
 from annotation.services.assignments import assignment_claim
+from content.models import Pair
 from devtools.fake_llm import FakeLLMServer
 from judging.services.ensemble import (
     ensemble_gold_set,

@@ -7,13 +7,14 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.importing.errors import ImportFailed
-from annotation.models import Membership, Pair
 from annotation.services.pair_import import pairs_import
+from content.importing.errors import ImportFailed
+from content.models import Pair
 from judging.models import Judge, JudgeRun, Verdict
 from judging.services.bias_import import bias_scores_import
 from judging.services.judges import judge_delete, judge_save
 from judging.services.verdict_import import verdicts_import
+from projects.models import Membership
 from tests.api.conftest import token_client
 from tests.factories import member, queued_pairs
 

@@ -7,11 +7,11 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Membership, Project
 from devtools.fake_llm import FakeLLMServer, status, text
 from judging.models import Judge, PromptTemplate, Verdict
 from judging.prompts import template_save
 from judging.services.judges import connection_save, judge_save
+from projects.models import Membership, Project
 from tests.factories import member, queued_pairs
 from tests.judging.conftest import fake_connection
 

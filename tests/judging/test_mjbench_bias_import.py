@@ -10,7 +10,7 @@ from collections import defaultdict
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Pair, Response
+from content.models import Pair, Response
 from judging.models import Judge, Verdict
 from tests.conftest import SHARED_MMRB2
 

@@ -7,12 +7,13 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.importing.errors import ImportFailed
-from annotation.models import Pair, Project
 from annotation.services.pair_import import pairs_import
+from content.importing.errors import ImportFailed
+from content.models import Pair
 from judging.models import JudgeRun, Verdict
 from judging.services.score_import import scores_import
 from metrics.report import project_report
+from projects.models import Project
 from tests.conftest import SHARED_MMRB2
 from tests.importing.test_mjbench_shapes import _images_for
 

@@ -7,11 +7,12 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from annotation.models import Membership, Pair, Project
+from content.models import Pair
 from judging.models import Judge, JudgeRun, PromptTemplate, TaskEnsemble, Verdict
 from judging.prompts import template_save
 from judging.services.judges import connection_save, judge_save
 from judging.services.runs import judge_run_start
+from projects.models import Membership, Project
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +64,7 @@ def test_only_leads_reach_the_judging_pages(client, project, lead):
 
 
 def queued_pairs_project(user):
-    from annotation.models import Project
+    from projects.models import Project
 
     project = Project.objects.create(slug="elsewhere", name="Elsewhere")
     Membership.objects.create(user=user, project=project, role=Membership.Role.LEAD)

@@ -6,12 +6,13 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Membership, Pair, Project, Response
 from annotation.services.pair_import import pairs_import
+from content.models import Pair, Response
 from devtools.fake_llm import FakeLLMServer
 from judging.services.judges import judge_save
 from judging.services.runs import judge_run_start
 from metrics.report import project_report
+from projects.models import Membership, Project
 from tests.factories import member, queued_pairs, write_jsonl
 from tests.judging.conftest import openai_judge
 

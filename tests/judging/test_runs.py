@@ -7,7 +7,7 @@ import time
 import pytest
 from django.db import OperationalError
 
-from annotation.models import Asset, Pair
+from content.models import Asset, Pair
 from devtools.fake_llm import FakeLLMServer, answer, garbage, hang, status, text
 from judging import runner
 from judging.models import CachedReply, JudgeRun, Verdict

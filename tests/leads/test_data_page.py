@@ -11,8 +11,10 @@ from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import ImportJob, Pair, Project, Task
+from annotation.models import ImportJob
 from annotation.services.import_jobs import import_job_run, import_job_start
+from content.models import Pair
+from projects.models import Project, Task
 from tests.factories import image_bytes, member
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tasks_in_process")]

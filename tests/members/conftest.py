@@ -1,7 +1,7 @@
 import pytest
 from django.core.cache import cache
 
-from annotation.models import Task
+from projects.models import Task
 from tests.factories import member, queued_pairs
 
 PASSWORD = "violet-harbour-lantern-42"  # passes Django's password validators

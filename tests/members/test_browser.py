@@ -6,7 +6,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.models import Membership
+from projects.models import Membership
 from tests.conftest import watch_errors
 from tests.members.conftest import PASSWORD
 

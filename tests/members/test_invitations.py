@@ -9,15 +9,16 @@ from django.db import connection
 from django.db.utils import IntegrityError
 from django.utils import timezone
 
-from annotation.models import Invitation, Membership, Project, Task
-from annotation.services.invitations import (
+from annotation.services.members import membership_deactivate
+from core.errors import Invalid, Refused
+from projects.models import Invitation, Membership, Project, Task
+from projects.services.invitations import (
     InvitationNotValid,
     invitation_accept,
     invitation_create,
     invitation_revoke,
 )
-from annotation.services.members import membership_deactivate, membership_update
-from core.errors import Invalid, Refused
+from projects.services.members import membership_update
 from tests.factories import invitation, invitation_expired, member
 from tests.members.conftest import PASSWORD
 
@@ -42,7 +43,7 @@ def test_accepting_makes_an_account_and_a_membership_with_the_role_and_tasks(
     assert list(membership.tasks.all()) == [other_task]
     created.invitation.refresh_from_db()
     assert created.invitation.used_by == user and created.invitation.used_at is not None
-    assert not user.is_superuser and not user.has_perm("annotation.add_project")
+    assert not user.is_superuser and not user.has_perm("projects.add_project")
 
 
 def test_the_token_is_stored_only_as_its_sha256(project, lead):

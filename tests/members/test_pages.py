@@ -10,9 +10,10 @@ from django.core import mail
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models import Invitation, Membership, Project, Rating
+from annotation.models import Rating
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
+from projects.models import Invitation, Membership, Project
 from tests.factories import invitation, invitation_expired, member
 from tests.members.conftest import PASSWORD
 

@@ -19,7 +19,7 @@ def test_a_lead_may_create_projects_and_is_no_superuser():
     call_command("user_add", "leila", "--lead", "--password", PASSWORD, stdout=out)
     user = User.objects.get(username="leila")
     assert user.check_password(PASSWORD)
-    assert user.has_perm("annotation.add_project") and may_create_projects(user)
+    assert user.has_perm("projects.add_project") and may_create_projects(user)
     assert not user.is_superuser and not user.is_staff
     assert "may create projects" in out.getvalue()
 
@@ -33,7 +33,7 @@ def test_an_operator_is_a_superuser():
 def test_a_plain_account_has_no_rights():
     call_command("user_add", "plain", "--password", PASSWORD, stdout=io.StringIO())
     user = User.objects.get(username="plain")
-    assert not user.is_superuser and not user.has_perm("annotation.add_project")
+    assert not user.is_superuser and not user.has_perm("projects.add_project")
 
 
 def test_the_password_can_come_from_stdin(monkeypatch):

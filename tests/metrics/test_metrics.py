@@ -8,10 +8,12 @@ from itertools import permutations
 
 import pytest
 
-from annotation.models import Adjudication, Pair, Project
+from annotation.models import Adjudication
 from annotation.services.consensus import consensus_of, decision_set
+from content.models import Pair
 from metrics.agreement import krippendorff_alpha, rater_label_agreement, unanimous_direction
 from metrics.judge_accuracy import average_accuracy, judge_task_stats
+from projects.models import Project
 from tests.conftest import SHARED_MMRB2
 
 SHARED = SHARED_MMRB2.parent  # ../shared/datasets

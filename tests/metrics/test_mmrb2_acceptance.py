@@ -10,7 +10,8 @@ import json
 import pytest
 from django.core.management import call_command
 
-from annotation.models import Asset, Pair, Prompt, Rating
+from annotation.models import Rating
+from content.models import Asset, Pair, Prompt
 from tests.conftest import SHARED_MMRB2
 
 TASKS = {

@@ -12,20 +12,12 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import (
-    AspectScore,
-    Assignment,
-    Generator,
-    Pair,
-    Project,
-    Prompt,
-    Rating,
-    Response,
-    Task,
-)
+from annotation.models import AspectScore, Assignment, Rating
 from annotation.services.consensus import pairs_decide
+from content.models import Generator, Pair, Prompt, Response
 from judging.models import Judge, Verdict
 from metrics.report import project_agreement, project_report
+from projects.models import Project, Task
 
 pytestmark = pytest.mark.django_db
 
@@ -374,7 +366,7 @@ def test_the_judges_page_shows_each_judges_bias_cards_with_their_n(project, clie
     """The page's bias-card row carries the report's figures and counts."""
     from django.urls import reverse
 
-    from annotation.models import Membership, Project
+    from projects.models import Membership, Project
     from tests.factories import member
 
     cards = run_report("bench")["tasks"]["t2i"]["judges"]["judge-y"]["bias_cards"]

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from annotation.models import Asset, Pair
+from content.models import Asset, Pair
 from operations.backup import BackupError, Database, backup_restore
 from tests.factories import queued_pairs
 

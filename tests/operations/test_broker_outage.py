@@ -6,13 +6,13 @@ verdict per trial. A real `celery worker` process; Redis of the test's own."""
 import pytest
 from django.db.models import Count
 
-from annotation.models import Membership
 from devtools.fake_llm import FakeLLMServer
 from exports.jobs import export_job_start
 from exports.models import ExportJob
 from judging.models import JudgeRun, JudgeRunChunk, Verdict
 from judging.services.runs import judge_run_start
 from operations.models import WorkerHeartbeat
+from projects.models import Membership
 from tests.factories import member, queued_pairs
 from tests.judging.conftest import openai_judge
 from tests.judging.test_worker_crash import _kill, _start_worker, _wait

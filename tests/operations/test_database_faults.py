@@ -10,7 +10,7 @@ from django.db.backends.postgresql.base import DatabaseWrapper
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from annotation.models import Membership
+from projects.models import Membership
 from tests.factories import member, queued_pairs
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -5,9 +5,9 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 
-from annotation.models import Membership
 from judging.models import Judge
 from judging.services.runs import judge_run_start
+from projects.models import Membership
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

@@ -4,10 +4,10 @@ is still recorded and answered, shows as waiting for a worker, and the sweep sen
 import pytest
 from kombu.exceptions import OperationalError
 
-from annotation.models import Membership
 from config.celery import outbox_sweep
 from exports.models import ExportJob
 from exports.tasks import export_job
+from projects.models import Membership
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -48,8 +48,10 @@ def test_an_import_accepted_while_the_broker_is_down_is_sent_by_the_sweep(
 ):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from annotation.models import ImportJob, Pair, Project
+    from annotation.models import ImportJob
     from annotation.tasks import import_job
+    from content.models import Pair
+    from projects.models import Project
     from tests.leads.test_data_page import pairs_zip
 
     project = Project.objects.create(slug="data", name="Data")

@@ -2,7 +2,7 @@
 
 from django.urls import reverse
 
-from annotation.models import Pair
+from content.models import Pair
 from judging.models import Judge, JudgeRun
 from tests.conftest import watch_errors
 

@@ -5,11 +5,11 @@ project's own, and the right to create projects, so every page has something to 
 import pytest
 from django.contrib.auth.models import Permission
 
-from annotation.models import Membership, Task
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
 from exports.jobs import export_job_start
 from judging.models import Judge
+from projects.models import Membership, Task
 from tests.dashboards.conftest import rated  # noqa: F401  (a fixture)
 from tests.factories import queued_pairs
 

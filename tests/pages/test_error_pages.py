@@ -6,7 +6,7 @@ import logging
 import pytest
 from django.urls import reverse
 
-from annotation.models import Membership, Project
+from projects.models import Membership, Project
 from tests.factories import member
 from tests.pages.denial_urls import HOSTILE
 

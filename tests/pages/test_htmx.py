@@ -5,9 +5,9 @@ no cache hands one to the other."""
 import pytest
 from django.urls import reverse
 
-from annotation.models import Membership
 from annotation.services.assignments import assignment_claim
 from judging.models import Judge, JudgeRun
+from projects.models import Membership
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from annotation.models import Membership
+from projects.models import Membership
 from tests.axe import serious_violations
 from tests.pages.browsing import PHONE, lead_pages, log_in, open_settled
 

@@ -4,7 +4,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from annotation.models import Asset, Membership, Project
+from content.models import Asset
+from projects.models import Membership, Project
 from tests.factories import mmrb2_pair, write_image, write_jsonl
 
 pytestmark = pytest.mark.django_db
@@ -70,7 +71,7 @@ def test_healthz_answers_without_login(client):
 def test_admin_pair_page_shows_thumbnails(client, imported):
     client.force_login(User.objects.create_superuser("root", password="pw-123456"))
     pair = imported.pairs.get()
-    body = client.get(reverse("admin:annotation_pair_change", args=[pair.pk])).content.decode()
+    body = client.get(reverse("admin:content_pair_change", args=[pair.pk])).content.decode()
     for asset in Asset.objects.all():
         assert reverse("asset-file", args=[asset.sha256]) in body
     assert "prompt not available" in body  # the record has no prompt_content

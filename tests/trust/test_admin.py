@@ -13,12 +13,14 @@ from django.contrib import admin
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from annotation.models import Assignment, Membership, Pair, Project, Rating, Task
+from annotation.models import Assignment, Rating
 from annotation.services.assignments import assignment_claim
-from annotation.services.members import membership_set
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
 from judging.models import Judge, Verdict
 from judging.services.runs import judge_run_start
+from projects.models import Membership, Project, Task
+from projects.services.members import membership_set
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +33,7 @@ def _admin_urls(pair, *, addable_only=False) -> list[str]:
         urls.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"))
         if not addable_only or model_admin.has_add_permission(_SUPERUSER_REQUEST):
             urls.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_add"))
-    urls.append(reverse("admin:annotation_pair_change", args=[pair.pk]))
+    urls.append(reverse("admin:content_pair_change", args=[pair.pk]))
     return urls
 
 
@@ -70,9 +72,9 @@ def test_only_superusers_enter_the_admin(client, world, role):
     # The writes that worked before: re-point my pair at their responses, add a task to
     # their project.
     stolen = theirs.pairs.get()
-    change = reverse("admin:annotation_pair_change", args=[pair.pk])
+    change = reverse("admin:content_pair_change", args=[pair.pk])
     client.post(change, {"response_a": stolen.response_a_id, "project": theirs.pk})
-    client.post(reverse("admin:annotation_task_add"), {"project": theirs.pk, "slug": "x"})
+    client.post(reverse("admin:projects_task_add"), {"project": theirs.pk, "slug": "x"})
     assert Pair.objects.get(pk=pair.pk).response_a_id != stolen.response_a_id
     assert not Task.objects.filter(slug="x").exists()
     # The admin's sign-in form does not let them in either.
@@ -126,7 +128,7 @@ def test_the_records_services_write_are_view_only_in_the_admin(client, tmp_path,
     other = queued_pairs(tmp_path / "other", project_slug="other", count=1).project
     pair = task.pairs.get()
     answer = client.post(
-        reverse("admin:annotation_pair_change", args=[pair.pk]),
+        reverse("admin:content_pair_change", args=[pair.pk]),
         {
             "external_id": "moved",
             "project": other.pk,

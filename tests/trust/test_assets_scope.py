@@ -10,10 +10,11 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import Asset, Membership, Pair, Project, Task
 from annotation.selectors import asset_for_user
 from annotation.services.assignments import assignment_claim
 from annotation.services.pair_import import pairs_import
+from content.models import Asset, Pair
+from projects.models import Membership, Project, Task
 from tests.api.conftest import token_client
 from tests.factories import member, write_image, write_jsonl
 from tests.responses import unmasked

@@ -9,8 +9,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from annotation.models import Membership
 from annotation.services.assignments import assignment_claim
+from projects.models import Membership
 from tests.factories import member, queued_pairs
 
 PASSWORD = "pw-annotate-1"
@@ -95,7 +95,7 @@ def test_every_kind_of_page_has_a_strict_policy(client, world):
             reverse("template-list", args=[project.slug]),
             reverse("template-edit", args=[project.slug, "mmrb2-t2i"]),
         ],  # fmt: skip
-        operator: ["/admin/", "/admin/annotation/pair/", "/api/docs/", "/api/projects/"],
+        operator: ["/admin/", "/admin/content/pair/", "/api/docs/", "/api/projects/"],
     }
     for user, urls in pages.items():
         client.logout()

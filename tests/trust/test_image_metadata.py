@@ -13,14 +13,15 @@ import pytest
 from django.test import Client
 from PIL import Image, ImageChops, ImageCms, ImageOps, ImageStat, PngImagePlugin
 
-from annotation.image_cleaning import image_bytes_clean
-from annotation.models import Asset, Membership, Pair, Project
 from annotation.services.pair_import import pairs_import
+from content.image_cleaning import image_bytes_clean
+from content.models import Asset, Pair
 from devtools.fake_llm import FakeLLMServer
 from judging.contents import PairContents, Trial
 from judging.models import Judge
 from judging.prompts import run_template_stored
 from judging.services.runs import judge_run_start
+from projects.models import Membership, Project
 from tests.api.conftest import token_client
 from tests.exporting.helpers import files_under, run_export
 from tests.factories import member, mmrb2_pair, write_jsonl

@@ -13,13 +13,13 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.models import Membership
 from devtools import fake_llm as fake_server
 from devtools.fake_llm import FakeLLMServer
 from judging.models import Judge, JudgeRun, Verdict
 from judging.services import runs as runs_service
 from judging.services.judges import connection_save, judge_save
 from judging.services.runs import RunRefused, judge_run_start
+from projects.models import Membership
 from tests.factories import member, queued_pairs
 from tests.judging.conftest import fake_connection
 

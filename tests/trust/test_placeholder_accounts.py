@@ -14,10 +14,11 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.importing.errors import ImportFailed
-from annotation.models import Assignment, Membership, PlaceholderAccount, Rating
+from annotation.models import Assignment, Rating
 from annotation.services.pair_import import pairs_import
 from annotation.services.ratings import RatingInput, rating_submit
+from content.importing.errors import ImportFailed
+from projects.models import Membership, PlaceholderAccount
 from tests.factories import invitation, member, mmrb2_pair, write_image, write_jsonl
 
 pytestmark = pytest.mark.django_db
@@ -197,8 +198,8 @@ def test_a_placeholders_name_in_other_unicode_forms_is_refused_too(name):
 
 
 def test_one_projects_placeholder_never_takes_another_projects_ratings(tmp_path):
-    from annotation.models import Project
     from annotation.services.pair_import_ratings import placeholder_users
+    from projects.models import Project
 
     # "imported-lead-a" is project a's adjudicator and project lead's rater "a".
     first = Project.objects.create(slug="a", name="a")

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Project, Task
 from annotation.services.projects import pairs_queue
+from projects.models import Project, Task
 
 
 class Command(BaseCommand):

@@ -4,9 +4,9 @@ import sys
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models.placeholder import username_not_reserved
-from annotation.services.members import account_create
 from core.errors import Invalid
+from projects.models.placeholder import username_not_reserved
+from projects.services.members import account_create
 
 
 class Command(BaseCommand):
@@ -29,7 +29,7 @@ class Command(BaseCommand):
         )
         kind = parser.add_mutually_exclusive_group()
         kind.add_argument(
-            "--lead", action="store_true", help="may create projects (annotation.add_project)"
+            "--lead", action="store_true", help="may create projects (projects.add_project)"
         )
         kind.add_argument("--operator", action="store_true", help="a superuser")
         parser.add_argument("--email", default="", help="optional, for password resets")

@@ -1,7 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.importing.errors import ImportFailed
+from content.importing.errors import ImportFailed
 from demo.seed import DEFAULT_PASSWORD, demo_seed
 
 DEFAULT_HOST = "127.0.0.1:8000"  # runserver's, and the Makefile's HOST

@@ -2,9 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Project
 from exports.errors import ExportInvalid
 from exports.writer import FILE_FORMATS, export_dataset
+from projects.models import Project
 
 
 class Command(BaseCommand):

@@ -1,10 +1,10 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Project
 from core.errors import Invalid
 from judging.management.commands.judge_add import error_text
 from judging.models import Connection
 from judging.services.judges import connection_save
+from projects.models import Project
 
 
 class Command(BaseCommand):

@@ -3,11 +3,11 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Project, Task
 from judging.models import JudgeRun
 from judging.selectors import run_pair_ids
 from judging.services.ensemble import ensemble_apply, ensemble_start, ensemble_summary
 from judging.services.runs import RunRefused
+from projects.models import Project, Task
 
 _POLL_SECONDS = 1.0
 

@@ -6,10 +6,10 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from annotation.importing.errors import ImportFailed
-from annotation.importing.formats import FORMATS
-from annotation.importing.mjbench_bias import BIAS_FORMAT
 from annotation.services.pair_import import pairs_import
+from content.importing.errors import ImportFailed
+from content.importing.formats import FORMATS
+from content.importing.mjbench_bias import BIAS_FORMAT
 from judging.services.bias_import import bias_scores_import
 
 

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.importing.errors import ImportFailed
+from content.importing.errors import ImportFailed
 from judging.services.score_import import scores_import
 from judging.services.verdict_import import verdicts_import
 

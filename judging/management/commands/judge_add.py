@@ -2,10 +2,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Project
 from core.errors import Invalid
 from judging.models import Connection, Judge
 from judging.services.judges import judge_save
+from projects.models import Project
 
 
 def _json_object(text: str) -> dict:

@@ -5,12 +5,12 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Project, Task
 from core.outbox import running_embedded
 from judging.models import JudgeRun
 from judging.selectors import judges_of_project, run_progress
 from judging.services.runs import RunRefused, judge_run_start
 from judging.tasks import judge_batches_poll
+from projects.models import Project, Task
 
 _POLL_SECONDS = 1.0
 _NO_WORKER_SECONDS = 30.0

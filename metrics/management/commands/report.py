@@ -4,8 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Project
 from metrics.report import project_report
+from projects.models import Project
 
 
 def _percent(value: float | None) -> str:

@@ -5,7 +5,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from annotation.models.project import MembershipRole
+from projects.models.project import MembershipRole
 
 
 def token_hash(token: str) -> str:
@@ -22,16 +22,16 @@ class Invitation(models.Model):
     """A one-time link that makes its holder a member of a project (annotator or lead,
     optionally limited to some tasks). Only the SHA-256 of the link's token is stored: the raw
     token is shown to the lead once, at creation, and cannot be recovered from the database.
-    Open = `open_at(now)`; the rules are in annotation/services/invitations.py."""
+    Open = `open_at(now)`; the rules are in projects/services/invitations.py."""
 
     Role = MembershipRole
 
     project = models.ForeignKey(
-        "annotation.Project", on_delete=models.CASCADE, related_name="invitations"
+        "projects.Project", on_delete=models.CASCADE, related_name="invitations"
     )
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.ANNOTATOR)
     tasks = models.ManyToManyField(
-        "annotation.Task", blank=True, help_text="The membership's tasks (empty: all tasks)."
+        "projects.Task", blank=True, help_text="The membership's tasks (empty: all tasks)."
     )
     token_hash = models.CharField(max_length=64, unique=True)  # sha256 hex of the raw token
     email = models.EmailField(blank=True)  # where the link was mailed, if anywhere
@@ -55,6 +55,7 @@ class Invitation(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "annotation_invitation"  # kept from before the app split
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(

@@ -1,11 +1,11 @@
 """The forms of the members and invitation pages. They check the shape of the input; the
-services (annotation/services/members.py, invitations.py) hold the rules and write."""
+services (projects/services/members.py, invitations.py) hold the rules and write."""
 
 from django import forms
 from django.contrib.auth.password_validation import password_validators_help_texts
 
-from annotation.models import Membership, Project, Task
-from annotation.services.invitations import DEFAULT_DAYS, MAX_DAYS
+from projects.models import Membership, Project, Task
+from projects.services.invitations import DEFAULT_DAYS, MAX_DAYS
 
 
 class _ProjectTasksField(forms.ModelMultipleChoiceField):

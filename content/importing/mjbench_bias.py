@@ -18,10 +18,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotation.importing.errors import ImportFailed, require_storable_text
-from annotation.importing.json_stream import json_list_records, require_file_size
-from annotation.importing.records import PairRecord, ResponseRecord
-from annotation.importing.upload_limits import max_text_chars
+from content.importing.errors import ImportFailed, require_storable_text
+from content.importing.json_stream import json_list_records, require_file_size
+from content.importing.records import PairRecord, ResponseRecord
+from content.importing.upload_limits import max_text_chars
 
 BIAS_FORMAT = "mjbench-bias"
 ATTRIBUTES = ("age", "gender", "race", "nationality", "religion")

@@ -14,7 +14,7 @@ decodes and keeps every frame): one whose container cannot be stripped is refuse
 (ImageTooCostly), on import and when served, and its cleaned copy is bounded again.
 
 Nothing is decoded before the frames and their pixels are bounded from the headers and from
-Pillow's own frame count (annotation.image_frames, the import's limits): cleaning also runs on
+Pillow's own frame count (content.image_frames, the import's limits): cleaning also runs on
 images stored before a limit was lowered.
 
 Cleaned copies are cached in media storage under `assets-clean/v<N>/`, keyed by the original's
@@ -33,8 +33,8 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from PIL import Image, ImageOps, JpegImagePlugin
 
-from annotation.image_frames import ImageTooCostly, decoded_size_check, reader_frames
-from annotation.models.content import asset_storage_name
+from content.image_frames import ImageTooCostly, decoded_size_check, reader_frames
+from content.models.prompt import asset_storage_name
 
 CLEAN_VERSION = 1  # bump when the rules change: older cached copies are then ignored
 _ORIENTATION = 0x0112

@@ -22,8 +22,8 @@ from typing import TextIO
 
 from django.conf import settings
 
-from annotation.importing.errors import ImportFailed
-from annotation.importing.upload_limits import DepthGauge, require_json_depth
+from content.importing.errors import ImportFailed
+from content.importing.upload_limits import DepthGauge, require_json_depth
 
 CHUNK_CHARS = 1024**2
 _SPACE = re.compile(r"[ \t\n\r]*")

@@ -8,8 +8,8 @@ Rules:
   default). Every other state answers the same `InvitationNotValid`, so a link's holder
   cannot tell a used link from a revoked or a made-up one.
 - Accepting makes exactly one membership with the invitation's role and tasks: for a new
-  account (name and password pass annotation.services.members.account_check, and the name is
-  not of the imported placeholders' kind: annotation.models.placeholder) or for the
+  account (name and password pass projects.services.members.account_check, and the name is
+  not of the imported placeholders' kind: projects.models.placeholder) or for the
   signed-in user. A member of the project already keeps their membership and the link stays
   open (their lead changes roles on the members page).
 
@@ -31,12 +31,12 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.models import Invitation, Membership, Project
-from annotation.models.invitation import open_at, token_hash
-from annotation.models.placeholder import username_not_reserved
-from annotation.services.members import account_create, tasks_of_project
 from core.errors import Invalid, NotFound, Refused
 from core.mail import mail_configured  # noqa: F401  (the members page asks here)
+from projects.models import Invitation, Membership, Project
+from projects.models.invitation import open_at, token_hash
+from projects.models.placeholder import username_not_reserved
+from projects.services.members import account_create, tasks_of_project
 
 DEFAULT_DAYS = 7
 MAX_DAYS = 30

@@ -13,7 +13,7 @@ from itertools import accumulate
 
 from django.conf import settings
 
-from annotation.importing.errors import ImportFailed
+from content.importing.errors import ImportFailed
 
 MAX_JSON_DEPTH = 64
 

@@ -4,7 +4,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from annotation.scale import center as scale_center
+from projects.scale import center as scale_center
 
 
 class Project(models.Model):
@@ -42,6 +42,7 @@ class Project(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "annotation_project"  # kept from before the app split
         ordering = ["slug"]
         constraints = [
             models.CheckConstraint(
@@ -148,6 +149,7 @@ class Task(models.Model):
     )
 
     class Meta:
+        db_table = "annotation_task"  # kept from before the app split
         ordering = ["project", "slug"]
         constraints = [
             models.UniqueConstraint(fields=["project", "slug"], name="task_slug_unique_in_project"),
@@ -201,6 +203,7 @@ class Membership(models.Model):
     )
 
     class Meta:
+        db_table = "annotation_membership"  # kept from before the app split
         constraints = [
             models.UniqueConstraint(fields=["user", "project"], name="membership_unique"),
             models.CheckConstraint(

@@ -24,6 +24,7 @@ class Asset(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "annotation_asset"  # kept from before the app split
         constraints = [
             models.CheckConstraint(
                 condition=Q(width__gt=0, height__gt=0, size_bytes__gt=0), name="asset_non_empty"
@@ -43,6 +44,9 @@ class Generator(models.Model):
 
     name = models.CharField(max_length=200, unique=True)
 
+    class Meta:
+        db_table = "annotation_generator"  # kept from before the app split
+
     def __str__(self) -> str:
         return self.name
 
@@ -51,7 +55,7 @@ class Prompt(models.Model):
     """What the generators were asked. `content` is None when the source did not ship it
     (MMRB2's response-only files): the prompt is then known by source and metadata only."""
 
-    project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE)
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE)
     source = models.CharField(max_length=200, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     # [["text", str] | ["image", sha256], ...] — MMRB2's part list with assets by hash
@@ -59,6 +63,7 @@ class Prompt(models.Model):
     fingerprint = models.CharField(max_length=64)
 
     class Meta:
+        db_table = "annotation_prompt"  # kept from before the app split
         constraints = [
             models.UniqueConstraint(
                 fields=["project", "fingerprint"], name="prompt_unique_in_project"
@@ -81,6 +86,9 @@ class Response(models.Model):
     # Group attributes of what the response depicts, {attribute: value} (MJ-Bench's bias set:
     # {"age": "old", "gender": "female"}): judges' scores are compared across them.
     groups = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        db_table = "annotation_response"  # kept from before the app split
 
     def __str__(self) -> str:
         return f"response {self.pk} by {self.generator}"

@@ -19,8 +19,8 @@ from typing import Protocol
 from django.conf import settings
 from PIL import Image, UnidentifiedImageError
 
-from annotation.image_cleaning import image_bytes_clean
-from annotation.image_frames import ImageTooCostly, decoded_size_check, reader_frames
+from content.image_cleaning import image_bytes_clean
+from content.image_frames import ImageTooCostly, decoded_size_check, reader_frames
 
 
 class ImageRejected(ValueError):
@@ -143,7 +143,7 @@ def inspect_image_bytes(
 ) -> dict:
     """Identify, bound (its frames and their pixels, from the headers) and fully decode an
     image's first frame; any doubt is a rejection. Cleaning decodes every frame of an
-    animation, so the bound counts them all (annotation.image_frames)."""
+    animation, so the bound counts them all (content.image_frames)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)

@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
@@ -48,17 +47,15 @@ class Pair(models.Model):
     Status = PairStatus
     DecidedBy = PairDecidedBy
 
-    project = models.ForeignKey(
-        "annotation.Project", on_delete=models.CASCADE, related_name="pairs"
-    )
-    task = models.ForeignKey("annotation.Task", on_delete=models.PROTECT, related_name="pairs")
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="pairs")
+    task = models.ForeignKey("projects.Task", on_delete=models.PROTECT, related_name="pairs")
     external_id = models.CharField(max_length=255)
-    prompt = models.ForeignKey("annotation.Prompt", on_delete=models.PROTECT, related_name="pairs")
+    prompt = models.ForeignKey("content.Prompt", on_delete=models.PROTECT, related_name="pairs")
     response_a = models.ForeignKey(
-        "annotation.Response", on_delete=models.PROTECT, related_name="pairs_as_a"
+        "content.Response", on_delete=models.PROTECT, related_name="pairs_as_a"
     )
     response_b = models.ForeignKey(
-        "annotation.Response", on_delete=models.PROTECT, related_name="pairs_as_b"
+        "content.Response", on_delete=models.PROTECT, related_name="pairs_as_b"
     )
     source = models.CharField(max_length=200, blank=True)  # source dataset
     metadata = models.JSONField(default=dict, blank=True)
@@ -80,6 +77,7 @@ class Pair(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "annotation_pair"  # kept from before the app split
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
@@ -122,49 +120,3 @@ class Pair(models.Model):
         """How many ratings decide the pair: the project's N plus the extra annotators a lead
         asked for (pass the project when at hand, to save a query)."""
         return (project or self.project).annotators_per_pair + self.extra_annotators
-
-
-class AdjudicationDecision(models.TextChoices):
-    KEEP_A = "keep_a", "Keep, A is better"
-    KEEP_B = "keep_b", "Keep, B is better"
-    DROP = "drop", "Drop"
-
-
-class Adjudication(models.Model):
-    """A lead's decision on a pair. The latest one overrides the consensus rule."""
-
-    Decision = AdjudicationDecision
-
-    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="adjudications")
-    lead = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
-    decision = models.CharField(max_length=8, choices=Decision.choices)
-    note = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(decision__in=AdjudicationDecision.values),
-                name="adjudication_decision_valid",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.pair} → {self.decision}"
-
-
-class AnnotatorRequest(models.Model):
-    """A lead's request that one more annotator rate the pair (who, when, why).
-    Each row adds one to `Pair.extra_annotators`; rows are never changed or removed."""
-
-    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="annotator_requests")
-    lead = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    note = models.TextField()
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"{self.pair} → one more annotator"

@@ -31,10 +31,10 @@ from pathlib import Path
 
 from django.conf import settings
 
-from annotation.importing.errors import ImportFailed
-from annotation.importing.formats import FORMATS
-from annotation.importing.images import private_temp_folder
 from annotation.services.pair_import import ImportSummary, Progress, pairs_import
+from content.importing.errors import ImportFailed
+from content.importing.formats import FORMATS
+from content.importing.images import private_temp_folder
 
 # The limits' values are in config/settings.py. ARBITER_UPLOAD_MAX_RATIO is 200: deflate
 # gives text ~10:1, images ~1:1; zeros give ~1000:1.

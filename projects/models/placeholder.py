@@ -38,13 +38,16 @@ class PlaceholderAccount(models.Model):
     # The project it was made for; kept (empty) if the project goes, so that the account
     # stays a placeholder and never looks like a person's.
     project = models.ForeignKey(
-        "annotation.Project",
+        "projects.Project",
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="placeholder_accounts",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "annotation_placeholderaccount"  # kept from before the app split
 
     def __str__(self) -> str:
         return f"placeholder {self.user_id}"

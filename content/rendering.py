@@ -12,7 +12,7 @@ import nh3
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
-from annotation.models import Asset
+from content.models import Asset
 
 _CONTENT_MD = MarkdownIt("commonmark", {"html": False, "breaks": True}).disable(
     ["link", "image", "autolink", "reference"]

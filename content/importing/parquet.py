@@ -4,7 +4,7 @@ Three layouts, told apart by their columns:
 - Arbiter's export: the `*_content` JSON columns give the exact interleaving of text and
   images, the other JSON columns are decoded, and the row is then read like a native row.
 - MMRB2's Hugging Face layout: the text's `<image_N>` placeholders say where the images go
-  (annotation/placeholders.py); a text without any is followed by all the images.
+  (content/placeholders.py); a text without any is followed by all the images.
 - MJ-Bench's Hugging Face layout: `caption`, `image0`, `image1` (one image each) and `label`
   (or `label_0`), read like an MJ-Bench JSON row (formats.py).
 Image columns are Hugging Face `Sequence(Image())`, list<struct<bytes, path>>. Only the bytes
@@ -35,11 +35,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from django.conf import settings
 
-from annotation.importing.errors import ImportFailed
-from annotation.importing.formats import PairRecord, mjbench_record, mmrb2_record, native_record
-from annotation.importing.images import ImageRejected, StagedImages
-from annotation.importing.upload_limits import max_text_chars, require_json_depth
-from annotation.placeholders import text_to_parts
+from content.importing.errors import ImportFailed
+from content.importing.formats import PairRecord, mjbench_record, mmrb2_record, native_record
+from content.importing.images import ImageRejected, StagedImages
+from content.importing.upload_limits import max_text_chars, require_json_depth
+from content.placeholders import text_to_parts
 
 # Rows per batch: a batch with its images is what the reader holds in memory.
 BATCH_ROWS = 16

@@ -10,7 +10,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from annotation.importing.errors import ImportFailed
+from content.importing.errors import ImportFailed
 
 # Exported annotator ids are "r-" + 12 hex digits, or the X of a placeholder imported-<P>-X.
 ANNOTATOR_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")

@@ -16,12 +16,12 @@ import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from annotation.importing.errors import ImportFailed, require_storable_text
-from annotation.importing.json_stream import json_list_records, jsonl_records, mmrb2_records
-from annotation.importing.mjbench_bias import bias_file_rows, bias_records
-from annotation.importing.native import read_arbiter_fields
-from annotation.importing.records import GoldMark, PairRecord, ResponseRecord
-from annotation.importing.upload_limits import max_text_chars
+from content.importing.errors import ImportFailed, require_storable_text
+from content.importing.json_stream import json_list_records, jsonl_records, mmrb2_records
+from content.importing.mjbench_bias import bias_file_rows, bias_records
+from content.importing.native import read_arbiter_fields
+from content.importing.records import GoldMark, PairRecord, ResponseRecord
+from content.importing.upload_limits import max_text_chars
 
 MMRB2_SCALE = 6
 FORMATS = ("native", "mmrb2", "mjbench", "parquet")
@@ -57,7 +57,7 @@ def _gold(value, number: int) -> GoldMark | None:
 
 def read_records(path: Path, file_format: str) -> Iterator[PairRecord]:
     """Records of a JSON text file, read one at a time (json_stream.py); Parquet files are
-    read by parquet.read_parquet_records. `mjbench-bias` (annotation/importing/mjbench_bias.py)
+    read by parquet.read_parquet_records. `mjbench-bias` (content/importing/mjbench_bias.py)
     is read here too, but offered only by `import_pairs`, which also imports its judges'
     scores."""
     if file_format not in (*TEXT_FORMATS, "mjbench-bias"):

@@ -3,7 +3,7 @@
 
 from dataclasses import dataclass, field
 
-from annotation.importing.native import RatingRecord
+from content.importing.native import RatingRecord
 
 
 @dataclass

@@ -1,0 +1,138 @@
+"""Who may see what: the access policy (docs/architecture.md §8). This module holds the
+project and task scopes; `annotation/access.py` builds the pair, assignment and rating scopes
+on them. Pages, the API, judging, exports and the dashboards take every scope from these two;
+none writes its own.
+
+- The operator (superuser) leads every project.
+- A lead sees everything of the projects they lead, the judges of those projects and the
+  operator's (a judge with no project).
+- A member (any role) may annotate the tasks their membership names, or every task of the
+  project when it names none.
+- An annotator reaches only their own assignments and ratings, and only while they still
+  belong to the project; a placeholder account (imported ratings) reaches nothing.
+
+Out of scope answers exactly like missing: callers narrow their queryset with these scopes
+before looking an id up, never look up first and check after. Plain reads: no service, no
+write (the "Selectors read" import contract covers this module).
+"""
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.http import Http404
+
+from projects.models import Membership, Project, Task
+
+# Projects
+
+
+def member_projects(user) -> QuerySet[Project]:
+    """The projects the user belongs to, in any role (every project for the operator)."""
+    if user.is_superuser:
+        return Project.objects.all()
+    return Project.objects.filter(memberships__user=user).distinct()
+
+
+def led_projects(user) -> QuerySet[Project]:
+    """The projects the user leads (every project for the operator)."""
+    if user.is_superuser:
+        return Project.objects.all()
+    return Project.objects.filter(memberships__user=user, memberships__role=Membership.Role.LEAD)
+
+
+def is_lead_anywhere(user) -> bool:
+    return user.is_superuser or Membership.objects.filter(user=user, role="lead").exists()
+
+
+def project_roles(user) -> dict[int, str]:
+    """The user's role per project id (the operator leads every project, member or not)."""
+    return dict(Membership.objects.filter(user=user).values_list("project", "role"))
+
+
+def project_for_lead(user, slug: str) -> Project:
+    """A project the user leads (superusers lead every project). 403 for the project's
+    annotators (they know it exists); for anyone else the same 404 as a project that does
+    not exist, so that slugs cannot be probed."""
+    project = Project.objects.filter(slug=slug).first()
+    role = None
+    if project is not None and not user.is_superuser:
+        membership = Membership.objects.filter(user=user, project=project).first()
+        role = membership.role if membership else None
+    if project is None or (role is None and not user.is_superuser):
+        raise Http404("no such project")
+    if role not in (None, Membership.Role.LEAD):
+        raise PermissionDenied("only the project's leads may see this page")
+    return project
+
+
+def led_or_operator_wide(user) -> Q:
+    """Rows (judges) of the projects the user leads and the operator's own, which have no
+    project; every row for the operator."""
+    if user.is_superuser:
+        return Q()
+    return Q(project__in=led_projects(user)) | Q(project__isnull=True)
+
+
+def project_or_operator_wide(project) -> Q:
+    """Rows (judges) a project's leads see and use: the project's own and the operator's."""
+    return Q(project=project) | Q(project__isnull=True)
+
+
+# Tasks a membership covers
+
+
+def tasks_for_membership(membership: Membership) -> list[Task]:
+    """The tasks a member may annotate: those the membership names, else all of the project's
+    (in Python, from a prefetched membership; `covers_task` is the same rule in SQL)."""
+    limited = list(membership.tasks.all())
+    if limited:
+        return sorted(limited, key=lambda task: task.slug)
+    return list(Task.objects.filter(project=membership.project).order_by("slug"))
+
+
+def members_by_task(project: Project, tasks: list[Task]) -> dict[int, set[int]]:
+    """The members (user ids, any role) each of the project's tasks is open to: two queries
+    whatever the number of members."""
+    by_task: dict[int, set[int]] = {task.pk: set() for task in tasks}
+    for membership in Membership.objects.filter(project=project).prefetch_related("tasks"):
+        named = [task.pk for task in membership.tasks.all()]
+        for task_id in named or list(by_task):
+            by_task.setdefault(task_id, set()).add(membership.user_id)
+    return by_task
+
+
+def covers_task(user, *, project: str = "project", task: str = "pk") -> Q:
+    """Rows whose task a membership of the user lets them annotate (any role): the tasks it
+    names, or every task of the project when it names none. `project` and `task` name the
+    row's fields (a task itself by default; `task="task"` for a pair)."""
+    mine = Membership.objects.filter(user=user, project=OuterRef(project))
+    return Q(Exists(mine.filter(tasks__isnull=True))) | Q(Exists(mine.filter(tasks=OuterRef(task))))
+
+
+def annotatable_tasks(user) -> QuerySet[Task]:
+    return Task.objects.filter(covers_task(user))
+
+
+def visible_tasks(user) -> QuerySet[Task]:
+    """Tasks of the projects the user leads, and those they may annotate."""
+    if user.is_superuser:
+        return Task.objects.all()
+    leads = Membership.objects.filter(
+        user=user, project=OuterRef("project"), role=Membership.Role.LEAD
+    )
+    return Task.objects.filter(Q(Exists(leads)) | covers_task(user))
+
+
+def task_for_annotator(user, project_slug: str, task_slug: str) -> Task:
+    """A task the user may annotate, or 404."""
+    membership = (
+        Membership.objects.filter(user=user, project__slug=project_slug)
+        .select_related("project")
+        .first()
+    )
+    if membership is None:
+        raise Http404("no such task")
+    for task in tasks_for_membership(membership):
+        if task.slug == task_slug:
+            task.project = membership.project
+            return task
+    raise Http404("no such task")

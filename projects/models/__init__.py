@@ -1,0 +1,5 @@
+from projects.models.invitation import Invitation
+from projects.models.placeholder import PlaceholderAccount
+from projects.models.project import Membership, Project, Task
+
+__all__ = ["Invitation", "Membership", "PlaceholderAccount", "Project", "Task"]

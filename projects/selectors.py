@@ -1,0 +1,70 @@
+"""Projects, memberships and invitations as the pages list and look them up (the scopes:
+projects/access.py)."""
+
+from datetime import datetime
+
+from django.db.models import Prefetch, QuerySet
+from django.http import Http404
+
+from projects.access import member_projects
+from projects.models import Invitation, Membership, Project, Task
+from projects.models.invitation import open_at as invitation_open_at
+from projects.models.invitation import token_hash as invitation_token_hash
+
+
+def projects_for_user(user) -> QuerySet[Project]:
+    return member_projects(user)
+
+
+def may_create_projects(user) -> bool:
+    """Operators, and leads given the right by `manage.py user_add --lead`."""
+    return user.is_authenticated and user.has_perm("projects.add_project")
+
+
+def memberships_for_user(user) -> QuerySet[Membership]:
+    return (
+        Membership.objects.filter(user=user)
+        .select_related("project")
+        .prefetch_related("tasks")
+        .order_by("project__slug")
+    )
+
+
+def project_open_invitations(project: Project, now: datetime) -> list[Invitation]:
+    return list(
+        Invitation.objects.filter(invitation_open_at(now), project=project)
+        .select_related("created_by")
+        .prefetch_related(Prefetch("tasks", queryset=Task.objects.order_by("slug")))
+        .order_by("expires_at", "id")
+    )
+
+
+def membership_in_project(project: Project, membership_id: int) -> Membership:
+    """A membership of this project (the caller leads it), or 404: a lead reaches no account
+    outside their projects."""
+    membership = (
+        Membership.objects.filter(project=project, pk=membership_id)
+        .select_related("user", "project")
+        .first()
+    )
+    if membership is None:
+        raise Http404("no such member")
+    return membership
+
+
+def invitation_in_project(project: Project, invitation_id: int) -> Invitation:
+    invitation = Invitation.objects.filter(project=project, pk=invitation_id).first()
+    if invitation is None:
+        raise Http404("no such invitation")
+    return invitation
+
+
+def invitation_for_token(token: str, now: datetime) -> Invitation | None:
+    """The open invitation this link's token opens, with its project and tasks, or None
+    (unknown, used, revoked and expired alike)."""
+    return (
+        Invitation.objects.filter(invitation_open_at(now), token_hash=invitation_token_hash(token))
+        .select_related("project")
+        .prefetch_related(Prefetch("tasks", queryset=Task.objects.order_by("slug")))
+        .first()
+    )

@@ -1,0 +1,135 @@
+"""Accounts, project membership and what it grants.
+
+Rules: a username is taken whatever its case (sign-in is exact, so "Ann" and "ann" would
+be two people no one can tell apart); passwords pass Django's validators
+(AUTH_PASSWORD_VALIDATORS). A project keeps at least one lead: the last lead can be neither
+demoted nor removed, which also stops a lead from locking everyone out of their project.
+Removing a member (annotation/services/members.py) deletes the membership: every scope of the
+access policy reads "has a membership", so access ends everywhere at once.
+
+Concurrency: a change that can remove a lead locks the project's lead memberships first
+(`SELECT … FOR UPDATE`; SQLite serialises writers anyway), then counts them.
+"""
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import IntegrityError, transaction
+
+from core.errors import Invalid, Refused
+from projects.models import Membership, Project, Task
+
+
+@transaction.atomic
+def membership_set(user, project: Project, role: str) -> Membership:
+    """Make `user` an annotator or lead of `project`. A lead works in Arbiter's own pages,
+    scoped to the projects they lead; the Django admin is for operators only."""
+    membership, _ = Membership.objects.update_or_create(
+        user=user, project=project, defaults={"role": role}
+    )
+    return membership
+
+
+def account_check(*, username: str, password: str, email: str = ""):
+    """An unsaved user with this name and password, or `Invalid` naming the fields: the
+    name's characters, a name taken in any case, the password validators."""
+    User = get_user_model()
+    username = User.normalize_username(username or "")
+    errors: dict[str, list[str]] = {}
+    if not username:
+        errors["username"] = ["Enter a username."]
+    elif len(username) > 150:
+        errors["username"] = ["Use 150 characters or fewer."]
+    else:
+        try:
+            User.username_validator(username)
+        except ValidationError as error:
+            errors["username"] = list(error.messages)
+        else:
+            if User.objects.filter(username__iexact=username).exists():
+                errors["username"] = ["This username is taken; choose another."]
+    email = (email or "").strip()
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            errors["email"] = ["Enter a valid email address, or none."]
+    user = User(username=username, email=email)
+    if not password:
+        errors["password"] = ["Enter a password."]
+    else:
+        try:
+            validate_password(password, user=user)
+        except ValidationError as error:
+            errors["password"] = list(error.messages)
+    if errors:
+        first = next(iter(errors.values()))[0]
+        raise Invalid(f"Account not created: {first}", fields=errors)
+    user.set_password(password)
+    return user
+
+
+def account_create(
+    *,
+    username: str,
+    password: str,
+    email: str = "",
+    may_create_projects: bool = False,
+    operator: bool = False,
+):
+    """A new account (see `account_check`). `may_create_projects` grants Django's
+    `projects.add_project` (a lead who starts their own projects); `operator` makes a
+    superuser, who may do everything, the admin included."""
+    user = account_check(username=username, password=password, email=email)
+    user.is_superuser = user.is_staff = bool(operator)
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError:  # the same name, created meanwhile
+        raise Invalid(
+            "Account not created: this username is taken; choose another.",
+            fields={"username": ["This username is taken; choose another."]},
+        ) from None
+    if may_create_projects and not operator:
+        user.user_permissions.add(
+            Permission.objects.get(content_type__app_label="projects", codename="add_project")
+        )
+    return user
+
+
+def tasks_of_project(project: Project, tasks) -> list[Task]:
+    """The tasks, when all are the project's; else `Invalid` on the field `tasks`."""
+    tasks = list(tasks or [])
+    if any(task.project_id != project.pk for task in tasks):
+        raise Invalid("Choose tasks of this project.", fields={"tasks": ["Unknown task."]})
+    return tasks
+
+
+def lead_kept_check(project: Project, leaving: Membership) -> None:
+    """Refuse when `leaving` is the project's last lead (call inside the transaction)."""
+    leads = list(
+        Membership.objects.select_for_update()
+        .filter(project=project, role=Membership.Role.LEAD)
+        .values_list("pk", flat=True)
+    )
+    if leaving.pk in leads and len(leads) == 1:
+        raise Refused(
+            f"{leaving.user.username} is the last lead of {project.name}: make another member "
+            "a lead first."
+        )
+
+
+def membership_update(*, membership: Membership, role: str, tasks) -> Membership:
+    """Change a member's role and task limits (no tasks: all of the project's)."""
+    if role not in Membership.Role.values:
+        raise Invalid("Choose annotator or lead.", fields={"role": ["Unknown role."]})
+    tasks = tasks_of_project(membership.project, tasks)
+    with transaction.atomic():
+        if role != Membership.Role.LEAD:
+            lead_kept_check(membership.project, membership)
+        membership.role = role
+        membership.save(update_fields=["role"])
+        membership.tasks.set(tasks)
+    return membership
