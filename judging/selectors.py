@@ -275,6 +275,11 @@ def judges_for_lead(user) -> QuerySet[Judge]:
     return judges.filter(led_or_operator_wide(user))
 
 
+def judge_changeable_by(user, judge: Judge) -> bool:
+    """A lead changes their projects' judges; the operator's (no project) they only run."""
+    return judge.project_id is not None or user.is_superuser
+
+
 def _built_in_row(name: str) -> PromptTemplate:
     """A built-in as an unsaved row, to show (its stored row is made when a run uses it)."""
     answer_format, body = BUILT_IN[name]

@@ -44,8 +44,16 @@ def is_lead_anywhere(user) -> bool:
 
 
 def project_roles(user) -> dict[int, str]:
-    """The user's role per project id (the operator leads every project, member or not)."""
+    """The user's role per project id, from their memberships (read it through `role_in`)."""
     return dict(Membership.objects.filter(user=user).values_list("project", "role"))
+
+
+def role_in(user, project_id: int, roles: dict[int, str]) -> str:
+    """The user's role in a project they can see: the operator leads every project, member or
+    not; anyone else has their membership's role (`roles` from `project_roles`)."""
+    if user.is_superuser:
+        return Membership.Role.LEAD
+    return roles.get(project_id, Membership.Role.ANNOTATOR)
 
 
 def project_for_lead(user, slug: str) -> Project:

@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.common import AspectSerializer
+from projects.access import role_in
 from projects.models import Membership, Project, Task
 
 
@@ -31,9 +32,7 @@ class ProjectSerializer(serializers.ModelSerializer):
         fields = ["id", "slug", "name", "scale_points", "guidelines", "role", "settings"]
 
     def _role(self, project: Project) -> str:
-        if self.context["request"].user.is_superuser:
-            return Membership.Role.LEAD
-        return self.context["roles"].get(project.pk, Membership.Role.ANNOTATOR)
+        return role_in(self.context["request"].user, project.pk, self.context["roles"])
 
     @extend_schema_field(serializers.ChoiceField(choices=Membership.Role.choices))
     def get_role(self, project: Project) -> str:

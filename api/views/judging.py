@@ -42,7 +42,7 @@ from api.serializers.judging import (
 from api.views.common import ScopedViewSet, filter_by_project, project_or_404, uploaded_to_path
 from judging.models import Connection, Judge, PromptTemplate
 from judging.prompts import template_save
-from judging.selectors import connections_for, run_progress
+from judging.selectors import connections_for, judge_changeable_by, run_progress
 from judging.services.judges import judge_delete, judge_save
 from judging.services.runs import judge_run_cancel, judge_run_resume, judge_run_start
 from judging.services.score_import import scores_import
@@ -88,7 +88,7 @@ class JudgeViewSet(
 
     def _changeable(self) -> Judge:
         judge = self.get_object()
-        if judge.project_id is None and not self.request.user.is_superuser:
+        if not judge_changeable_by(self.request.user, judge):
             raise PermissionDenied("the operator's judge: leads run it but cannot change it")
         return judge
 
