@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from metrics.report import project_agreement
+from metrics.report import project_agreement, project_judge_accuracy
 from projects.models import Project, Task
 
 FORMAT_NAME = "arbiter-dataset"
@@ -31,6 +31,13 @@ def agreement(project: Project, tasks: list[Task]) -> dict:
     return {task.slug: _finite(figures.get(task.slug)) for task in tasks}
 
 
+def judge_accuracy(project: Project, tasks: list[Task]) -> dict:
+    """Each judge's accuracy on each exported task, rated-only and prediction-powered, as in
+    `report --json`."""
+    figures = project_judge_accuracy(project)
+    return {task.slug: _finite(figures.get(task.slug, {})) for task in tasks}
+
+
 def task_file(slug: str, file_format: str) -> str:
     """The file of one task in an export: `<task>.jsonl`, `<task>.parquet`, or MMRB2's
     `<task>.json`."""
@@ -46,6 +53,7 @@ def manifest(
     task_pairs: dict[str, int],
     counts: dict,
     agreement_figures: dict,
+    judge_figures: dict,
 ) -> dict:
     """Everything but "files", which `write_manifest` streams in at the end."""
     return {
@@ -78,6 +86,7 @@ def manifest(
         ],
         "counts": counts,
         "agreement": agreement_figures,
+        "judge_accuracy": judge_figures,
     }
 
 

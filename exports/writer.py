@@ -17,7 +17,7 @@ from content.models import Pair
 from exports.errors import ExportInvalid
 from exports.images import ImageBytes, ImageFiles
 from exports.jsonl import JsonlTaskWriter
-from exports.manifest import agreement, manifest, task_file, write_manifest
+from exports.manifest import agreement, judge_accuracy, manifest, task_file, write_manifest
 from exports.mmrb2 import Mmrb2TaskWriter
 from exports.rows import RowBatch, task_batches
 from exports.sink import FileLedger
@@ -185,6 +185,7 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
                 **{key: dict(sorted(counter.items())) for key, counter in tally.items()},
             },
             agreement_figures=agreement(project, tasks),
+            judge_figures=judge_accuracy(project, tasks),
         )
         write_manifest(staging, content, ledger.entries())
         summary.files = ledger.count + 1

@@ -241,3 +241,26 @@ def judge_inputs(project: Project) -> JudgeInputs:
     for judge_id, task_id, pair_id, order, sample, choice in verdicts:
         inputs.rows[judge_id][task_id].append((pair_id, order, sample, choice))
     return inputs
+
+
+# The pool a prediction-powered figure speaks for: the pairs in the experts' queue, rated or not
+# (docs/architecture.md §6.3). Easy pairs (removed by the ensemble), candidates, gold checks and
+# dropped pairs are other populations.
+POOL_STATUSES = (
+    Pair.Status.QUEUED,
+    Pair.Status.IN_PROGRESS,
+    Pair.Status.COMPLETE,
+    Pair.Status.KEPT,
+)
+PoolChoices = dict[int, dict[int, dict[int, list[str | None]]]]  # task -> judge -> pair -> choices
+
+
+def pool_choices(project: Project) -> PoolChoices:
+    """Every judge's trial choices on every pool pair, by task (one query)."""
+    choices: PoolChoices = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    verdicts = Verdict.objects.filter(
+        pair__project=project, pair__status__in=POOL_STATUSES
+    ).values_list("pair__task_id", "judge_id", "pair_id", "choice")
+    for task_id, judge_id, pair_id, choice in verdicts.order_by().iterator(chunk_size=20_000):
+        choices[task_id][judge_id][pair_id].append(choice)
+    return choices

@@ -22,8 +22,10 @@ from metrics.inputs import (
     judge_inputs,
     kept_labels,
     overall_scores,
+    pool_choices,
 )
 from metrics.judge_accuracy import average_accuracy, judge_task_stats, tasks_covered
+from metrics.judge_ppi import average_over_tasks, side_shares, task_figures
 from metrics.rounding import rounded
 from projects.models import Project
 
@@ -105,14 +107,17 @@ def project_report(project: Project) -> Figures:
     names = dict(get_user_model().objects.filter(pk__in=people).values_list("pk", "username"))
     bias_cards = task_bias_cards(project, tasks, labels, judged, names, ratings)
     group_rows = group_scores(project, judged)
+    pool = pool_choices(project)
 
     report_tasks: dict[str, Figures] = {}
     judge_accuracies: dict[str, dict[int, float | None]] = defaultdict(
         dict
     )  # judge -> task -> accuracy
+    powered_by_judge: dict[str, dict[int, Figures]] = defaultdict(dict)
     for task in tasks:
         counts = status_counts.get(task.id, {})
         judges: dict[str, Figures] = {}
+        powered = powered_task_figures(pool[task.id], labels[task.id], project.target_half_width)
         for judge_id in judged.by_name():
             if task.id not in judged.tasks[judge_id]:
                 continue
@@ -126,7 +131,10 @@ def project_report(project: Project) -> Figures:
             judges[judge]["bias_cards"] = bias_cards[task.id][judge_id]
             if grouped := group_rows[task.id].get(judge_id):
                 judges[judge]["bias"] = rounded(group_bias(grouped).as_dict())
+            judges[judge]["prediction_powered"] = rounded(powered["judges"].get(judge_id))
             judge_accuracies[judge][task.id] = stats.accuracy
+            if judge_id in powered["judges"]:
+                powered_by_judge[judge][task.id] = powered["judges"][judge_id]
         report_tasks[task.slug] = {
             "kind": task.kind,
             "pairs": sum(counts.values()),
@@ -138,6 +146,7 @@ def project_report(project: Project) -> Figures:
             "statuses": counts,
             "agreement": _task_agreement(task.id, labels, scores, aspects, project),
             "judges": judges,
+            "closest_judges": rounded(_named_closest(powered["closest"], judged.names)),
             "annotators": {
                 names[annotator]: figures
                 for annotator, figures in sorted(
@@ -160,11 +169,73 @@ def project_report(project: Project) -> Figures:
         "scale_points": project.scale_points,
         "annotators_per_pair": project.annotators_per_pair,
         "tasks": report_tasks,
+        "target_half_width": project.target_half_width,
         "judges": {
-            judge: _judge_average([accuracies.get(t.id) for t in tasks if labels[t.id]])
+            judge: {
+                **_judge_average([accuracies.get(t.id) for t in tasks if labels[t.id]]),
+                "prediction_powered": rounded(
+                    _powered_average(powered_by_judge[judge], [t.id for t in tasks if labels[t.id]])
+                ),
+            }
             for judge, accuracies in sorted(judge_accuracies.items())
         },
     }
+
+
+def project_judge_accuracy(project: Project) -> dict[str, dict[str, Figures]]:
+    """Per task slug and judge: the accuracy on the rated pairs (MMRB2's protocol) and the
+    prediction-powered figure, as in the report; for the export's manifest."""
+    labels, judged, pool = kept_labels(project), judge_inputs(project), pool_choices(project)
+    figures: dict[str, dict[str, Figures]] = {}
+    for task in project.tasks.order_by("slug"):
+        powered = powered_task_figures(pool[task.id], labels[task.id], project.target_half_width)
+        by_judge = figures[task.slug] = {}
+        for judge_id in judged.by_name():
+            if task.id not in judged.tasks[judge_id]:
+                continue
+            stats = judge_task_stats(
+                judged.rows[judge_id][task.id],
+                labels[task.id],
+                judged.samples[judge_id],
+                orders=judged.orders[judge_id],
+            )
+            by_judge[judged.names[judge_id]] = {
+                "accuracy": rounded(stats.accuracy),
+                "evaluated": stats.evaluated,
+                "prediction_powered": rounded(powered["judges"].get(judge_id)),
+            }
+    return figures
+
+
+def powered_task_figures(
+    choices: Mapping[int, Mapping[int, list[str | None]]],
+    labels: Mapping[int, str],
+    half_width: float,
+) -> Figures:
+    """The prediction-powered figures of one task (metrics/judge_ppi.py), judges by id."""
+    shares = {
+        judge_id: {pair: s for pair, trials in by_pair.items() if (s := side_shares(trials))}
+        for judge_id, by_pair in choices.items()
+    }
+    return task_figures(
+        {j: by_pair for j, by_pair in shares.items() if by_pair},
+        labels,
+        half_width=half_width,
+    )
+
+
+def _named_closest(closest: Figures | None, names: Mapping[int, str]) -> Figures | None:
+    if closest is None:
+        return None
+    return {**closest, "judges": [names[judge_id] for judge_id in closest["judges"]]}
+
+
+def _powered_average(by_task: Mapping[int, Figures], labelled: list[int]) -> Figures | None:
+    """The multi-task prediction-powered figure, over the labelled tasks, only when the judge
+    has one on each (as the rated-only average)."""
+    if not labelled or any(task_id not in by_task for task_id in labelled):
+        return None
+    return average_over_tasks([by_task[task_id] for task_id in labelled])
 
 
 def _judge_average(accuracies: list[float | None]) -> Figures:

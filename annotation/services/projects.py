@@ -95,6 +95,7 @@ PROJECT_FIELDS = (
     "lease_minutes",
     "edit_grace_minutes",
     "guidelines",
+    "target_half_width",
 )
 
 

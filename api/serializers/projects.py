@@ -18,6 +18,7 @@ class ProjectSettingsSerializer(serializers.ModelSerializer):
             "ensemble_threshold",
             "lease_minutes",
             "edit_grace_minutes",
+            "target_half_width",
         ]
 
 
@@ -72,6 +73,37 @@ class ReportAgreementSerializer(serializers.Serializer):
     aspects = serializers.DictField(child=serializers.DictField())
 
 
+class PoweredAccuracySerializer(serializers.Serializer):
+    """A prediction-powered accuracy (PPI++, docs/architecture.md §6.3) with its 95 % interval:
+    from `rated` pairs the experts labelled and `judged` pairs of the experts' queue the judge
+    answered; `estimate`, `low`, `high` are null below 50 rated pairs."""
+
+    estimate = serializers.FloatField(allow_null=True)
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+    rated = serializers.IntegerField()
+    judged = serializers.IntegerField()
+
+
+class PoweredTaskAccuracySerializer(PoweredAccuracySerializer):
+    lam = serializers.FloatField(allow_null=True, help_text="the power-tuning parameter")
+    classical_low = serializers.FloatField(required=False)
+    classical_high = serializers.FloatField(required=False)
+    more_classical = serializers.IntegerField(
+        required=False, help_text="more rated pairs for ± the target, rated pairs alone"
+    )
+    more_powered = serializers.IntegerField(
+        required=False, help_text="more rated pairs for ± the target, prediction-powered"
+    )
+
+
+class ClosestJudgesSerializer(PoweredTaskAccuracySerializer):
+    judges = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="the better and the worse; the difference is theirs",
+    )
+
+
 class ReportJudgeTaskSerializer(serializers.Serializer):
     accuracy = serializers.FloatField(allow_null=True)
     correct = serializers.IntegerField()
@@ -80,6 +112,7 @@ class ReportJudgeTaskSerializer(serializers.Serializer):
     invalid = serializers.IntegerField()
     ties = serializers.IntegerField()
     position_consistency = serializers.FloatField(allow_null=True)
+    prediction_powered = PoweredTaskAccuracySerializer(allow_null=True)
 
 
 class ReportTaskSerializer(serializers.Serializer):
@@ -92,12 +125,14 @@ class ReportTaskSerializer(serializers.Serializer):
     statuses = serializers.DictField(child=serializers.IntegerField())
     agreement = ReportAgreementSerializer()
     judges = serializers.DictField(child=ReportJudgeTaskSerializer())
+    closest_judges = ClosestJudgesSerializer(allow_null=True)
 
 
 class ReportJudgeSerializer(serializers.Serializer):
     average = serializers.FloatField(allow_null=True)
     tasks = serializers.IntegerField()
     labelled_tasks = serializers.IntegerField()
+    prediction_powered = PoweredAccuracySerializer(allow_null=True)
 
 
 class ReportSerializer(serializers.Serializer):
@@ -106,6 +141,7 @@ class ReportSerializer(serializers.Serializer):
     project = serializers.CharField()
     scale_points = serializers.IntegerField()
     annotators_per_pair = serializers.IntegerField()
+    target_half_width = serializers.FloatField()
     tasks = serializers.DictField(child=ReportTaskSerializer())
     judges = serializers.DictField(child=ReportJudgeSerializer())
 

@@ -21,6 +21,7 @@ from metrics.inputs import (
     judge_inputs,
     kept_labels,
     overall_scores,
+    pool_choices,
 )
 from metrics.judge_accuracy import average_accuracy, judge_task_stats, tasks_covered
 from metrics.judge_breakdowns import (
@@ -32,6 +33,8 @@ from metrics.judge_breakdowns import (
     pair_counts_interval,
     split_accuracy,
 )
+from metrics.judge_ppi import average_over_tasks
+from metrics.report import powered_task_figures
 from projects.models import Project
 
 MAJORITY_KS = (1, 3, 5, 7, 9)
@@ -45,6 +48,7 @@ class JudgeRow(TypedDict):
     judge: str
     cells: list[dict[str, Any] | None]  # per task: its figures, None without verdicts
     average: float | None
+    powered_average: dict[str, Any] | None  # prediction-powered, over the labelled tasks
     covered: int
     samples: int
     scale: str
@@ -112,6 +116,11 @@ def judge_figures(project: Project) -> dict:
     # The average is over the tasks with labelled pairs, and only when a judge has a figure on
     # each: a mean over the tasks it happens to cover would rank it against others unfairly.
     labelled = [index for index, task in enumerate(tasks) if labels[task.pk]]
+    pool = pool_choices(project)
+    powered = {
+        task.pk: powered_task_figures(pool[task.pk], labels[task.pk], project.target_half_width)
+        for task in tasks
+    }
 
     table: list[JudgeRow] = []
     for judge_id in judged.by_name():
@@ -129,20 +138,27 @@ def judge_figures(project: Project) -> dict:
             stats = judge_task_stats(
                 rows, labels[task.pk], samples, counts, orders=judged.orders[judge_id]
             )
+            rated = {p: counts[p] for p in labels[task.pk] if p in counts}
             cells.append(
                 {
                     **stats.as_dict(),
-                    "interval": pair_counts_interval(
-                        {p: counts[p] for p in labels[task.pk] if p in counts}, resamples=RESAMPLES
-                    ),
+                    "rated_pairs": len(rated),
+                    "interval": pair_counts_interval(rated, resamples=RESAMPLES),
+                    "powered": powered[task.pk]["judges"].get(judge_id),
                 }
             )
         accuracies = [cell["accuracy"] if (cell := cells[i]) else None for i in labelled]
+        by_task = [cell["powered"] if (cell := cells[i]) else None for i in labelled]
         table.append(
             {
                 "judge": judged.names[judge_id],
                 "cells": cells,
                 "average": average_accuracy(accuracies),
+                "powered_average": average_over_tasks(
+                    [figures for figures in by_task if figures is not None]
+                )
+                if by_task and None not in by_task
+                else None,
                 "covered": tasks_covered(accuracies),
                 "samples": samples,
                 "scale": scale_label(judged.scale(judge_id)),
@@ -194,7 +210,32 @@ def judge_figures(project: Project) -> dict:
         "average_chart": bar_chart(chart_rows, title="Average accuracy over tasks"),
         "task_charts": per_task_charts,
         "ks": MAJORITY_KS,
+        "planner": _planner(tasks, powered, judged.names, project.target_half_width),
+        "target_half_width": project.target_half_width,
     }
+
+
+def _planner(tasks: list, powered: dict, names: dict, target: float) -> list[dict[str, Any]]:
+    """Per task: how many more rated pairs bring every judge to ± target, classical and
+    prediction-powered (the most any judge needs), and what separates the two closest."""
+    rows = []
+    for task in tasks:
+        figures = [
+            f for f in powered[task.pk]["judges"].values() if f.get("more_classical") is not None
+        ]
+        closest = powered[task.pk]["closest"]
+        rows.append(
+            {
+                "task": task,
+                "rated": max((f["rated"] for f in figures), default=0),
+                "judged": max((f["judged"] for f in figures), default=0),
+                "more_classical": max((f["more_classical"] for f in figures), default=None),
+                "more_powered": max((f["more_powered"] for f in figures), default=None),
+                "met": bool(figures) and all(f["more_powered"] == 0 for f in figures),
+                "closest": closest and {**closest, "names": [names[j] for j in closest["judges"]]},
+            }
+        )
+    return rows
 
 
 def _group_bias(tasks: list, judged, rows_by_task: dict) -> list[dict]:

@@ -39,6 +39,13 @@ class Project(models.Model):
         default=10, validators=[MaxValueValidator(7 * 24 * 60)]
     )
     guidelines = models.TextField(blank=True, help_text="Markdown, shown to annotators.")
+    # The planner's target: judge accuracies known to ± this at 95 % (issue 27).
+    target_half_width = models.FloatField(
+        "target interval (±)",
+        default=0.03,
+        validators=[MinValueValidator(0.001), MaxValueValidator(0.5)],
+        help_text="Rate until every judge's accuracy is known to ± this (0.03: ±3 points) at 95 %.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -57,6 +64,10 @@ class Project(models.Model):
                 name="project_threshold_0_1",
             ),
             models.CheckConstraint(condition=Q(lease_minutes__gte=1), name="project_lease_ge_1"),
+            models.CheckConstraint(
+                condition=Q(target_half_width__gte=0.001, target_half_width__lte=0.5),
+                name="project_target_half_width_range",
+            ),
             models.CheckConstraint(
                 condition=Q(edit_grace_minutes__lte=7 * 24 * 60), name="project_grace_le_week"
             ),

@@ -24,7 +24,9 @@ def test_a_judge_without_a_figure_on_every_task_has_no_average(client, rated, tm
     for row in page.context["table"]:
         assert row["cells"][1] is None or row["cells"][0] is None  # one task each
         assert (row["average"], row["covered"]) == (None, 1)
-        assert report[row["judge"]] == {"average": None, "tasks": 1, "labelled_tasks": 2}
+        assert report[row["judge"]] == {
+            "average": None, "tasks": 1, "labelled_tasks": 2, "prediction_powered": None,
+        }  # fmt: skip
     assert (page.context["human_average"], page.context["human_covered"]) == (None, 1)
     body = page.content.decode()
     assert body.count("1 of 2 tasks") == 5  # two judges in the table and the chart, experts

@@ -241,12 +241,19 @@ def test_report_average_is_undefined_for_a_judge_missing_a_task(project):
     report = run_report("bench")
     assert report["tasks"]["t2i"]["judges"]["judge-y"]["accuracy"] == 0.25
     assert "judge-y" not in report["tasks"]["edit"]["judges"]
-    assert report["judges"]["judge-y"] == {"average": None, "tasks": 1, "labelled_tasks": 2}
+    assert report["judges"]["judge-y"] == {
+        "average": None, "tasks": 1, "labelled_tasks": 2, "prediction_powered": None,
+    }  # fmt: skip
     # A task without labelled pairs is not held against anyone.
     other = Task.objects.create(project=project, slug="reasoning", name="R", kind="reasoning")
     add_pair(other, [], status=Pair.Status.CANDIDATE)
     judges = run_report("bench")["judges"]
-    assert judges["judge-x"] == {"average": pytest.approx(0.75), "tasks": 2, "labelled_tasks": 2}
+    assert judges["judge-x"] == {
+        "average": pytest.approx(0.75),
+        "tasks": 2,
+        "labelled_tasks": 2,
+        "prediction_powered": None,
+    }  # fmt: skip  (no prediction-powered figure below 50 rated pairs a task)
 
 
 def test_report_text_output(project):
@@ -324,8 +331,9 @@ def test_report_query_count_does_not_grow(project, django_assert_num_queries):
 def test_report_query_budget(project, django_assert_max_num_queries):
     # 8; 4 for the annotators' quality figures (their ratings, gold answers, pauses,
     # qualifications) and 1 for their names; 2 for the judges' bias cards (the evaluated pairs'
-    # traits, the judges' models): flat in pairs, annotators and judges.
-    with django_assert_max_num_queries(15):
+    # traits, the judges' models); 1 for the verdicts on the pool (prediction-powered figures):
+    # flat in pairs, annotators and judges.
+    with django_assert_max_num_queries(16):
         project_report(project)
 
 

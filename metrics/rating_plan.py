@@ -1,0 +1,32 @@
+"""`plan_ratings`: for each task, how wide the judges' accuracy intervals are now and how many
+more rated pairs (classical and prediction-powered) would bring them to ± a width, or would
+tell the two closest judges apart at 95 % (docs/architecture.md §6.3)."""
+
+from typing import Any
+
+from metrics.inputs import judge_inputs, kept_labels, pool_choices
+from metrics.report import powered_task_figures
+from metrics.rounding import rounded
+from projects.models import Project, Task
+
+
+def rating_plan(project: Project, half_width: float, task: Task | None = None) -> dict[str, Any]:
+    labels, pool = kept_labels(project), pool_choices(project)
+    names = judge_inputs(project).names
+    tasks = [task] if task is not None else list(project.tasks.order_by("slug"))
+    plans: dict[str, Any] = {}
+    for each in tasks:
+        figures = powered_task_figures(pool[each.pk], labels[each.pk], half_width)
+        judges = {names[judge_id]: rounded(f) for judge_id, f in figures["judges"].items()}
+        planned = [f for f in judges.values() if f.get("more_powered") is not None]
+        closest = figures["closest"]
+        plans[each.slug] = {
+            "rated": len(labels[each.pk]),
+            "more_classical": max((f["more_classical"] for f in planned), default=None),
+            "more_powered": max((f["more_powered"] for f in planned), default=None),
+            "met": bool(planned) and all(f["more_powered"] == 0 for f in planned),
+            "judges": dict(sorted(judges.items())),
+            "closest_judges": closest
+            and rounded({**closest, "judges": [names[j] for j in closest["judges"]]}),
+        }
+    return {"project": project.slug, "half_width": half_width, "tasks": plans}
