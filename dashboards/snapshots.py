@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 SELECTORS = {"agreement": agreement, "judges": judge_figures, "models": model_figures}
 # Part of every data version: bump it when a selector's figures change shape, so that rows
 # pickled by the previous code are recomputed, never rendered by templates that expect more.
-FIGURES_SCHEMA = 1
+FIGURES_SCHEMA = 2
 # A refresh that has not finished after this long is taken to have died: another may start.
 REFRESH_CLAIM = timedelta(minutes=30)
 
@@ -96,6 +96,11 @@ def data_version(project: Project) -> str:
         project.annotators_per_pair,
         project.max_span,
         project.ambiguous_half_width,
+        # The prediction-powered figures: the planner's target, and whether (and how much) the
+        # project rates a sample (starting one freezes the pairs' weights).
+        project.target_half_width,
+        project.rating_mode,
+        project.rating_budget,
     )
     aggregates = "|".join(f"{part['v']}/{part['n']}/{part.get('r')}" for part in parts)
     text = f"{FIGURES_SCHEMA}|{aggregates}|{settings_}|{quality}"

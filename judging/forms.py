@@ -17,7 +17,7 @@ from judging.models import (
     PromptTemplate,
 )
 from judging.selectors import callable_judges, connections_for
-from projects.models import Task
+from projects.models import Project, Task
 
 
 class SettingsJSONField(forms.JSONField):
@@ -193,3 +193,16 @@ class EnsembleForm(forms.Form):
     def __init__(self, project, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["judges"].queryset = callable_judges(project)
+
+
+class SamplingForm(forms.Form):
+    """Which pairs the experts rate: every pair, or a sample chosen for information."""
+
+    mode = forms.ChoiceField(choices=Project.RatingMode.choices, widget=forms.RadioSelect)
+    budget = forms.IntegerField(
+        min_value=1,
+        max_value=10_000_000,
+        required=False,
+        label="Pairs to rate per task",
+        help_text="In a sample: no more pairs per task are started (empty: no limit).",
+    )

@@ -40,4 +40,5 @@ urlpatterns = [
         name="run-resume",
     ),
     path("projects/<slug:slug>/ensemble/", views.ensemble, name="ensemble"),
+    path("projects/<slug:slug>/settings/sampling/", views.sampling, name="project-sampling"),
 ]

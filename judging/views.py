@@ -10,7 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation.selectors import project_for_lead
 from core.htmx import render_fragment_or_page
 from core.page_errors import errors_on_form, refusal_as_message
-from judging.forms import EnsembleForm, JudgeForm, RunStartForm, TemplateForm
+from judging.forms import EnsembleForm, JudgeForm, RunStartForm, SamplingForm, TemplateForm
 from judging.models import API_BACKENDS, Judge, JudgeRun
 from judging.parsing import INVALID
 from judging.prompts import template_save
@@ -35,7 +35,8 @@ from judging.services.ensemble import (
 )
 from judging.services.judges import judge_delete, judge_save
 from judging.services.runs import judge_run_cancel, judge_run_resume, judge_run_start
-from projects.models import Task
+from judging.services.sampling import sample_start, sample_stop
+from projects.models import Project, Task
 
 
 @login_required
@@ -276,3 +277,27 @@ def _ensemble_post(request, project, task):
     else:
         messages.error(request, f"Ensemble of {task.name} not saved: {form.errors.as_text()}")
     return redirect("ensemble", slug=project.slug)
+
+
+@login_required
+@require_POST
+def sampling(request, slug: str):
+    """Switch the project between rating every pair and rating a sample (the form is on the
+    project's settings page)."""
+    project = project_for_lead(request.user, slug)
+    form = SamplingForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose every pair or a sample, and a budget of 1 or more.")
+    elif form.cleaned_data["mode"] == Project.RatingMode.SAMPLE:
+        weighed = sample_start(project, budget=form.cleaned_data["budget"])
+        budget = form.cleaned_data["budget"]
+        limit = f"at most {budget} pairs per task" if budget else "no limit"
+        messages.success(
+            request,
+            f"The experts now rate a sample chosen for information ({limit}); "
+            f"{weighed} pairs were weighed by the judges' uncertainty.",
+        )
+    else:
+        sample_stop(project)
+        messages.success(request, "The experts now rate every pair.")
+    return redirect("project-settings", slug=slug)

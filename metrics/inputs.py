@@ -244,7 +244,7 @@ def judge_inputs(project: Project) -> JudgeInputs:
 
 
 # The pool a prediction-powered figure speaks for: the pairs in the experts' queue, rated or not
-# (docs/architecture.md §6.3). Easy pairs (removed by the ensemble), candidates, gold checks and
+# (docs/architecture.md §6.6). Easy pairs (removed by the ensemble), candidates, gold checks and
 # dropped pairs are other populations.
 POOL_STATUSES = (
     Pair.Status.QUEUED,
@@ -264,3 +264,19 @@ def pool_choices(project: Project) -> PoolChoices:
     for task_id, judge_id, pair_id, choice in verdicts.order_by().iterator(chunk_size=20_000):
         choices[task_id][judge_id][pair_id].append(choice)
     return choices
+
+
+SampleDesign = dict[int, dict[int, tuple[float, float, bool]]]  # task -> pair -> design
+
+
+def sample_design(project: Project) -> SampleDesign:
+    """For a project rating a sample: each pool pair's draw, weight (1 when none) and whether
+    it is still open (queued or in progress), by task (one query)."""
+    design: SampleDesign = defaultdict(dict)
+    rows = Pair.objects.filter(project=project, status__in=POOL_STATUSES).values_list(
+        "task_id", "pk", "draw", "weight", "status"
+    )
+    for task_id, pair_id, draw, weight, status in rows.order_by().iterator(chunk_size=20_000):
+        open_now = status in (Pair.Status.QUEUED, Pair.Status.IN_PROGRESS)
+        design[task_id][pair_id] = (draw, weight or 1.0, open_now)
+    return design

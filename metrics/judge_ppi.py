@@ -1,4 +1,4 @@
-"""Prediction-powered judge accuracy (issue 27; docs/architecture.md §6.3): each judge's
+"""Prediction-powered judge accuracy (issue 27; docs/architecture.md §6.6): each judge's
 accuracy on a task's whole pool of pairs, from the experts' labels on the rated pairs and, on
 every pair, a prediction of the judge's correctness built from the other judges' verdicts.
 
@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from statistics import fmean, stdev
 from typing import Any
 
-from metrics.ppi import MeanEstimate, classical_mean, pool_mean, ratings_needed
+from metrics.ppi import MeanEstimate, active_mean, classical_mean, pool_mean, ratings_needed
 
 MIN_RATED = 50  # fewer rated pairs: no prediction-powered interval is shown (issue 27)
+MIN_RATED_ACTIVE = 100  # the same for a sample chosen for information
 
 Shares = tuple[float, float]  # the judge's share of trials for A, for B
 JudgeShares = Mapping[Any, Mapping[int, Shares]]  # judge -> pair -> shares
@@ -65,11 +66,13 @@ def leave_one_out_predictions(shares: JudgeShares) -> dict[Any, dict[int, float]
 
 @dataclass(frozen=True)
 class JudgeSample:
-    """One judge's (or one difference's) inputs: Y and f on the rated pairs, f on the pool."""
+    """One judge's (or one difference's) inputs: Y and f on the rated pairs, f on the pool;
+    in a sample chosen for information, each rated pair's inclusion probability."""
 
     y: list[float]
     f_rated: list[float]
     f_pool: list[float]
+    pi: list[float] | None = None
 
     @property
     def rated(self) -> int:
@@ -81,15 +84,36 @@ class JudgeSample:
 
 
 def judge_sample(
-    shares: Mapping[int, Shares], predictions: Mapping[int, float], labels: Mapping[int, str]
+    shares: Mapping[int, Shares],
+    predictions: Mapping[int, float],
+    labels: Mapping[int, str],
+    inclusion: Mapping[int, float] | None = None,
 ) -> JudgeSample:
+    """`inclusion`, in a sample: the rated pairs that count (see `sample_inclusion`) with their
+    probability of having been drawn; the others are left out of the rated set."""
     pool = sorted(shares)
-    rated = [pair for pair in pool if pair in labels]
+    rated = [p for p in pool if p in labels and (inclusion is None or p in inclusion)]
     return JudgeSample(
         y=[shares[pair][0 if labels[pair] == "A" else 1] for pair in rated],
         f_rated=[predictions[pair] for pair in rated],
         f_pool=[predictions[pair] for pair in pool],
+        pi=None if inclusion is None else [inclusion[pair] for pair in rated],
     )
+
+
+def sample_inclusion(design: Mapping[int, tuple[float, float, bool]]) -> dict[int, float]:
+    """A sample's rated pairs that count, with their inclusion probabilities. `design` holds
+    each pool pair's (draw, weight, still open). Pairs are served by draw / weight; the rated
+    set that is a Poisson sample is the run of decided pairs before the first one still open,
+    with t that pair's key: pair i is in it when draw_i < t * weight_i, probability
+    min(1, t * weight_i). Decided pairs after it (rated out of order) are left out."""
+    open_keys = [draw / weight for draw, weight, still_open in design.values() if still_open]
+    t = min(open_keys, default=float("inf"))
+    return {
+        pair: min(1.0, t * weight)
+        for pair, (draw, weight, still_open) in design.items()
+        if not still_open and draw / weight < t
+    }
 
 
 def difference_sample(
@@ -98,10 +122,11 @@ def difference_sample(
     labels: Mapping[int, str],
     a: Any,
     b: Any,
+    inclusion: Mapping[int, float] | None = None,
 ) -> JudgeSample:
     """Judge a minus judge b, paired on the pairs both answered."""
     pool = sorted(set(shares[a]) & set(shares[b]))
-    rated = [pair for pair in pool if pair in labels]
+    rated = [p for p in pool if p in labels and (inclusion is None or p in inclusion)]
 
     def correct(judge: Any, pair: int) -> float:
         return shares[judge][pair][0 if labels[pair] == "A" else 1]
@@ -110,16 +135,30 @@ def difference_sample(
         y=[correct(a, pair) - correct(b, pair) for pair in rated],
         f_rated=[predictions[a][pair] - predictions[b][pair] for pair in rated],
         f_pool=[predictions[a][pair] - predictions[b][pair] for pair in pool],
+        pi=None if inclusion is None else [inclusion[pair] for pair in rated],
     )
+
+
+def _powered(sample: JudgeSample) -> MeanEstimate:
+    if sample.pi is not None:
+        return active_mean(sample.y, sample.f_rated, sample.pi, sample.f_pool)
+    return pool_mean(sample.y, sample.f_rated, sample.f_pool)
 
 
 def estimate(sample: JudgeSample, *, min_rated: int = MIN_RATED) -> dict[str, Any]:
     """The prediction-powered figure with its interval and the classical interval on the same
-    pool (both with the finite-population correction); the interval only from `min_rated`."""
-    figures: dict[str, Any] = {"rated": sample.rated, "judged": sample.judged}
-    if sample.rated < max(min_rated, 2):
+    pool (both with the finite-population correction); the interval only from `min_rated`
+    (MIN_RATED_ACTIVE in a sample). In a sample the figure is the active one (weighted back by
+    the inclusion probabilities); the classical interval then assumes a uniform draw."""
+    figures: dict[str, Any] = {
+        "rated": sample.rated,
+        "judged": sample.judged,
+        "design": "uniform" if sample.pi is None else "sample",
+    }
+    least = max(min_rated, MIN_RATED_ACTIVE if sample.pi is not None else 0, 2)
+    if sample.rated < least:
         return {**figures, "estimate": None, "low": None, "high": None, "lam": None}
-    powered = pool_mean(sample.y, sample.f_rated, sample.f_pool)
+    powered = _powered(sample)
     classical = classical_mean(sample.y, pool=sample.judged)
     return {
         **figures,
@@ -140,9 +179,9 @@ def plan(sample: JudgeSample, half_width: float) -> dict[str, Any]:
     """How many rated pairs the pool needs for an interval of ± `half_width`, classical and
     prediction-powered (the planner's model: today's spreads hold as more pairs are rated), and
     how many more that is than today's."""
-    if sample.rated < 2 or half_width <= 0:
+    if sample.rated < 3 or half_width <= 0:
         return {"needed_classical": None, "needed_powered": None}
-    powered = pool_mean(sample.y, sample.f_rated, sample.f_pool)
+    powered = _powered(sample)
     classical_n = ratings_needed(stdev(sample.y), half_width, pool=sample.judged)
     powered_n = ratings_needed(_residual_sd(sample, powered), half_width, pool=sample.judged)
     return {
@@ -171,15 +210,21 @@ def average_over_tasks(estimates: Sequence[dict[str, Any]]) -> dict[str, Any] | 
 
 
 def task_figures(
-    shares: JudgeShares, labels: Mapping[int, str], *, half_width: float, min_rated: int = MIN_RATED
+    shares: JudgeShares,
+    labels: Mapping[int, str],
+    *,
+    half_width: float,
+    min_rated: int = MIN_RATED,
+    inclusion: Mapping[int, float] | None = None,
 ) -> dict[str, Any]:
     """Everything prediction-powered of one task: per judge the estimate and the plan for an
     interval of ± `half_width`; the two judges whose estimates are closest, their paired
-    difference and how many rated pairs would separate them at 95 %."""
+    difference and how many rated pairs would separate them at 95 %. `inclusion`: the task
+    rates a sample (`sample_inclusion`)."""
     predictions = leave_one_out_predictions(shares)
     judges: dict[Any, dict[str, Any]] = {}
     for judge in shares:
-        sample = judge_sample(shares[judge], predictions[judge], labels)
+        sample = judge_sample(shares[judge], predictions[judge], labels, inclusion)
         judges[judge] = {**estimate(sample, min_rated=min_rated), **plan(sample, half_width)}
     ranked = sorted((f["estimate"], j) for j, f in judges.items() if f["estimate"] is not None)
     closest = None
@@ -187,7 +232,7 @@ def task_figures(
         _gap, (_, better), (_, worse) = min(
             (high[0] - low[0], high, low) for low, high in zip(ranked, ranked[1:], strict=False)
         )
-        sample = difference_sample(shares, predictions, labels, better, worse)
+        sample = difference_sample(shares, predictions, labels, better, worse, inclusion)
         difference = estimate(sample, min_rated=min_rated)
         # Separated once the difference's interval excludes 0: half as wide as it is now.
         closest = {

@@ -1,22 +1,23 @@
 """`plan_ratings`: for each task, how wide the judges' accuracy intervals are now and how many
 more rated pairs (classical and prediction-powered) would bring them to ± a width, or would
-tell the two closest judges apart at 95 % (docs/architecture.md §6.3)."""
+tell the two closest judges apart at 95 % (docs/architecture.md §6.6)."""
 
 from typing import Any
 
-from metrics.inputs import judge_inputs, kept_labels, pool_choices
-from metrics.report import powered_task_figures
+from metrics.inputs import judge_inputs, kept_labels
+from metrics.report import powered_figures_by_task
 from metrics.rounding import rounded
 from projects.models import Project, Task
 
 
 def rating_plan(project: Project, half_width: float, task: Task | None = None) -> dict[str, Any]:
-    labels, pool = kept_labels(project), pool_choices(project)
+    labels = kept_labels(project)
+    powered = powered_figures_by_task(project, labels, half_width)
     names = judge_inputs(project).names
     tasks = [task] if task is not None else list(project.tasks.order_by("slug"))
     plans: dict[str, Any] = {}
     for each in tasks:
-        figures = powered_task_figures(pool[each.pk], labels[each.pk], half_width)
+        figures = powered[each.pk]
         judges = {names[judge_id]: rounded(f) for judge_id, f in figures["judges"].items()}
         planned = [f for f in judges.values() if f.get("more_powered") is not None]
         closest = figures["closest"]

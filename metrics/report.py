@@ -23,9 +23,10 @@ from metrics.inputs import (
     kept_labels,
     overall_scores,
     pool_choices,
+    sample_design,
 )
 from metrics.judge_accuracy import average_accuracy, judge_task_stats, tasks_covered
-from metrics.judge_ppi import average_over_tasks, side_shares, task_figures
+from metrics.judge_ppi import average_over_tasks, sample_inclusion, side_shares, task_figures
 from metrics.rounding import rounded
 from projects.models import Project
 
@@ -107,7 +108,7 @@ def project_report(project: Project) -> Figures:
     names = dict(get_user_model().objects.filter(pk__in=people).values_list("pk", "username"))
     bias_cards = task_bias_cards(project, tasks, labels, judged, names, ratings)
     group_rows = group_scores(project, judged)
-    pool = pool_choices(project)
+    powered_by_task = powered_figures_by_task(project, labels)
 
     report_tasks: dict[str, Figures] = {}
     judge_accuracies: dict[str, dict[int, float | None]] = defaultdict(
@@ -117,7 +118,7 @@ def project_report(project: Project) -> Figures:
     for task in tasks:
         counts = status_counts.get(task.id, {})
         judges: dict[str, Figures] = {}
-        powered = powered_task_figures(pool[task.id], labels[task.id], project.target_half_width)
+        powered = powered_by_task[task.id]
         for judge_id in judged.by_name():
             if task.id not in judged.tasks[judge_id]:
                 continue
@@ -185,10 +186,11 @@ def project_report(project: Project) -> Figures:
 def project_judge_accuracy(project: Project) -> dict[str, dict[str, Figures]]:
     """Per task slug and judge: the accuracy on the rated pairs (MMRB2's protocol) and the
     prediction-powered figure, as in the report; for the export's manifest."""
-    labels, judged, pool = kept_labels(project), judge_inputs(project), pool_choices(project)
+    labels, judged = kept_labels(project), judge_inputs(project)
+    powered_by_task = powered_figures_by_task(project, labels)
     figures: dict[str, dict[str, Figures]] = {}
     for task in project.tasks.order_by("slug"):
-        powered = powered_task_figures(pool[task.id], labels[task.id], project.target_half_width)
+        powered = powered_by_task[task.id]
         by_judge = figures[task.slug] = {}
         for judge_id in judged.by_name():
             if task.id not in judged.tasks[judge_id]:
@@ -211,8 +213,10 @@ def powered_task_figures(
     choices: Mapping[int, Mapping[int, list[str | None]]],
     labels: Mapping[int, str],
     half_width: float,
+    design: Mapping[int, tuple[float, float, bool]] | None = None,
 ) -> Figures:
-    """The prediction-powered figures of one task (metrics/judge_ppi.py), judges by id."""
+    """The prediction-powered figures of one task (metrics/judge_ppi.py), judges by id;
+    `design` when the project rates a sample (metrics/inputs.py::sample_design)."""
     shares = {
         judge_id: {pair: s for pair, trials in by_pair.items() if (s := side_shares(trials))}
         for judge_id, by_pair in choices.items()
@@ -221,7 +225,24 @@ def powered_task_figures(
         {j: by_pair for j, by_pair in shares.items() if by_pair},
         labels,
         half_width=half_width,
+        inclusion=None if design is None else sample_inclusion(design),
     )
+
+
+def powered_figures_by_task(
+    project: Project, labels: Labels, half_width: float | None = None
+) -> dict[int, Figures]:
+    """`powered_task_figures` of every task of the project, at the project's target width
+    unless another is given; weighted back by the sample's design when it rates a sample."""
+    pool = pool_choices(project)
+    sampled = project.rating_mode == Project.RatingMode.SAMPLE
+    design = sample_design(project) if sampled else None
+    width = project.target_half_width if half_width is None else half_width
+    figures: dict[int, Figures] = defaultdict(lambda: {"judges": {}, "closest": None})
+    for task_id, choices in pool.items():  # a task no judge answered has no figure
+        sampled_task = None if design is None else design[task_id]
+        figures[task_id] = powered_task_figures(choices, labels[task_id], width, sampled_task)
+    return figures
 
 
 def _named_closest(closest: Figures | None, names: Mapping[int, str]) -> Figures | None:

@@ -74,7 +74,7 @@ class ReportAgreementSerializer(serializers.Serializer):
 
 
 class PoweredAccuracySerializer(serializers.Serializer):
-    """A prediction-powered accuracy (PPI++, docs/architecture.md §6.3) with its 95 % interval:
+    """A prediction-powered accuracy (PPI++, docs/architecture.md §6.6) with its 95 % interval:
     from `rated` pairs the experts labelled and `judged` pairs of the experts' queue the judge
     answered; `estimate`, `low`, `high` are null below 50 rated pairs."""
 

@@ -1,5 +1,8 @@
+import random
+
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Coalesce
 
 
 class Side(models.TextChoices):
@@ -31,8 +34,16 @@ OPEN_STATUSES = (PairStatus.QUEUED, PairStatus.IN_PROGRESS)
 # Pairs an annotator may rate: the open ones and gold checks (which take no slots).
 RATEABLE_STATUSES = (*OPEN_STATUSES, PairStatus.GOLD)
 
+# The order of a sample's pairs (Pair.draw), in a query.
+SAMPLE_ORDER = F("draw") / Coalesce(F("weight"), Value(1.0))
+
 # How many ratings decide a pair, in a query (Pair.ratings_needed in Python).
 RATINGS_NEEDED = F("project__annotators_per_pair") + F("extra_annotators")
+
+
+def uniform_draw() -> float:
+    """Uniform on (0, 1]: 0 would put a pair first whatever its weight."""
+    return 1.0 - random.random()
 
 
 class Pair(models.Model):
@@ -71,6 +82,14 @@ class Pair(models.Model):
     # Annotators a lead asked for beyond the project's N (one AnnotatorRequest row each).
     extra_annotators = models.PositiveSmallIntegerField(default=0)
 
+    # Active choice of pairs (issue 27): a uniform draw fixed when the pair is made, and the
+    # sampling weight frozen when the project starts rating a sample (None: weight 1). In a
+    # sample, pairs are served in the order of draw / weight (SAMPLE_ORDER), so that whenever
+    # the experts stop, the rated pairs are those with draw <= t * weight: each was rated with
+    # probability min(1, t * weight), which the estimates weigh back.
+    draw = models.FloatField(default=uniform_draw)
+    weight = models.FloatField(null=True, blank=True)
+
     # SHA-256 of the imported record: re-importing the same record is a no-op.
     fingerprint = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -101,6 +120,8 @@ class Pair(models.Model):
                 condition=Q(decided_by__in=PairDecidedBy.values),
                 name="pair_decided_by_valid",
             ),
+            models.CheckConstraint(condition=Q(draw__gt=0, draw__lte=1), name="pair_draw_0_1"),
+            models.CheckConstraint(condition=Q(weight__gt=0), name="pair_weight_positive"),
         ]
         indexes = [
             models.Index(fields=["project", "task", "status"]),

@@ -21,7 +21,6 @@ from metrics.inputs import (
     judge_inputs,
     kept_labels,
     overall_scores,
-    pool_choices,
 )
 from metrics.judge_accuracy import average_accuracy, judge_task_stats, tasks_covered
 from metrics.judge_breakdowns import (
@@ -34,7 +33,7 @@ from metrics.judge_breakdowns import (
     split_accuracy,
 )
 from metrics.judge_ppi import average_over_tasks
-from metrics.report import powered_task_figures
+from metrics.report import powered_figures_by_task
 from projects.models import Project
 
 MAJORITY_KS = (1, 3, 5, 7, 9)
@@ -116,11 +115,7 @@ def judge_figures(project: Project) -> dict:
     # The average is over the tasks with labelled pairs, and only when a judge has a figure on
     # each: a mean over the tasks it happens to cover would rank it against others unfairly.
     labelled = [index for index, task in enumerate(tasks) if labels[task.pk]]
-    pool = pool_choices(project)
-    powered = {
-        task.pk: powered_task_figures(pool[task.pk], labels[task.pk], project.target_half_width)
-        for task in tasks
-    }
+    powered = powered_figures_by_task(project, labels)
 
     table: list[JudgeRow] = []
     for judge_id in judged.by_name():
@@ -212,6 +207,7 @@ def judge_figures(project: Project) -> dict:
         "ks": MAJORITY_KS,
         "planner": _planner(tasks, powered, judged.names, project.target_half_width),
         "target_half_width": project.target_half_width,
+        "sampled": project.rating_mode == Project.RatingMode.SAMPLE,
     }
 
 

@@ -7,8 +7,15 @@ from django.db.models import Q
 from projects.scale import center as scale_center
 
 
+class RatingMode(models.TextChoices):
+    ALL = "all", "Rate every pair"
+    SAMPLE = "sample", "Rate a sample chosen for information"
+
+
 class Project(models.Model):
     """One benchmark under construction, with its rating scale and consensus rules."""
+
+    RatingMode = RatingMode
 
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
@@ -46,6 +53,22 @@ class Project(models.Model):
         validators=[MinValueValidator(0.001), MaxValueValidator(0.5)],
         help_text="Rate until every judge's accuracy is known to ± this (0.03: ±3 points) at 95 %.",
     )
+    rating_mode = models.CharField(
+        "which pairs the experts rate",
+        max_length=8,
+        choices=RatingMode.choices,
+        default=RatingMode.ALL,
+        help_text="A sample chosen for information: the pairs the judges are unsure of come "
+        "first, in an order that keeps the estimates unbiased however early rating stops.",
+    )
+    rating_budget = models.PositiveIntegerField(
+        "pairs to rate per task (sample)",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="In a sample, the experts start no more pairs per task than this "
+        "(empty: no limit).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -67,6 +90,9 @@ class Project(models.Model):
             models.CheckConstraint(
                 condition=Q(target_half_width__gte=0.001, target_half_width__lte=0.5),
                 name="project_target_half_width_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(rating_mode__in=RatingMode.values), name="project_rating_mode_valid"
             ),
             models.CheckConstraint(
                 condition=Q(edit_grace_minutes__lte=7 * 24 * 60), name="project_grace_le_week"

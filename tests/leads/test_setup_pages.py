@@ -22,6 +22,7 @@ PROJECT = {
     "ensemble_threshold": 0.9,
     "lease_minutes": 30,
     "edit_grace_minutes": 10,
+    "target_half_width": 0.03,
     "guidelines": "Rate **carefully**.",
 }
 

@@ -80,7 +80,7 @@ def world():
 
 
 def _reference(project, judge_name):
-    """Y and f from the raw verdicts, as docs/architecture.md §6.3 defines them."""
+    """Y and f from the raw verdicts, as docs/architecture.md §6.6 defines them."""
     shares = {}
     for judge_id, pair_id, choice in Verdict.objects.values_list("judge_id", "pair_id", "choice"):
         a, b, n = shares.setdefault(judge_id, {}).get(pair_id, (0, 0, 0))
