@@ -14,7 +14,8 @@ from metrics/judge_ppi.py, the intervals from metrics/ppi.py, all at 95 %:
 - PPI: pool_mean(y, f_rated, f_pool) on that sample, from judge_ppi.MIN_RATED (50) pairs;
 - active: active_mean on a Poisson sample, pair i rated with probability pi_i = min(1, t*w_i),
   w_i the panel's uncertainty 1 - |2q - 1| (q: every judge's soft vote for A) mixed with a
-  uniform floor of 0.3 and of mean 1, t such that the expected size is n; from 100 pairs.
+  uniform floor of 0.8 (the product's, judging/services/sampling.py) and of mean 1, t such
+  that the expected size is n; from 100 pairs.
 The truth is the judge's accuracy on the whole pool (mean Y over every pair). Per judge and
 budget n (rated pairs per task): coverage of the truth, mean half-width, and the expert ratings
 saved at equal width, 1 - n_method / n, where n_method = ratings_needed(s, h, pool=M) is what
@@ -77,7 +78,7 @@ MMRB2_SETS = ["t2i", "edit", "interleaved", "reasoning"]
 
 DEFAULT_BUDGETS = [50, 100, 200, 400]
 ACTIVE_FROM = 100  # rated pairs: an active interval is shown only from here (issue 27)
-UNIFORM_FLOOR = 0.3  # share of the active weight spread uniformly, so every pair can be drawn
+UNIFORM_FLOOR = 0.8  # share of the active weight spread uniformly, so every pair can be drawn
 Z = NormalDist().inv_cdf(0.975)
 
 # The MMRB2 simulation's judges and coefficients (logit scale), fixed before any replay.

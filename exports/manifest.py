@@ -54,6 +54,7 @@ def manifest(
     counts: dict,
     agreement_figures: dict,
     judge_figures: dict,
+    judge_label_figures: dict,
 ) -> dict:
     """Everything but "files", which `write_manifest` streams in at the end."""
     return {
@@ -71,6 +72,7 @@ def manifest(
             "ambiguous_half_width": project.ambiguous_half_width,
             "ensemble_threshold": project.ensemble_threshold,
             "guidelines": project.guidelines,
+            "judge_labels": project.judge_labels,
         },
         "tasks": [
             {
@@ -87,6 +89,9 @@ def manifest(
         "counts": counts,
         "agreement": agreement_figures,
         "judge_accuracy": judge_figures,
+        # Per task, when the project exports judge labels: alpha, delta, the calibration set's
+        # size, the threshold, the coverage reached and how many pairs the judges labelled.
+        "judge_labels": _finite(judge_label_figures),
     }
 
 

@@ -7,7 +7,7 @@ asked) and the images they show. Memory holds one batch."""
 import hashlib
 import hmac
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -71,6 +71,32 @@ def task_batches(
         if len(batch) < batch_size:
             return
         last_id = batch[-1].id
+
+
+def judge_labelled_batches(
+    project: Project,
+    task: Task,
+    labels: Mapping[int, str],
+    source: str,
+    *,
+    with_verdicts: bool,
+    batch_size: int = BATCH,
+) -> Iterator[RowBatch]:
+    """Pairs no expert decided, as export rows whose `chosen` is the judges' label (`labels`:
+    pair id -> side) and `label_source` says so, a batch at a time."""
+    ordered = sorted(labels)
+    for start in range(0, len(ordered), batch_size):
+        pairs = list(
+            Pair.objects.filter(task=task, pk__in=ordered[start : start + batch_size])
+            .select_related("prompt", "response_a__generator", "response_b__generator")
+            .order_by("id")
+        )
+        if not pairs:
+            continue
+        batch = _rows(project, task, pairs, with_verdicts)
+        for pair, row in zip(pairs, batch.rows, strict=True):
+            row["chosen"], row["label_source"] = labels[pair.pk], source
+        yield batch
 
 
 def _rows(project: Project, task: Task, pairs: list[Pair], with_verdicts: bool) -> RowBatch:
@@ -197,6 +223,9 @@ def _row(project, task, pair, ratings, adjudication, verdicts, refs) -> dict:
         "mean": pair.consensus_mean,  # stored with the ratings (consensus.py::decision_set)
         "span": pair.consensus_span,
         "decided_by": pair.decided_by,
+        # Whose label `chosen` is: the experts' (their ratings, a lead's decision or an
+        # imported one); the judges' with a guarantee (exports/judge_labels.py); none.
+        "label_source": "experts" if pair.label else "",
         "adjudication": adjudication,
     }
     if verdicts is not None:

@@ -8,18 +8,20 @@ import secrets
 import shutil
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from content.models import Pair
 from exports.errors import ExportInvalid
 from exports.images import ImageBytes, ImageFiles
 from exports.jsonl import JsonlTaskWriter
+from exports.judge_labels import judge_labels
 from exports.manifest import agreement, judge_accuracy, manifest, task_file, write_manifest
 from exports.mmrb2 import Mmrb2TaskWriter
-from exports.rows import RowBatch, task_batches
+from exports.rows import RowBatch, judge_labelled_batches, task_batches
 from exports.sink import FileLedger
 from projects.models import Project, Task
 
@@ -153,7 +155,7 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
     try:
         images, new_writer = _writers(ledger, file_format)
         summary = ExportSummary(project=project.slug, file_format=file_format, out="")
-        tally: dict[str, Counter[str]] = {"by_status": Counter(), "by_decided_by": Counter()}
+        tally: dict[str, Any] = {"by_status": Counter(), "by_decided_by": Counter()}
         if file_format == "mmrb2":
             # Pairs without a side are left out of MMRB2's files and counted here.
             tally["left_out"] = Counter()
@@ -172,6 +174,7 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
             summary.pairs += counts["pairs"]
             summary.ratings += counts["ratings"]
         summary.images = images.count
+        judge_label_figures = tally.pop("judge_labels", {})
         content = manifest(
             project,
             tasks,
@@ -186,6 +189,7 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
             },
             agreement_figures=agreement(project, tasks),
             judge_figures=judge_accuracy(project, tasks),
+            judge_label_figures=judge_label_figures,
         )
         write_manifest(staging, content, ledger.entries())
         summary.files = ledger.count + 1
@@ -200,7 +204,8 @@ def _write_task(project, task, writer, options: dict, tally: dict) -> dict:
     statuses = [Pair.Status.KEPT, *([Pair.Status.DROPPED] if with_dropped else [])]
     keeps = getattr(writer, "keeps", lambda row: True)
     counts = {"pairs": 0, "ratings": 0}
-    for batch in task_batches(project, task, statuses, with_verdicts=options["with_verdicts"]):
+    batches = task_batches(project, task, statuses, with_verdicts=options["with_verdicts"])
+    for batch in chain(batches, _judge_labelled(project, task, writer, options, tally)):
         writer.write(batch)
         for row in filter(keeps, batch.rows):
             counts["pairs"] += 1
@@ -208,3 +213,15 @@ def _write_task(project, task, writer, options: dict, tally: dict) -> dict:
             tally["by_status"][row["status"]] += 1
             tally["by_decided_by"][row["decided_by"]] += 1
     return counts
+
+
+def _judge_labelled(project, task, writer, options: dict, tally: dict) -> Iterator[RowBatch]:
+    """The undecided pairs the judges may label with the project's guarantee, labelled, and
+    the calibration in the manifest (never in MMRB2's files: experts' labels only)."""
+    if not project.judge_labels or isinstance(writer, Mmrb2TaskWriter):
+        return
+    plan = judge_labels(project, task)
+    tally.setdefault("judge_labels", {})[task.slug] = plan.manifest()
+    yield from judge_labelled_batches(
+        project, task, plan.labels, plan.source(), with_verdicts=options["with_verdicts"]
+    )

@@ -96,6 +96,9 @@ PROJECT_FIELDS = (
     "edit_grace_minutes",
     "guidelines",
     "target_half_width",
+    "judge_labels",
+    "judge_labels_alpha",
+    "judge_labels_delta",
 )
 
 

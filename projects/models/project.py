@@ -69,6 +69,24 @@ class Project(models.Model):
         help_text="In a sample, the experts start no more pairs per task than this "
         "(empty: no limit).",
     )
+    # Judge labels with a guarantee (issue 27; metrics/selective_labels.py), in the export.
+    judge_labels = models.BooleanField(
+        "export judge labels with a guarantee",
+        default=False,
+        help_text="Pairs no expert rated get the judges' label where the judges are confident "
+        "enough that, with probability 1 − δ, at least 1 − α of such labels agree with the "
+        "experts.",
+    )
+    judge_labels_alpha = models.FloatField(
+        "α (disagreement allowed)",
+        default=0.1,
+        validators=[MinValueValidator(0.01), MaxValueValidator(0.5)],
+    )
+    judge_labels_delta = models.FloatField(
+        "δ (risk that the guarantee fails)",
+        default=0.05,
+        validators=[MinValueValidator(0.001), MaxValueValidator(0.5)],
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -93,6 +111,11 @@ class Project(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(rating_mode__in=RatingMode.values), name="project_rating_mode_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(judge_labels_alpha__gte=0.01, judge_labels_alpha__lte=0.5)
+                & Q(judge_labels_delta__gte=0.001, judge_labels_delta__lte=0.5),
+                name="project_judge_labels_levels",
             ),
             models.CheckConstraint(
                 condition=Q(edit_grace_minutes__lte=7 * 24 * 60), name="project_grace_le_week"

@@ -32,6 +32,7 @@ EXPECTED_TYPES = {
     "status": pa.string(),
     "reference_label": pa.string(),
     "decided_by": pa.string(),
+    "label_source": pa.string(),
     "scale": pa.int16(),
     "mean": pa.float64(),
     "span": pa.int16(),
@@ -93,7 +94,7 @@ def test_columns_types_and_values_match_the_jsonl_rows(rated, tmp_path):
                     assert image["bytes"] == (tmp_path / "j" / path).read_bytes()
             for key in ("chosen", "prompt_source", "task", "status", "reference_label"):
                 assert cells[key] == row[key], key
-            for key in ("scale", "mean", "span", "decided_by"):
+            for key in ("scale", "mean", "span", "decided_by", "label_source"):
                 assert cells[key] == row[key], key
             for key in ("human_annotations", "prompt_metadata", "prompt_content", "metadata"):
                 assert json.loads(cells[key]) == row[key], key

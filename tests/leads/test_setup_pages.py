@@ -23,6 +23,8 @@ PROJECT = {
     "lease_minutes": 30,
     "edit_grace_minutes": 10,
     "target_half_width": 0.03,
+    "judge_labels_alpha": 0.1,
+    "judge_labels_delta": 0.05,
     "guidelines": "Rate **carefully**.",
 }
 

@@ -1,0 +1,92 @@
+"""Judge labels with a guarantee in the export (issue 27; exports/judge_labels.py): the pairs no
+expert decided get the judges' label where they are confident enough, the rows say whose label
+it is, the manifest records the calibration, MMRB2's files keep the experts' labels only, and
+the labels given agree with the truth held out from the calibration."""
+
+import json
+
+import numpy as np
+import pytest
+
+from content.models import Generator, Pair, Prompt, Response
+from exports.writer import export_dataset
+from judging.models import Judge, Verdict
+from projects.models import Project, Task
+
+pytestmark = pytest.mark.django_db
+
+PAIRS, KEPT = 700, 350
+ALPHA, DELTA = 0.1, 0.1
+
+
+@pytest.fixture
+def world():
+    """Five judges vote on every pair; how many agree depends on a hidden difficulty, so their
+    confidence says something of their correctness. Half the pairs are kept with the experts'
+    label (the truth); the other half are queued, their truth held out."""
+    rng = np.random.default_rng(11)
+    project = Project.objects.create(
+        slug="jl", name="JL", judge_labels=True, judge_labels_alpha=ALPHA, judge_labels_delta=DELTA
+    )
+    task = Task.objects.create(project=project, slug="t2i", name="T", kind="t2i", aspects=[])
+    generator = Generator.objects.create(name="g")
+    prompt = Prompt.objects.create(project=project, fingerprint="f", content=[["text", "x"]])
+    truth = {}
+    for i in range(PAIRS):
+        side = "A" if rng.random() < 0.5 else "B"
+        kept = i < KEPT
+        pair = Pair.objects.create(
+            project=project, task=task, external_id=f"p{i}", prompt=prompt,
+            response_a=Response.objects.create(generator=generator, content=[["text", "a"]]),
+            response_b=Response.objects.create(generator=generator, content=[["text", "b"]]),
+            status=Pair.Status.KEPT if kept else Pair.Status.QUEUED,
+            label=side if kept else "", decided_by="consensus" if kept else "",
+        )  # fmt: skip
+        truth[pair.external_id] = side
+        right_chance = rng.uniform(0.55, 0.99)
+        for j in range(5):
+            judge, _ = Judge.objects.get_or_create(name=f"j{j}", backend="random")
+            other = "B" if side == "A" else "A"
+            choice = side if rng.random() < right_chance else other
+            Verdict.objects.create(judge=judge, pair=pair, order="forward", sample=0, choice=choice)
+    return project, truth
+
+
+def _rows(folder, task="t2i"):
+    return [json.loads(line) for line in (folder / f"{task}.jsonl").read_text().splitlines()]
+
+
+def test_undecided_pairs_get_the_judges_label_where_the_guarantee_allows(world, tmp_path):
+    project, truth = world
+    export_dataset(project, tmp_path / "out")
+    rows = _rows(tmp_path / "out")
+    experts = [row for row in rows if row["label_source"] == "experts"]
+    judged = [row for row in rows if row["label_source"].startswith("judges")]
+    assert len(experts) == KEPT and all(row["status"] == "kept" for row in experts)
+    assert judged and all(row["status"] == "queued" for row in judged)
+    assert judged[0]["label_source"] == "judges, agreement ≥ 90 % at 90 % confidence"
+    assert len(judged) < PAIRS - KEPT  # the unsure ones stay for the experts
+    agreement = np.mean([row["chosen"] == truth[row["id"]] for row in judged])
+    assert agreement >= 1 - ALPHA  # on the held-out truth
+
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    calibration = manifest["judge_labels"]["t2i"]
+    assert (calibration["alpha"], calibration["delta"]) == (ALPHA, DELTA)
+    assert calibration["calibration_pairs"] == KEPT
+    assert calibration["labelled"] == len(judged)
+    assert 0 < calibration["coverage"] < 1 and calibration["threshold"] is not None
+    assert calibration["agreement_lower_bound"] >= 1 - ALPHA
+    assert manifest["project"]["judge_labels"] is True
+
+
+def test_benchmark_files_and_projects_without_the_setting_keep_the_experts_labels(world, tmp_path):
+    project, _truth = world
+    export_dataset(project, tmp_path / "mmrb2", file_format="mmrb2")
+    pairs = json.loads((tmp_path / "mmrb2" / "t2i.json").read_text())["pairs"]
+    assert len(pairs) == KEPT
+    Project.objects.filter(pk=project.pk).update(judge_labels=False)
+    project.refresh_from_db()
+    export_dataset(project, tmp_path / "off")
+    assert {row["label_source"] for row in _rows(tmp_path / "off")} == {"experts"}
+    manifest = json.loads((tmp_path / "off" / "manifest.json").read_text())
+    assert manifest["judge_labels"] == {}
