@@ -166,6 +166,11 @@ def figures_for(project: Project, page: str) -> Figures:
     return Figures(figures, computed_at, seconds, True)
 
 
+def stored_figures(project: Project, page: str) -> dict | None:
+    """The page's last stored figures, current or not, computing nothing (None: none yet)."""
+    return _unpickled(FigureSnapshot.objects.filter(project=project, page=page).first())
+
+
 def _unpickled(row: FigureSnapshot | None) -> dict | None:
     if row is None:
         return None

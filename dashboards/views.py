@@ -26,7 +26,7 @@ from dashboards.csv import csv_response, wants_csv
 from dashboards.selectors.disagreements import disagreements, pair_review, queue_neighbours
 from dashboards.selectors.hours import annotator_hours, hours_csv_rows
 from dashboards.selectors.overview import overview
-from dashboards.snapshots import figures_for
+from dashboards.snapshots import figures_for, stored_figures
 from dashboards.tables import TABLES
 from exports.errors import ExportInvalid
 from exports.jobs import export_job_path, export_job_start
@@ -56,9 +56,15 @@ def _page(request, slug, template, context):
     return render(request, template, {"project": project, "csv_tables": links, **figures})
 
 
+def _overview(project) -> dict:
+    # The planner as the judges page last computed it: the overview computes no heavy figure.
+    judges = stored_figures(project, "judges")
+    return {**overview(project), "planner": judges.get("planner") if judges else None}
+
+
 @login_required
 def overview_page(request, slug: str):
-    return _page(request, slug, "dashboards/overview.html", overview)
+    return _page(request, slug, "dashboards/overview.html", _overview)
 
 
 def _snapshot_page(name: str):

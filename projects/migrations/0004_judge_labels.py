@@ -19,12 +19,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='project',
             name='judge_labels_alpha',
-            field=models.FloatField(default=0.1, validators=[django.core.validators.MinValueValidator(0.01), django.core.validators.MaxValueValidator(0.5)], verbose_name='α (disagreement allowed)'),
+            field=models.FloatField(default=0.1, validators=[django.core.validators.MinValueValidator(0.01), django.core.validators.MaxValueValidator(0.5)], verbose_name='disagreement allowed (α)'),
         ),
         migrations.AddField(
             model_name='project',
             name='judge_labels_delta',
-            field=models.FloatField(default=0.05, validators=[django.core.validators.MinValueValidator(0.001), django.core.validators.MaxValueValidator(0.5)], verbose_name='δ (risk that the guarantee fails)'),
+            field=models.FloatField(default=0.05, validators=[django.core.validators.MinValueValidator(0.001), django.core.validators.MaxValueValidator(0.5)], verbose_name='risk that the guarantee fails (δ)'),
         ),
         migrations.AddConstraint(
             model_name='project',

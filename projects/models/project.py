@@ -78,12 +78,12 @@ class Project(models.Model):
         "experts.",
     )
     judge_labels_alpha = models.FloatField(
-        "α (disagreement allowed)",
+        "disagreement allowed (α)",
         default=0.1,
         validators=[MinValueValidator(0.01), MaxValueValidator(0.5)],
     )
     judge_labels_delta = models.FloatField(
-        "δ (risk that the guarantee fails)",
+        "risk that the guarantee fails (δ)",
         default=0.05,
         validators=[MinValueValidator(0.001), MaxValueValidator(0.5)],
     )

@@ -147,7 +147,7 @@ def test_the_report_weighs_the_rated_prefix_back_as_active_mean_does():
         for expert in experts:
             assignment = assignment_claim(expert, task)
             left_better = (truth[assignment.pair_id] == "A") != assignment.swapped
-            rating_submit(assignment.pk, expert, RatingInput(overall=6 if left_better else 2))
+            rating_submit(assignment.pk, expert, RatingInput(overall=2 if left_better else 6))
     report = project_report(project)
     figures = report["tasks"]["t2i"]["judges"]["weak"]["prediction_powered"]
     assert figures["design"] == "sample"

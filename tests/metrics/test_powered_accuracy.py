@@ -36,7 +36,7 @@ def world():
     on the true side; the rest stay queued."""
     rng = np.random.default_rng(7)
     project = Project.objects.create(
-        slug="ppi", name="PPI", scale_points=7, annotators_per_pair=3, target_half_width=0.05
+        slug="ppi", name="PPI", scale_points=7, annotators_per_pair=3, target_half_width=0.02
     )
     task = Task.objects.create(project=project, slug="t2i", name="T2I", kind="t2i", aspects=[])
     generator = Generator.objects.create(name="g")
@@ -71,9 +71,9 @@ def world():
     while kept.count() < RATED:  # the experts stop early: the rest stays in the queue
         for expert in experts:
             assignment = assignment_claim(expert, task)
-            # The form is Left/Right: Left is B on a swapped assignment.
+            # The form is Left/Right (above the centre: Right is better); Left is B when swapped.
             left_better = (truth[assignment.pair_id] == "A") != assignment.swapped
-            rating_submit(assignment.pk, expert, RatingInput(overall=6 if left_better else 2))
+            rating_submit(assignment.pk, expert, RatingInput(overall=2 if left_better else 6))
     lead = get_user_model().objects.create_user("lead", password="pw-lead-12345")
     Membership.objects.create(user=lead, project=project, role="lead")
     return project, task, truth, lead
@@ -156,3 +156,16 @@ def test_plan_ratings_answers_for_a_width_and_refuses_a_wrong_one(world):
         call_command("plan_ratings", project="ppi", width=0)
     with pytest.raises(CommandError, match="not in"):
         call_command("plan_ratings", project="ppi", task="nope")
+
+
+def test_the_overview_says_when_the_target_is_met(world, client):
+    project, _task, _truth, lead = world
+    client.force_login(lead)
+    overview = reverse("dash-overview", args=[project.slug])
+    assert "Ratings for the target" not in client.get(overview).content.decode()  # not computed
+    client.get(reverse("dash-judges", args=[project.slug]))
+    body = client.get(overview).content.decode()
+    assert "Ratings for the target (±0.020)" in body and "target met" not in body
+    Project.objects.filter(pk=project.pk).update(target_half_width=0.5)
+    client.get(reverse("dash-judges", args=[project.slug]))  # the new target is a new version
+    assert "target met" in client.get(overview).content.decode()
