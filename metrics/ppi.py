@@ -34,7 +34,8 @@ active_mean(y, f_rated, pi_rated, f_pool)  -- active inference [ZC24], Poisson s
     estimate = mean_pool(g) + (1/M) * sum_rated (y_i - g_i) / pi_i
     (Horvitz-Thompson on the residual; unbiased for any fixed lam and c), and
     std_error^2 = (1/M^2) * sum_rated (1 - pi_i) * (y_i - g_i)^2 / pi_i^2
-    (the unbiased estimate of the Horvitz-Thompson variance under Poisson sampling).
+    (the unbiased estimate of the Horvitz-Thompson variance under Poisson sampling), times
+    n / (n - 2) for the two parameters fitted on those residuals.
     lam and c minimise that variance estimate: a weighted least squares fit of y on f_rated
     with weights (1 - pi_i) / pi_i^2 (ordinary least squares when every weight is 0, i.e. every
     rated pi_i is 1; with the whole pool rated the estimate is then mean(y), std_error 0).
@@ -183,7 +184,11 @@ def active_mean(
     residual = labels - (lam * rated + intercept)
     correction = float((residual / probabilities).sum()) / big_m
     estimate = lam * float(pool.mean()) + intercept + correction
-    std_error = math.sqrt(float((weights * residual**2).sum())) / big_m
+    # Two parameters (lam, c) were fitted on these residuals: n / (n - 2) undoes the shrinkage
+    # of their spread, as in a regression's residual variance (the replays of
+    # bench/label_efficiency.py under-covered without it).
+    fitted = n / (n - 2) if n > 2 else 1.0
+    std_error = math.sqrt(fitted * float((weights * residual**2).sum())) / big_m
     return _estimate(estimate, std_error, alpha, n, big_m, lam)
 
 
