@@ -59,7 +59,11 @@ def _page(request, slug, template, context):
 def _overview(project) -> dict:
     # The planner as the judges page last computed it: the overview computes no heavy figure.
     judges = stored_figures(project, "judges")
-    return {**overview(project), "planner": judges.get("planner") if judges else None}
+    return {
+        **overview(project),
+        "planner": judges.get("planner") if judges else None,
+        "planner_target": judges.get("target_half_width") if judges else None,
+    }
 
 
 @login_required

@@ -12,9 +12,11 @@ pairs rated because the judges were unsure (a sample chosen for information) are
 the guarantee is then conservative for the rest. The rest stay unlabelled, for the experts.
 """
 
-from collections import defaultdict
+import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.db.models import Count, Q
 
 from content.models import Pair
 from judging.models import Verdict
@@ -36,23 +38,26 @@ class JudgeLabels:
 
     def source(self) -> str:
         """How an exported row names its label's source."""
-        agreement = round(100 * (1 - self.calibration.alpha))
-        confidence = round(100 * (1 - self.calibration.delta))
-        return f"judges, agreement ≥ {agreement} % at {confidence} % confidence"
+        # Rounded down: the row never claims more than was tested.
+        agreement = math.floor(1000 * (1 - self.calibration.alpha)) / 10
+        confidence = math.floor(1000 * (1 - self.calibration.delta)) / 10
+        return f"judges, agreement ≥ {agreement:g} % at {confidence:g} % confidence"
 
     def manifest(self) -> dict[str, Any]:
         return {**self.calibration.as_dict(), "labelled": len(self.labels), "source": self.source()}
 
 
-def _votes(task: Task, statuses) -> dict[int, list[int]]:
-    """Per pair of these statuses: the judges' trials naming A and naming B."""
-    votes: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    rows = Verdict.objects.filter(
-        pair__task=task, pair__status__in=statuses, choice__in=["A", "B"]
-    ).values_list("pair_id", "choice")
-    for pair_id, choice in rows.order_by().iterator(chunk_size=20_000):
-        votes[pair_id][choice == "B"] += 1
-    return votes
+def _votes(task: Task, **pairs: Any) -> dict[int, tuple[int, int]]:
+    """Per pair of the task matching `pairs`: the judges' trials naming A and naming B."""
+    rows = (
+        Verdict.objects.filter(pair__task=task, choice__in=["A", "B"])
+        .filter(**{f"pair__{key}": value for key, value in pairs.items()})
+        .values("pair_id")
+        .annotate(a=Count("id", filter=Q(choice="A")), b=Count("id", filter=Q(choice="B")))
+        .values_list("pair_id", "a", "b")
+        .order_by()
+    )
+    return {pair_id: (a, b) for pair_id, a, b in rows}
 
 
 def judge_labels(project: Project, task: Task) -> JudgeLabels:
@@ -63,7 +68,7 @@ def judge_labels(project: Project, task: Task) -> JudgeLabels:
         .order_by()
     )
     confidence, agrees = [], []
-    for pair_id, (a, b) in _votes(task, [Pair.Status.KEPT]).items():
+    for pair_id, (a, b) in _votes(task, status=Pair.Status.KEPT).items():
         if pair_id in kept:
             side, sure = confidence_from_votes(a / (a + b))
             confidence.append(sure)
@@ -77,7 +82,8 @@ def judge_labels(project: Project, task: Task) -> JudgeLabels:
     result = JudgeLabels(calibration)
     if calibration.threshold is None:
         return result
-    for pair_id, (a, b) in _votes(task, UNDECIDED).items():
+    # A pair with a label already (an import's experts') keeps it: the judges label the rest.
+    for pair_id, (a, b) in _votes(task, status__in=UNDECIDED, label="").items():
         side, sure = confidence_from_votes(a / (a + b))
         if sure >= calibration.threshold:
             result.labels[pair_id] = side

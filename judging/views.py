@@ -292,10 +292,13 @@ def sampling(request, slug: str):
         weighed = sample_start(project, budget=form.cleaned_data["budget"])
         budget = form.cleaned_data["budget"]
         limit = f"at most {budget} pairs per task" if budget else "no limit"
+        weights = (
+            f"{weighed} pairs were weighed by the judges' uncertainty"
+            if weighed
+            else "the weights frozen when the sample started stay"
+        )
         messages.success(
-            request,
-            f"The experts now rate a sample chosen for information ({limit}); "
-            f"{weighed} pairs were weighed by the judges' uncertainty.",
+            request, f"The experts now rate a sample chosen for information ({limit}); {weights}."
         )
     else:
         sample_stop(project)

@@ -9,7 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Max, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 
 from annotation.models import AspectScore, Rating
 from content.models import Pair
@@ -252,18 +252,27 @@ POOL_STATUSES = (
     Pair.Status.COMPLETE,
     Pair.Status.KEPT,
 )
-PoolChoices = dict[int, dict[int, dict[int, list[str | None]]]]  # task -> judge -> pair -> choices
+PoolVotes = dict[int, dict[int, dict[int, tuple[int, int, int]]]]  # task -> judge -> pair -> votes
 
 
-def pool_choices(project: Project) -> PoolChoices:
-    """Every judge's trial choices on every pool pair, by task (one query)."""
-    choices: PoolChoices = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    verdicts = Verdict.objects.filter(
-        pair__project=project, pair__status__in=POOL_STATUSES
-    ).values_list("pair__task_id", "judge_id", "pair_id", "choice")
-    for task_id, judge_id, pair_id, choice in verdicts.order_by().iterator(chunk_size=20_000):
-        choices[task_id][judge_id][pair_id].append(choice)
-    return choices
+def pool_votes(project: Project) -> PoolVotes:
+    """Every judge's trials on every pool pair, by task: (naming A, naming B, answered),
+    counted by the database (one query; failed calls, choice None, are not answered)."""
+    votes: PoolVotes = defaultdict(lambda: defaultdict(dict))
+    rows = (
+        Verdict.objects.filter(pair__project=project, pair__status__in=POOL_STATUSES)
+        .values("pair__task_id", "judge_id", "pair_id")
+        .annotate(
+            a=Count("id", filter=Q(choice="A")),
+            b=Count("id", filter=Q(choice="B")),
+            answered=Count("choice"),
+        )
+        .values_list("pair__task_id", "judge_id", "pair_id", "a", "b", "answered")
+        .order_by()
+    )
+    for task_id, judge_id, pair_id, a, b, answered in rows.iterator(chunk_size=20_000):
+        votes[task_id][judge_id][pair_id] = (a, b, answered)
+    return votes
 
 
 SampleDesign = dict[int, dict[int, tuple[float, float, bool]]]  # task -> pair -> design

@@ -13,7 +13,7 @@ whatever the quality of f; a good f only narrows the interval, and the power tun
 useless one cost nothing (lambda near 0: the classical interval).
 
 The population is the judge's pool in the task: the pairs in the experts' queue that it answered
-(queued, in progress, complete or kept; see metrics/inputs.py::pool_choices). The guarantee
+(queued, in progress, complete or kept; see metrics/inputs.py::pool_votes). The guarantee
 assumes the rated pairs are a simple random sample of that pool; a pool pair that the experts
 will drop once rated is in the pool but can never be in the rated set (a small bias, stated in
 the docs). Pairs are weighted equally, where the rated-only figure weighs trials: the two agree

@@ -4,7 +4,8 @@ tell the two closest judges apart at 95 % (docs/architecture.md §6.6)."""
 
 from typing import Any
 
-from metrics.inputs import judge_inputs, kept_labels
+from judging.models import Judge
+from metrics.inputs import kept_labels
 from metrics.report import powered_figures_by_task
 from metrics.rounding import rounded
 from projects.models import Project, Task
@@ -13,7 +14,8 @@ from projects.models import Project, Task
 def rating_plan(project: Project, half_width: float, task: Task | None = None) -> dict[str, Any]:
     labels = kept_labels(project)
     powered = powered_figures_by_task(project, labels, half_width)
-    names = judge_inputs(project).names
+    ids = {judge_id for figures in powered.values() for judge_id in figures["judges"]}
+    names = dict(Judge.objects.filter(pk__in=ids).values_list("pk", "name"))
     tasks = [task] if task is not None else list(project.tasks.order_by("slug"))
     plans: dict[str, Any] = {}
     for each in tasks:

@@ -22,11 +22,11 @@ from metrics.inputs import (
     judge_inputs,
     kept_labels,
     overall_scores,
-    pool_choices,
+    pool_votes,
     sample_design,
 )
 from metrics.judge_accuracy import average_accuracy, judge_task_stats, tasks_covered
-from metrics.judge_ppi import average_over_tasks, sample_inclusion, side_shares, task_figures
+from metrics.judge_ppi import average_over_tasks, sample_inclusion, task_figures
 from metrics.rounding import rounded
 from projects.models import Project
 
@@ -210,16 +210,21 @@ def project_judge_accuracy(project: Project) -> dict[str, dict[str, Figures]]:
 
 
 def powered_task_figures(
-    choices: Mapping[int, Mapping[int, list[str | None]]],
+    votes: Mapping[int, Mapping[int, tuple[int, int, int]]],
     labels: Mapping[int, str],
     half_width: float,
     design: Mapping[int, tuple[float, float, bool]] | None = None,
 ) -> Figures:
-    """The prediction-powered figures of one task (metrics/judge_ppi.py), judges by id;
-    `design` when the project rates a sample (metrics/inputs.py::sample_design)."""
+    """The prediction-powered figures of one task (metrics/judge_ppi.py), judges by id, from
+    metrics/inputs.py::pool_votes; `design` when the project rates a sample
+    (metrics/inputs.py::sample_design)."""
     shares = {
-        judge_id: {pair: s for pair, trials in by_pair.items() if (s := side_shares(trials))}
-        for judge_id, by_pair in choices.items()
+        judge_id: {
+            pair: (a / answered, b / answered)
+            for pair, (a, b, answered) in by_pair.items()
+            if answered
+        }
+        for judge_id, by_pair in votes.items()
     }
     return task_figures(
         {j: by_pair for j, by_pair in shares.items() if by_pair},
@@ -234,7 +239,7 @@ def powered_figures_by_task(
 ) -> dict[int, Figures]:
     """`powered_task_figures` of every task of the project, at the project's target width
     unless another is given; weighted back by the sample's design when it rates a sample."""
-    pool = pool_choices(project)
+    pool = pool_votes(project)
     sampled = project.rating_mode == Project.RatingMode.SAMPLE
     design = sample_design(project) if sampled else None
     width = project.target_half_width if half_width is None else half_width

@@ -7,7 +7,10 @@ from django.db import migrations, models
 
 def draws_for_existing_pairs(apps, schema_editor):
     """AddField gave every existing pair the same draw (a default is evaluated once): each
-    gets its own, a batch at a time."""
+    gets its own (in (0, 1]), in one statement on PostgreSQL, else a batch at a time."""
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("UPDATE annotation_pair SET draw = 1.0 - random()")
+        return
     pair = apps.get_model("content", "Pair")
     ids = list(pair.objects.order_by("id").values_list("id", flat=True))
     for start in range(0, len(ids), 2000):

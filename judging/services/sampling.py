@@ -17,6 +17,7 @@ changed by later verdicts (the guarantee needs them fixed). Pairs imported later
 from collections import defaultdict
 
 from django.db import transaction
+from django.db.models import Count, Q
 
 from content.models import Pair
 from core.errors import Invalid
@@ -52,17 +53,23 @@ def sample_start(project: Project, *, budget: int | None) -> int:
     if budget is not None and budget < 1:
         raise Invalid("budget below 1", fields={"budget": ["At least 1 pair per task."]})
     locked = Project.objects.select_for_update().get(pk=project.pk)
+    already = locked.rating_mode == Project.RatingMode.SAMPLE
     for each in (locked, project):  # the caller's copy says it too
         each.rating_mode, each.rating_budget = Project.RatingMode.SAMPLE, budget
     locked.save(update_fields=["rating_mode", "rating_budget"])
+    if already:
+        return 0  # a new budget only: the sample's weights stay as they were frozen
     unweighed = Pair.objects.filter(project=project, weight__isnull=True)
-    votes: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    for pair_id, choice in Verdict.objects.filter(
-        pair__in=unweighed, choice__in=["A", "B"]
-    ).values_list("pair_id", "choice"):
-        votes[pair_id][choice == "B"] += 1
+    votes = dict(
+        (pair_id, (a, b))
+        for pair_id, a, b in Verdict.objects.filter(pair__in=unweighed, choice__in=["A", "B"])
+        .values("pair_id")
+        .annotate(a=Count("id", filter=Q(choice="A")), b=Count("id", filter=Q(choice="B")))
+        .values_list("pair_id", "a", "b")
+        .order_by()
+    )
     by_task: dict[int, dict[int, float | None]] = defaultdict(dict)
-    for pair_id, task_id in unweighed.values_list("pk", "task_id"):
+    for pair_id, task_id in unweighed.values_list("pk", "task_id").iterator(chunk_size=20_000):
         by_task[task_id][pair_id] = uncertainty(*votes[pair_id]) if pair_id in votes else None
     weighed = [
         Pair(pk=pair_id, weight=weight)

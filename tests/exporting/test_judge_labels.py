@@ -79,6 +79,20 @@ def test_undecided_pairs_get_the_judges_label_where_the_guarantee_allows(world, 
     assert manifest["project"]["judge_labels"] is True
 
 
+def test_an_imported_label_is_never_replaced_by_the_judges(world, tmp_path):
+    project, _truth = world
+    export_dataset(project, tmp_path / "before")
+    labelled = next(r for r in _rows(tmp_path / "before") if r["label_source"].startswith("judges"))
+    # The same pair, imported with the experts' label to be annotated anew: the experts' to
+    # decide, not the judges' to label (and, undecided, not exported).
+    mine = "B" if labelled["chosen"] == "A" else "A"
+    Pair.objects.filter(external_id=labelled["id"]).update(label=mine, decided_by="imported")
+    export_dataset(project, tmp_path / "after")
+    rows = _rows(tmp_path / "after")
+    assert labelled["id"] not in {row["id"] for row in rows}
+    assert any(row["label_source"].startswith("judges") for row in rows)
+
+
 def test_benchmark_files_and_projects_without_the_setting_keep_the_experts_labels(world, tmp_path):
     project, _truth = world
     export_dataset(project, tmp_path / "mmrb2", file_format="mmrb2")
