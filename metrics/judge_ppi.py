@@ -145,7 +145,9 @@ def _powered(sample: JudgeSample) -> MeanEstimate:
     return pool_mean(sample.y, sample.f_rated, sample.f_pool)
 
 
-def estimate(sample: JudgeSample, *, min_rated: int = MIN_RATED) -> dict[str, Any]:
+def estimate(
+    sample: JudgeSample, *, min_rated: int = MIN_RATED, powered: MeanEstimate | None = None
+) -> dict[str, Any]:
     """The prediction-powered figure with its interval and the classical interval on the same
     pool (both with the finite-population correction); the interval only from `min_rated`
     (MIN_RATED_ACTIVE in a sample). In a sample the figure is the active one (weighted back by
@@ -158,7 +160,7 @@ def estimate(sample: JudgeSample, *, min_rated: int = MIN_RATED) -> dict[str, An
     least = max(min_rated, MIN_RATED_ACTIVE if sample.pi is not None else 0, 2)
     if sample.rated < least:
         return {**figures, "estimate": None, "low": None, "high": None, "lam": None}
-    powered = _powered(sample)
+    powered = powered or _powered(sample)
     classical = classical_mean(sample.y, pool=sample.judged)
     return {
         **figures,
@@ -175,13 +177,15 @@ def _residual_sd(sample: JudgeSample, powered: MeanEstimate) -> float:
     return stdev(y - powered.lam * f for y, f in zip(sample.y, sample.f_rated, strict=True))
 
 
-def plan(sample: JudgeSample, half_width: float) -> dict[str, Any]:
+def plan(
+    sample: JudgeSample, half_width: float, powered: MeanEstimate | None = None
+) -> dict[str, Any]:
     """How many rated pairs the pool needs for an interval of ± `half_width`, classical and
     prediction-powered (the planner's model: today's spreads hold as more pairs are rated), and
     how many more that is than today's."""
     if sample.rated < 3 or half_width <= 0:
         return {"needed_classical": None, "needed_powered": None}
-    powered = _powered(sample)
+    powered = powered or _powered(sample)
     classical_n = ratings_needed(stdev(sample.y), half_width, pool=sample.judged)
     powered_n = ratings_needed(_residual_sd(sample, powered), half_width, pool=sample.judged)
     return {
@@ -189,6 +193,26 @@ def plan(sample: JudgeSample, half_width: float) -> dict[str, Any]:
         "needed_powered": powered_n,
         "more_classical": max(classical_n - sample.rated, 0),
         "more_powered": max(powered_n - sample.rated, 0),
+    }
+
+
+def _figures(sample: JudgeSample, half_width: float, min_rated: int) -> dict[str, Any]:
+    """`estimate` and `plan` of one sample, the estimator run once for both."""
+    powered = _powered(sample) if sample.rated >= 3 else None
+    return {
+        **estimate(sample, min_rated=min_rated, powered=powered),
+        **plan(sample, half_width, powered),
+    }
+
+
+def plan_summary(judges: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """A task's plan over its judges: the most rated pairs any judge needs for the target,
+    classical and prediction-powered, and whether every judge has reached it."""
+    planned = [f for f in judges if f.get("more_powered") is not None]
+    return {
+        "more_classical": max((f["more_classical"] for f in planned), default=None),
+        "more_powered": max((f["more_powered"] for f in planned), default=None),
+        "met": bool(planned) and all(f["more_powered"] == 0 for f in planned),
     }
 
 
@@ -225,7 +249,7 @@ def task_figures(
     judges: dict[Any, dict[str, Any]] = {}
     for judge in shares:
         sample = judge_sample(shares[judge], predictions[judge], labels, inclusion)
-        judges[judge] = {**estimate(sample, min_rated=min_rated), **plan(sample, half_width)}
+        judges[judge] = _figures(sample, half_width, min_rated)
     ranked = sorted((f["estimate"], j) for j, f in judges.items() if f["estimate"] is not None)
     closest = None
     if len(ranked) >= 2:
@@ -233,11 +257,12 @@ def task_figures(
             (high[0] - low[0], high, low) for low, high in zip(ranked, ranked[1:], strict=False)
         )
         sample = difference_sample(shares, predictions, labels, better, worse, inclusion)
-        difference = estimate(sample, min_rated=min_rated)
+        powered = _powered(sample) if sample.rated >= 3 else None
+        difference = estimate(sample, min_rated=min_rated, powered=powered)
         # Separated once the difference's interval excludes 0: half as wide as it is now.
         closest = {
             "judges": [better, worse],
             **difference,
-            **plan(sample, abs(difference["estimate"] or 0.0)),
+            **plan(sample, abs(difference["estimate"] or 0.0), powered),
         }
     return {"judges": judges, "closest": closest}

@@ -6,6 +6,7 @@ from typing import Any
 
 from judging.models import Judge
 from metrics.inputs import kept_labels
+from metrics.judge_ppi import plan_summary
 from metrics.report import powered_figures_by_task
 from metrics.rounding import rounded
 from projects.models import Project, Task
@@ -21,13 +22,10 @@ def rating_plan(project: Project, half_width: float, task: Task | None = None) -
     for each in tasks:
         figures = powered[each.pk]
         judges = {names[judge_id]: rounded(f) for judge_id, f in figures["judges"].items()}
-        planned = [f for f in judges.values() if f.get("more_powered") is not None]
         closest = figures["closest"]
         plans[each.slug] = {
             "rated": len(labels[each.pk]),
-            "more_classical": max((f["more_classical"] for f in planned), default=None),
-            "more_powered": max((f["more_powered"] for f in planned), default=None),
-            "met": bool(planned) and all(f["more_powered"] == 0 for f in planned),
+            **plan_summary(judges.values()),
             "judges": dict(sorted(judges.items())),
             "closest_judges": closest
             and rounded({**closest, "judges": [names[j] for j in closest["judges"]]}),

@@ -32,7 +32,7 @@ from metrics.judge_breakdowns import (
     pair_counts_interval,
     split_accuracy,
 )
-from metrics.judge_ppi import average_over_tasks
+from metrics.judge_ppi import average_over_tasks, plan_summary
 from metrics.report import powered_figures_by_task
 from projects.models import Project
 
@@ -216,18 +216,14 @@ def _planner(tasks: list, powered: dict, names: dict, target: float) -> list[dic
     prediction-powered (the most any judge needs), and what separates the two closest."""
     rows = []
     for task in tasks:
-        figures = [
-            f for f in powered[task.pk]["judges"].values() if f.get("more_classical") is not None
-        ]
+        figures = list(powered[task.pk]["judges"].values())
         closest = powered[task.pk]["closest"]
         rows.append(
             {
                 "task": task,
                 "rated": max((f["rated"] for f in figures), default=0),
                 "judged": max((f["judged"] for f in figures), default=0),
-                "more_classical": max((f["more_classical"] for f in figures), default=None),
-                "more_powered": max((f["more_powered"] for f in figures), default=None),
-                "met": bool(figures) and all(f["more_powered"] == 0 for f in figures),
+                **plan_summary(figures),
                 "closest": closest and {**closest, "names": [names[j] for j in closest["judges"]]},
             }
         )

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from metrics.judge_ppi import (
-    MIN_RATED,
     average_over_tasks,
     difference_sample,
     estimate,
@@ -133,4 +132,3 @@ def test_the_average_over_tasks_needs_every_task():
     assert average["estimate"] == pytest.approx(0.7)
     assert average["high"] - average["estimate"] == pytest.approx((0.04**2 + 0.03**2) ** 0.5 / 2)
     assert average_over_tasks([one, {**two, "estimate": None}]) is None
-    assert MIN_RATED == 50
