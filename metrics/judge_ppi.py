@@ -116,6 +116,22 @@ def sample_inclusion(design: Mapping[int, tuple[float, float, bool]]) -> dict[in
     }
 
 
+def sample_progress(design: Mapping[int, tuple[float, float, bool]]) -> dict[str, Any]:
+    """Where a sample stands (`design` as for `sample_inclusion`): how many rated pairs its
+    estimate counts, and how many were rated after the first pair still open (out of the
+    draw's order: by another annotator after a skip, say), which count only once
+    `waiting_on`, that open pair, is decided. A pair nobody will rate holds them back for
+    good, so the lead is shown which one."""
+    counted = len(sample_inclusion(design))
+    open_keys = [(d / w, pair) for pair, (d, w, still_open) in design.items() if still_open]
+    rated_after = len(design) - counted - len(open_keys)
+    return {
+        "counted": counted,
+        "rated_after": rated_after,
+        "waiting_on": min(open_keys)[1] if open_keys and rated_after else None,
+    }
+
+
 def difference_sample(
     shares: JudgeShares,
     predictions: Mapping[Any, Mapping[int, float]],

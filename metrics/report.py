@@ -2,7 +2,7 @@
 number of queries whatever the size of the project."""
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -26,7 +26,7 @@ from metrics.inputs import (
     sample_design,
 )
 from metrics.judge_accuracy import average_accuracy, judge_task_stats, tasks_covered
-from metrics.judge_ppi import average_over_tasks, sample_inclusion, task_figures
+from metrics.judge_ppi import average_over_tasks, sample_inclusion, sample_progress, task_figures
 from metrics.rounding import rounded
 from projects.models import Project
 
@@ -148,6 +148,7 @@ def project_report(project: Project) -> Figures:
             "agreement": _task_agreement(task.id, labels, scores, aspects, project),
             "judges": judges,
             "closest_judges": rounded(_named_closest(powered["closest"], judged.names)),
+            "sample": _public_sample(powered.get("sample")),
             "annotators": {
                 names[annotator]: figures
                 for annotator, figures in sorted(
@@ -226,12 +227,15 @@ def powered_task_figures(
         }
         for judge_id, by_pair in votes.items()
     }
-    return task_figures(
+    figures = task_figures(
         {j: by_pair for j, by_pair in shares.items() if by_pair},
         labels,
         half_width=half_width,
         inclusion=None if design is None else sample_inclusion(design),
     )
+    if design is not None:
+        figures["sample"] = sample_progress(design)
+    return figures
 
 
 def powered_figures_by_task(
@@ -247,7 +251,31 @@ def powered_figures_by_task(
     for task_id, choices in pool.items():  # a task no judge answered has no figure
         sampled_task = None if design is None else design[task_id]
         figures[task_id] = powered_task_figures(choices, labels[task_id], width, sampled_task)
+    _name_waiting_pairs(figures.values())
     return figures
+
+
+def _name_waiting_pairs(task_figures: Iterable[Figures]) -> None:
+    """A sample held back by an open pair names it by its external id too (one query)."""
+    waiting = [f["sample"] for f in task_figures if f.get("sample", {}).get("waiting_on")]
+    names = dict(
+        Pair.objects.filter(pk__in=[s["waiting_on"] for s in waiting]).values_list(
+            "pk", "external_id"
+        )
+    )
+    for sample in waiting:
+        sample["waiting_on_external_id"] = names.get(sample["waiting_on"])
+
+
+def _public_sample(sample: Figures | None) -> Figures | None:
+    """A sample's progress as the report shows it: pairs by their external ids."""
+    if sample is None:
+        return None
+    return {
+        "counted": sample["counted"],
+        "rated_after": sample["rated_after"],
+        "waiting_on": sample.get("waiting_on_external_id"),
+    }
 
 
 def _named_closest(closest: Figures | None, names: Mapping[int, str]) -> Figures | None:

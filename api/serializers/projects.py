@@ -104,6 +104,18 @@ class ClosestJudgesSerializer(PoweredTaskAccuracySerializer):
     )
 
 
+class SampleProgressSerializer(serializers.Serializer):
+    counted = serializers.IntegerField(
+        help_text="rated pairs the sample's estimate counts (those before the first open pair)"
+    )
+    rated_after = serializers.IntegerField(
+        help_text="pairs rated after the first open pair: counted once it is decided"
+    )
+    waiting_on = serializers.CharField(
+        allow_null=True, help_text="external id of that open pair when it holds ratings back"
+    )
+
+
 class ReportJudgeTaskSerializer(serializers.Serializer):
     accuracy = serializers.FloatField(allow_null=True)
     correct = serializers.IntegerField()
@@ -126,6 +138,9 @@ class ReportTaskSerializer(serializers.Serializer):
     agreement = ReportAgreementSerializer()
     judges = serializers.DictField(child=ReportJudgeTaskSerializer())
     closest_judges = ClosestJudgesSerializer(allow_null=True)
+    sample = SampleProgressSerializer(
+        allow_null=True, help_text="when the project rates a sample chosen for information"
+    )
 
 
 class ReportJudgeSerializer(serializers.Serializer):

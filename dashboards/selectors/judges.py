@@ -225,6 +225,7 @@ def _planner(tasks: list, powered: dict, names: dict, target: float) -> list[dic
                 "judged": max((f["judged"] for f in figures), default=0),
                 **plan_summary(figures),
                 "closest": closest and {**closest, "names": [names[j] for j in closest["judges"]]},
+                "sample": powered[task.pk].get("sample"),
             }
         )
     return rows

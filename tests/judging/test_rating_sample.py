@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from annotation.models import Assignment
-from annotation.services.assignments import assignment_claim
+from annotation.services.assignments import assignment_claim, assignment_skip
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Generator, Pair, Prompt, Response
 from judging.models import Judge, Verdict
@@ -183,3 +183,33 @@ def test_the_report_weighs_the_rated_prefix_back_as_active_mean_does():
     assert figures["rated"] == len(rated) and figures["judged"] == 260
     assert figures["estimate"] == pytest.approx(reference.estimate, abs=1e-6)
     assert figures["low"] == pytest.approx(reference.low, abs=1e-6)
+
+
+def test_a_skipped_pair_holds_later_ratings_back_and_the_lead_sees_which(client):
+    project, task, truth = _task(30)
+    sample_start(project, budget=None)
+    first, second = (get_user_model().objects.create_user(f"x{n}") for n in range(2))
+    lead = get_user_model().objects.create_user("lead")
+    for user, role in ((first, "annotator"), (second, "annotator"), (lead, "lead")):
+        Membership.objects.create(user=user, project=project, role=role)
+    skipped = _claim(first, task)
+    assignment_skip(skipped.pk, first, "unsure")
+    for _ in range(3):
+        assignment = _claim(first, task)
+        assert assignment.pair_id != skipped.pair_id
+        rating_submit(assignment.pk, first, RatingInput(overall=6))
+    held = Pair.objects.get(pk=skipped.pair_id)
+    assert project_report(project)["tasks"]["t2i"]["sample"] == {
+        "counted": 0, "rated_after": 3, "waiting_on": held.external_id,
+    }  # fmt: skip
+    client.force_login(lead)
+    page = client.get(reverse("dash-judges", args=[project.slug])).content.decode()
+    assert f"pair {held.external_id}</a>, still open" in page
+    assert reverse("dash-pair", args=[project.slug, held.pk]) in page
+
+    taken = _claim(second, task)  # another expert rates it: the three count again
+    assert taken.pair_id == held.pk
+    rating_submit(taken.pk, second, RatingInput(overall=6))
+    assert project_report(project)["tasks"]["t2i"]["sample"] == {
+        "counted": 4, "rated_after": 0, "waiting_on": None,
+    }  # fmt: skip
