@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from content.models import Generator, Pair, Prompt, Response
+from exports.judge_labels import judge_labels
 from exports.writer import export_dataset
 from judging.models import Judge, Verdict
 from projects.models import Project, Task
@@ -104,3 +105,34 @@ def test_benchmark_files_and_projects_without_the_setting_keep_the_experts_label
     assert {row["label_source"] for row in _rows(tmp_path / "off")} == {"experts"}
     manifest = json.loads((tmp_path / "off" / "manifest.json").read_text())
     assert manifest["judge_labels"] == {}
+
+
+def test_the_stated_agreement_holds_on_held_out_pairs_over_many_calibration_draws(world):
+    """The guarantee through the product: for each seed, a different half of the pairs is
+    rated (kept with the experts' label, the calibration set), the other half queued with its
+    truth held out; the labels `judge_labels` gives must agree with that truth at least
+    1 - alpha of the time in at least 1 - delta of the draws."""
+    project, truth = world
+    task = project.tasks.get()
+    by_pk = {pk: truth[external] for pk, external in Pair.objects.values_list("pk", "external_id")}
+    pks = np.array(sorted(by_pk))
+    seeds, violations, labelled = 60, 0, []
+    for seed in range(seeds):
+        rated = set(np.random.default_rng([seed, 27]).choice(pks, KEPT, replace=False).tolist())
+        held = [pk for pk in pks.tolist() if pk not in rated]
+        Pair.objects.filter(pk__in=held).update(status=Pair.Status.QUEUED, label="")
+        for side in ("A", "B"):
+            Pair.objects.filter(pk__in=[pk for pk in rated if by_pk[pk] == side]).update(
+                status=Pair.Status.KEPT, label=side
+            )
+        given = judge_labels(project, task).labels
+        assert set(given) <= set(held)  # only the pairs no expert decided
+        labelled.append(len(given))
+        if given:
+            agreement = np.mean([side == by_pk[pk] for pk, side in given.items()])
+            violations += agreement < 1 - ALPHA
+    # At most delta of the draws, with room for the draws' own noise: 10 of 60 has a chance
+    # below 2 % when the violation rate is delta itself.
+    assert violations <= 9
+    # Not by labelling nothing: most draws label a good share of the held-out half.
+    assert np.median(labelled) > 0.3 * (PAIRS - KEPT)
