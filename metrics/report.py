@@ -2,7 +2,7 @@
 number of queries whatever the size of the project."""
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -14,6 +14,7 @@ from metrics.annotator_quality import task_annotator_quality
 from metrics.bias_cards import task_bias_cards
 from metrics.group_bias import group_bias
 from metrics.inputs import (
+    JudgeInputs,
     Labels,
     Scores,
     annotator_ratings,
@@ -25,7 +26,12 @@ from metrics.inputs import (
     pool_votes,
     sample_design,
 )
-from metrics.judge_accuracy import average_accuracy, judge_task_stats, tasks_covered
+from metrics.judge_accuracy import (
+    JudgeTaskStats,
+    average_accuracy,
+    judge_task_stats,
+    tasks_covered,
+)
 from metrics.judge_ppi import average_over_tasks, sample_inclusion, sample_progress, task_figures
 from metrics.rounding import rounded
 from projects.models import Project
@@ -119,13 +125,7 @@ def project_report(project: Project) -> Figures:
         counts = status_counts.get(task.id, {})
         judges: dict[str, Figures] = {}
         powered = powered_by_task[task.id]
-        for judge_id in judged.by_name():
-            if task.id not in judged.tasks[judge_id]:
-                continue
-            rows = judged.rows[judge_id][task.id]
-            stats = judge_task_stats(
-                rows, labels[task.id], judged.samples[judge_id], orders=judged.orders[judge_id]
-            )
+        for judge_id, stats in _judge_stats(task.id, judged, labels):
             judge = judged.names[judge_id]
             judges[judge] = {key: rounded(value) for key, value in stats.as_dict().items()}
             judges[judge]["scale"] = judged.scale(judge_id)
@@ -184,6 +184,23 @@ def project_report(project: Project) -> Figures:
     }
 
 
+def _judge_stats(
+    task_id: int, judged: JudgeInputs, labels: Labels
+) -> Iterator[tuple[int, JudgeTaskStats]]:
+    """Each judge that answered on the task, by name, with its rated-only figures there."""
+    for judge_id in judged.by_name():
+        if task_id in judged.tasks[judge_id]:
+            yield (
+                judge_id,
+                judge_task_stats(
+                    judged.rows[judge_id][task_id],
+                    labels[task_id],
+                    judged.samples[judge_id],
+                    orders=judged.orders[judge_id],
+                ),
+            )
+
+
 def project_judge_accuracy(project: Project) -> dict[str, dict[str, Figures]]:
     """Per task slug and judge: the accuracy on the rated pairs (MMRB2's protocol) and the
     prediction-powered figure, as in the report; for the export's manifest."""
@@ -193,15 +210,7 @@ def project_judge_accuracy(project: Project) -> dict[str, dict[str, Figures]]:
     for task in project.tasks.order_by("slug"):
         powered = powered_by_task[task.id]
         by_judge = figures[task.slug] = {}
-        for judge_id in judged.by_name():
-            if task.id not in judged.tasks[judge_id]:
-                continue
-            stats = judge_task_stats(
-                judged.rows[judge_id][task.id],
-                labels[task.id],
-                judged.samples[judge_id],
-                orders=judged.orders[judge_id],
-            )
+        for judge_id, stats in _judge_stats(task.id, judged, labels):
             by_judge[judged.names[judge_id]] = {
                 "accuracy": rounded(stats.accuracy),
                 "evaluated": stats.evaluated,
