@@ -429,6 +429,43 @@ def print_dataset(title: str, notes: list[str], pools: list[Pool], result: dict)
         print(f"  {judge:16} {skill_text:>5} {accuracy:>6.3f}  {weak:>4.0%}  {cells}")
 
 
+def active_headroom(pools: list[Pool], n: int) -> dict:
+    """What any active choice could gain at n rated pairs per task, computed exactly rather
+    than replayed: the Horvitz-Thompson variance of each judge's residual (y - lam*f - c, the
+    line fitted on the whole pool) under a design, over its variance under a uniform one
+    (below 1: the design helps that judge). Two designs: the product's weights, and the best
+    any function of what is known before a rating could give (the panel's split and how many
+    judges answered alike in both orders, in 5 x 5 bins), fitted on the truth itself: a
+    ceiling no product reaches. Means over judges and tasks, and the best judge's."""
+    ratios: dict[str, list[float]] = {"product": [], "ceiling": []}
+    best: dict[str, list[float]] = {"product": [], "ceiling": []}
+    for pool in pools:
+        residual2 = np.empty_like(pool.y)
+        for j in range(len(pool.judges)):
+            line = np.vstack([pool.f[j], np.ones(pool.size)]).T
+            coefficients, *_ = np.linalg.lstsq(line, pool.y[j], rcond=None)
+            residual2[j] = (pool.y[j] - line @ coefficients) ** 2
+        consistent = (pool.y != 0.5).mean(axis=0)  # a judge split across orders scores 0.5
+        cell = 5 * np.digitize(consistent, [0.5, 0.7, 0.85, 0.95]) + np.digitize(
+            pool.uncertainty, [0.2, 0.4, 0.6, 0.8]
+        )
+        spread = residual2.mean(axis=0)
+        ceiling = np.sqrt([spread[cell == c].mean() for c in cell]) + 1e-9
+        uniform = np.full(pool.size, n / pool.size)
+        strongest = int(np.argmax(pool.y.mean(axis=1)))
+        for name, weights in (("product", active_weights(pool.uncertainty)), ("ceiling", ceiling)):
+            pi = inclusion_probabilities(weights, n)
+            ratio = ((1 - pi) / pi * residual2).sum(axis=1) / (
+                (1 - uniform) / uniform * residual2
+            ).sum(axis=1)
+            ratios[name].extend(ratio.tolist())
+            best[name].append(float(ratio[strongest]))
+    return {
+        name: {"mean": float(np.mean(ratios[name])), "best_judge": float(np.mean(best[name]))}
+        for name in ratios
+    }
+
+
 def sweep_budget(budgets: list[int]) -> int:
     return next((n for n in budgets if n >= ACTIVE_FROM), budgets[-1])
 
@@ -446,6 +483,7 @@ def sweep(values: list[float], n: int, replays: int, seed: int) -> list[dict]:
             "consensus_accuracy": float(np.mean([pool.consensus for pool in pools])),
             "judges_below_consensus": float(np.mean([len(judge_roles(p)["weak"]) for p in pools])),
             "rated": n,
+            "headroom": active_headroom(pools, n),
             **entry,
         })  # fmt: skip
     return rows
@@ -466,6 +504,18 @@ def print_sweep(rows: list[dict], judges: int, replays: int) -> None:
         print(
             f"  {row['difficulty_sd']:>10.1f}  {row['consensus_accuracy']:>8.3f}  "
             f"{row['judges_below_consensus']:>4.1f}/{judges}  {_coverages(row)}  {roles}"
+        )
+    print(
+        "\n  active choice's headroom (exact): the residual's variance under the design over a"
+        " uniform one,\n  mean over judges (best judge); ceiling = the best design any"
+        " pre-rating signal allows, fitted on the truth"
+    )
+    for row in rows:
+        room = row["headroom"]
+        print(
+            f"  sd {row['difficulty_sd']:.1f}: product {room['product']['mean']:.3f}"
+            f" ({room['product']['best_judge']:.3f}), ceiling {room['ceiling']['mean']:.3f}"
+            f" ({room['ceiling']['best_judge']:.3f})"
         )
 
 
