@@ -100,7 +100,7 @@ def _rate(project: Project, slug: str, good_side: dict[str, str]) -> int:
             score = SCORES[order.index(pair.external_id) % len(SCORES)][index]
             canonical = score if good_side[pair.external_id] == "A" else OTHER_END(score, project)
             form = to_form(canonical, project.scale_points, assignment.swapped)
-            aspects: dict[str, str | int | None] = {aspect["key"]: form for aspect in task.aspects}
+            aspects = _aspect_forms(form, task.aspects, project.scale_points, rng)
             seconds = rng.uniform(25, 140)
             rating_submit(
                 assignment.pk,
@@ -109,6 +109,19 @@ def _rate(project: Project, slug: str, good_side: dict[str, str]) -> int:
             )
             rated += 1
     return rated
+
+
+def _aspect_forms(
+    form: int, aspects: list[dict], points: int, rng: random.Random
+) -> dict[str, str | int | None]:
+    """Each aspect near the overall score but not a copy of it: the first (faithfulness,
+    say) follows it within a point, the others spread wider, so an expert who prefers one
+    response overall now and then finds the other's image as good or better."""
+    spreads = ((-1, 0, 0, 0, 1), (-2, -1, -1, 0, 0, 1, 1, 2))
+    return {
+        aspect["key"]: min(max(form + rng.choice(spreads[min(index, 1)]), 1), points)
+        for index, aspect in enumerate(aspects)
+    }
 
 
 def _judge(project: Project, judges: list[str], pair_ids: list[int]) -> int:

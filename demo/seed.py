@@ -18,7 +18,7 @@ from demo.history import finished_work
 from demo.pairs import PAIRS_PER_TASK, TASKS, build_records, import_missing
 from judging.models import Judge
 from projects.models import Membership, Project, Task
-from projects.services.members import membership_set
+from projects.services.members import membership_set, project_creator_grant
 
 PROJECT_SLUG = "demo"
 DEFAULT_PASSWORD = "arbiter-demo"
@@ -83,6 +83,8 @@ def _users(project: Project, password: str) -> None:
         user.set_password(password)
         user.save()
         membership_set(user, project, role)
+        if role == Membership.Role.LEAD:
+            project_creator_grant(user)  # the walkthrough starts a project of its own
 
 
 def demo_seed(password: str = DEFAULT_PASSWORD, *, pairs_per_task: int = PAIRS_PER_TASK) -> dict:

@@ -93,10 +93,15 @@ def account_create(
             fields={"username": ["This username is taken; choose another."]},
         ) from None
     if may_create_projects and not operator:
-        user.user_permissions.add(
-            Permission.objects.get(content_type__app_label="projects", codename="add_project")
-        )
+        project_creator_grant(user)
     return user
+
+
+def project_creator_grant(user) -> None:
+    """Let the user create projects (Django's `projects.add_project`); idempotent."""
+    user.user_permissions.add(
+        Permission.objects.get(content_type__app_label="projects", codename="add_project")
+    )
 
 
 def tasks_of_project(project: Project, tasks) -> list[Task]:

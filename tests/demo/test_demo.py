@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.utils import timezone
 from PIL import Image
 
-from annotation.models import Rating
+from annotation.models import AspectScore, Rating
 from annotation.selectors import annotator_progress
 from content.models import Asset, Generator, Pair, Prompt, Response
 from demo.history import EXPERTS
@@ -150,6 +150,8 @@ def test_roles_of_the_demo_users(demo_settings):
     lead = memberships["lead"]
     assert lead.role == Membership.Role.LEAD
     assert not lead.user.is_staff and not lead.user.is_superuser  # the admin is operators'
+    assert lead.user.has_perm("projects.add_project")  # the walkthrough creates a project
+    assert not memberships["annotator1"].user.has_perm("projects.add_project")
     for username in USERNAMES[:3]:
         member = memberships[username]
         assert member.role == Membership.Role.ANNOTATOR
@@ -229,6 +231,16 @@ def test_every_lead_page_has_something_to_show_on_first_visit(demo_settings, tas
         # among them (at least one within 10 pairs; the task has two).
         assert progress.done == 0 and 11 <= progress.remaining <= 12, progress
         assert Pair.objects.filter(task=progress.task, status="queued").count() == 10
+
+    # The experts' aspects follow their overall score without copying it.
+    aspect_scores = list(
+        AspectScore.objects.filter(rating__pair__project=project).values_list(
+            "score", "rating__overall"
+        )
+    )
+    differ = sum(score != overall for score, overall in aspect_scores)
+    assert 0.2 * len(aspect_scores) < differ < 0.8 * len(aspect_scores)
+    assert all(abs(score - overall) <= 2 for score, overall in aspect_scores)
 
     run_demo()  # a rerun adds no rating, verdict or export
     assert Rating.objects.count() == 72 and ExportJob.objects.count() == 1
