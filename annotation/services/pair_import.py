@@ -62,6 +62,7 @@ from content.importing.images import (
 )
 from content.models import Asset, Generator, Pair, Prompt, Response
 from content.models.prompt import asset_storage_name
+from content.search_text import pair_search_text
 from projects.models import Project
 
 # Called with (records checked, images checked) while a file is read.
@@ -452,6 +453,13 @@ def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> N
             reference_label=record.reference,
             fingerprint=item.fingerprint,
             status=_initial_status(record, project, as_candidates, queue),
+            search_text=pair_search_text(
+                external_id=record.external_id,
+                source=record.prompt_source,
+                prompt=item.prompt_content,
+                response_a=item.content_a,
+                response_b=item.content_b,
+            ),
         )
         adjudication = imported_adjudication(record)
         decision_set(pair, record.scores, adjudication, project)

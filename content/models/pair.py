@@ -90,6 +90,10 @@ class Pair(models.Model):
     draw = models.FloatField(default=uniform_draw)
     weight = models.FloatField(null=True, blank=True)
 
+    # What the pair browser searches (content/search_text.py): the text of the prompt and both
+    # responses, the source and the external id, written when the pair is made.
+    search_text = models.TextField(blank=True, default="")
+
     # SHA-256 of the imported record: re-importing the same record is a no-op.
     fingerprint = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
