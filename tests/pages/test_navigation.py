@@ -1,0 +1,61 @@
+"""One navigation (issue 28): every page of a project carries the same project tabs with the
+same words, and the home page names the lead's pages as the tabs do."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from judging.models import Judge, JudgeRun
+
+pytestmark = pytest.mark.django_db
+
+TABS = [
+    "Overview", "Agreement", "Disagreements", "Judges", "Models", "Hours", "Judge runs",
+    "Ensemble filter", "Exports", "Data", "Members", "Settings",
+]  # fmt: skip
+
+
+def tab_words(page: str, url: str = "") -> list[str]:
+    nav = re.search(r'<nav class="tabs" aria-label="Project pages">(.*?)</nav>', page, re.S)
+    assert nav, f"no project tabs on {url}"
+    return [word for word in re.findall(r">([^<>]+)</a>", nav.group(1)) if word.strip()]
+
+
+def test_every_project_page_has_the_same_tabs(client, lead_site):
+    project, lead = lead_site
+    judge = Judge.objects.get(name="local-coin")
+    run = JudgeRun.objects.create(judge=judge, project=project)
+    slug = project.slug
+    urls = [
+        reverse(name, args=[slug])
+        for name in (
+            "dash-overview", "dash-agreement", "dash-disagreements", "dash-judges", "dash-models",
+            "dash-hours", "dash-exports", "run-list", "ensemble", "judge-list", "judge-new",
+            "template-list", "template-new", "project-data", "project-members",
+            "project-settings", "task-new",
+        )
+    ] + [
+        reverse("run-detail", args=[slug, run.pk]),
+        reverse("judge-edit", args=[slug, judge.pk]),
+    ]  # fmt: skip
+    client.force_login(lead)
+    for url in urls:
+        answer = client.get(url)
+        assert answer.status_code == 200, url
+        words = tab_words(answer.content.decode(), url)
+        assert [w for w in words if w in TABS] == [w for w in TABS if w in words], url
+        assert set(TABS) <= set(words), url
+
+
+def test_the_home_page_names_the_lead_pages_as_the_tabs_do(client, lead_site):
+    project, lead = lead_site
+    client.force_login(lead)
+    page = client.get(reverse("home")).content.decode()
+    links = dict(
+        (text, href) for href, text in re.findall(r'<a href="([^"]+)">([^<]+)</a>', page)
+    )
+    assert links["Overview"] == reverse("dash-overview", args=[project.slug])
+    assert links["Judges"] == reverse("dash-judges", args=[project.slug])  # as the tab
+    assert links["Judge settings"] == reverse("judge-list", args=[project.slug])
+    assert "Dashboard" not in links
