@@ -21,6 +21,21 @@ urlpatterns = [
         name="task-edit",
     ),
     path(
+        "projects/<slug:slug>/settings/tasks/<slug:task_slug>/delete/",
+        setup.task_delete_view,
+        name="task-delete",
+    ),
+    path(
+        "projects/<slug:slug>/settings/tasks/<slug:task_slug>/archive/",
+        setup.task_archive_view,
+        name="task-archive",
+    ),
+    path(
+        "projects/<slug:slug>/settings/tasks/<slug:task_slug>/restore/",
+        setup.task_restore_view,
+        name="task-restore",
+    ),
+    path(
         "projects/<slug:slug>/settings/guidelines-preview/",
         setup.guidelines_preview,
         name="guidelines-preview",

@@ -90,11 +90,12 @@ def project_or_operator_wide(project) -> Q:
 
 def tasks_for_membership(membership: Membership) -> list[Task]:
     """The tasks a member may annotate: those the membership names, else all of the project's
-    (in Python, from a prefetched membership; `covers_task` is the same rule in SQL)."""
+    (in Python, from a prefetched membership; `covers_task` is the same rule in SQL); never an
+    archived one (a membership naming only archived tasks covers none, not all)."""
     limited = list(membership.tasks.all())
     if limited:
-        return sorted(limited, key=lambda task: task.slug)
-    return list(Task.objects.filter(project=membership.project).order_by("slug"))
+        return sorted((t for t in limited if t.archived_at is None), key=lambda t: t.slug)
+    return list(Task.objects.active().filter(project=membership.project).order_by("slug"))
 
 
 def members_by_task(project: Project, tasks: list[Task]) -> dict[int, set[int]]:
@@ -117,7 +118,8 @@ def covers_task(user, *, project: str = "project", task: str = "pk") -> Q:
 
 
 def annotatable_tasks(user) -> QuerySet[Task]:
-    return Task.objects.filter(covers_task(user))
+    """Tasks the user may claim pairs of: covered by a membership, not archived."""
+    return Task.objects.active().filter(covers_task(user))
 
 
 def visible_tasks(user) -> QuerySet[Task]:

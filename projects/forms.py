@@ -13,9 +13,12 @@ class _ProjectTasksField(forms.ModelMultipleChoiceField):
         return obj.name
 
 
-def _tasks_field(project: Project) -> _ProjectTasksField:
+def _tasks_field(project: Project, *, archived: bool = False) -> _ProjectTasksField:
+    """The project's tasks as checkboxes; archived ones only with `archived` (a membership
+    limited to an archived task keeps it ticked, so saving its role never widens it)."""
+    tasks = Task.objects.filter(project=project)
     return _ProjectTasksField(
-        queryset=Task.objects.filter(project=project).order_by("slug"),
+        queryset=(tasks if archived else tasks.active()).order_by("slug"),
         required=False,
         widget=forms.CheckboxSelectMultiple,
         help_text="None ticked: every task of the project, including tasks added later.",
@@ -49,7 +52,7 @@ class MembershipForm(forms.Form):
 
     def __init__(self, project: Project, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["tasks"] = _tasks_field(project)
+        self.fields["tasks"] = _tasks_field(project, archived=True)
 
 
 class AcceptForm(forms.Form):

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from annotation.models import AspectScore, Rating
 from annotation.services.adjudication import project_filter_apply
+from content.importing.errors import ImportFailed
 from content.models import Pair
 from core.errors import Invalid
 from projects.models import Membership, Project, Task
@@ -68,9 +69,15 @@ def project_get_or_create(slug: str, *, scale_points: int | None = None) -> tupl
 
 
 def task_get_or_create(project: Project, slug: str) -> Task:
-    """A task named on the command line; its kind is the slug when the slug is a known kind."""
+    """The task an import names (created when missing; its kind is the slug when the slug is
+    a known kind). An archived task refuses imports (projects/services/tasks.py)."""
     task = Task.objects.filter(project=project, slug=slug).first()
     if task is not None:
+        if task.archived_at is not None:
+            raise ImportFailed(
+                f"task {slug!r} is archived: restore it in the project's settings to import "
+                "into it, or choose another task"
+            )
         return task
     kind = slug if slug in TASK_KINDS else Task.Kind.OTHER
     task = Task(project=project, slug=slug, name=slug, kind=kind, aspects=default_aspects(kind))

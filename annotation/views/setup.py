@@ -3,6 +3,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import Count
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -18,8 +19,9 @@ from annotation.services.projects import (
     task_save,
 )
 from content.rendering import guidelines_html
-from core.page_errors import errors_on_form
+from core.page_errors import errors_on_form, refusal_as_message
 from projects.models import Task
+from projects.services.tasks import task_archive, task_delete, task_restore
 
 
 @login_required
@@ -52,7 +54,8 @@ def project_settings(request, slug: str):
             return redirect("project-settings", slug=slug)
     project.refresh_from_db()
     rated = Rating.objects.filter(pair__project=project).exists()
-    context = {"project": project, "form": form, "rated": rated, "tasks": project.tasks.all()}
+    tasks = project.tasks.annotate(pair_count=Count("pairs")).order_by("slug")
+    context = {"project": project, "form": form, "rated": rated, "tasks": tasks}
     status = 400 if request.method == "POST" else 200
     return render(request, "annotation/project_settings.html", context, status=status)
 
@@ -101,3 +104,44 @@ def guidelines_preview(request, slug: str):
     text = request.POST.get("guidelines", "")[:100_000]
     html = guidelines_html(text) if text.strip() else ""
     return HttpResponse(html or '<p class="muted">Nothing to preview.</p>')
+
+
+def _lead_task(request, slug: str, task_slug: str) -> tuple:
+    """The project the user leads and one of its tasks, or 404 (another project's task
+    answers like a missing one)."""
+    project = project_for_lead(request.user, slug)
+    return project, get_object_or_404(Task, project=project, slug=task_slug)
+
+
+@login_required
+@require_POST
+def task_delete_view(request, slug: str, task_slug: str):
+    """Delete a task with no pairs (the settings page asks first)."""
+    project, task = _lead_task(request, slug, task_slug)
+    with refusal_as_message(request, "Not deleted: "):
+        task_delete(project=project, task=task)
+        messages.success(request, f"Task {task.name} deleted.")
+    return redirect("project-settings", slug=slug)
+
+
+@login_required
+@require_POST
+def task_archive_view(request, slug: str, task_slug: str):
+    """Archive a task: hidden from annotators and imports, kept with its data."""
+    project, task = _lead_task(request, slug, task_slug)
+    task_archive(project=project, task=task, user=request.user)
+    messages.success(
+        request,
+        f"Task {task.name} archived: annotators no longer see it and imports refuse it. "
+        "Its pairs and ratings are kept; restore it below.",
+    )
+    return redirect("project-settings", slug=slug)
+
+
+@login_required
+@require_POST
+def task_restore_view(request, slug: str, task_slug: str):
+    project, task = _lead_task(request, slug, task_slug)
+    task_restore(project=project, task=task)
+    messages.success(request, f"Task {task.name} restored: annotators and imports see it again.")
+    return redirect("project-settings", slug=slug)

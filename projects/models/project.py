@@ -157,6 +157,12 @@ class GoldAction(models.TextChoices):
     PAUSE = "pause", "Pause their access until a lead re-admits them"
 
 
+class TaskQuerySet(models.QuerySet):
+    def active(self) -> "TaskQuerySet":
+        """Tasks that are not archived: what annotators, member forms and imports see."""
+        return self.filter(archived_at__isnull=True)
+
+
 class Task(models.Model):
     """A category of pairs inside a project, with the aspects its annotators rate."""
 
@@ -207,6 +213,18 @@ class Task(models.Model):
         validators=[MinValueValidator(0)],
         help_text="Ratings with less active time than this count as too fast.",
     )
+    # An archived task keeps its pairs, ratings and place in exports, but annotators no longer
+    # see or claim it and imports refuse it (projects/services/tasks.py); a lead restores it.
+    archived_at = models.DateTimeField(null=True, blank=True)
+    archived_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    objects = TaskQuerySet.as_manager()
 
     class Meta:
         db_table = "annotation_task"  # kept from before the app split
@@ -237,10 +255,20 @@ class Task(models.Model):
                 condition=Q(qualification_pass__gte=0, qualification_pass__lte=1),
                 name="task_qualification_pass_0_1",
             ),
+            # Who archived is recorded only with when (the account may be deleted later;
+            # the time stays).
+            models.CheckConstraint(
+                condition=Q(archived_by__isnull=True) | Q(archived_at__isnull=False),
+                name="task_archived_by_has_archived_at",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.project.slug}/{self.slug}"
+
+    @property
+    def archived(self) -> bool:
+        return self.archived_at is not None
 
 
 class MembershipRole(models.TextChoices):
