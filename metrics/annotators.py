@@ -8,7 +8,7 @@ True when B was shown on the left, `active_seconds` may be None.
 
 import statistics
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -19,6 +19,8 @@ from projects.scale import side_of
 _Annotator = TypeVar("_Annotator", bound=Hashable)
 _Pair = TypeVar("_Pair", bound=Hashable)
 RatingRow = tuple[_Annotator, _Pair, int, float | None, bool, datetime]
+# Any row that starts (annotator, pair, canonical overall score).
+ScoredRow = tuple[_Annotator, _Pair, int, *tuple[Any, ...]]
 
 
 @dataclass
@@ -56,7 +58,7 @@ class AnnotatorStats(Generic[_Annotator]):
         return asdict(self)
 
 
-def others_sides(rows: list[RatingRow[_Annotator, _Pair]], center: float) -> list[str | None]:
+def others_sides(rows: Sequence[ScoredRow[_Annotator, _Pair]], center: float) -> list[str | None]:
     """For each row, the side of the mean of the other annotators' ratings of its pair; None
     when nobody else rated the pair or their mean is exactly at the centre (no reference).
 
@@ -84,6 +86,26 @@ def others_sides(rows: list[RatingRow[_Annotator, _Pair]], center: float) -> lis
         side = side_of(total - own_sum, center * others) if others else ""
         sides.append(side or None)
     return sides
+
+
+def expert_ceiling_counts(
+    rows: Sequence[ScoredRow[_Annotator, _Pair]], center: float, pairs: Iterable[_Pair]
+) -> dict[_Pair, list[int]]:
+    """Per pair among `pairs`: [ratings whose side matches the side of the other annotators'
+    mean, ratings compared]. Each expert against the others is the fair human ceiling for a
+    judge's accuracy: a label built from an expert's own rating agrees with it by
+    construction. Ratings with no reference (nobody else rated, or the others' mean at the
+    centre) are not compared; a rating at the centre matches nothing."""
+    wanted = set(pairs)
+    counts: dict[_Pair, list[int]] = {}
+    for row, reference in zip(rows, others_sides(rows, center), strict=True):
+        _annotator, pair, overall, *_ = row
+        if reference is None or pair not in wanted:
+            continue
+        entry = counts.setdefault(pair, [0, 0])
+        entry[0] += side_of(overall, center) == reference
+        entry[1] += 1
+    return counts
 
 
 def loo_agreement(

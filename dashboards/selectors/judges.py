@@ -10,7 +10,7 @@ from django.db.models.functions import Cast
 
 from dashboards.charts import bar_chart
 from judging.models import IMPORTED_SCALE, POINTWISE_SCALES
-from metrics.agreement import rater_label_agreement
+from metrics.annotators import expert_ceiling_counts
 from metrics.bias_cards import task_bias_cards
 from metrics.group_bias import group_bias
 from metrics.inputs import (
@@ -20,7 +20,6 @@ from metrics.inputs import (
     group_scores,
     judge_inputs,
     kept_labels,
-    overall_scores,
 )
 from metrics.judge_accuracy import average_accuracy, judge_task_stats, tasks_covered
 from metrics.judge_breakdowns import (
@@ -111,7 +110,6 @@ def judge_figures(project: Project) -> dict:
     all_labels = {p: side for by_task in labels.values() for p, side in by_task.items()}
     groups = _pair_groups(project, all_labels)
     judged = judge_inputs(project)  # a judge with verdicts only on other pairs still gets a row
-    human = overall_scores(project)
     # The average is over the tasks with labelled pairs, and only when a judge has a figure on
     # each: a mean over the tasks it happens to cover would rank it against others unfairly.
     labelled = [index for index, task in enumerate(tasks) if labels[task.pk]]
@@ -137,6 +135,7 @@ def judge_figures(project: Project) -> dict:
             cells.append(
                 {
                     **stats.as_dict(),
+                    "task_name": task.name,
                     "rated_pairs": len(rated),
                     "interval": pair_counts_interval(rated, resamples=RESAMPLES),
                     "powered": powered[task.pk]["judges"].get(judge_id),
@@ -161,9 +160,9 @@ def judge_figures(project: Project) -> dict:
                 "majority": _majority(everything, all_labels) if samples > 1 else [],
             }
         )
-    humans = [
-        rater_label_agreement(human[task.pk], labels[task.pk], project.center) for task in tasks
-    ]
+    ratings = annotator_ratings(project)  # read once: the ceiling and the bias cards
+    ceiling = _expert_ceiling(project, tasks, labels, ratings)
+    humans = [figures["accuracy"] if figures else None for figures in ceiling]
     human_accuracies = [humans[i] for i in labelled]
     # (label, value, interval, n) as bar_chart draws them.
     chart_rows: list[tuple[str, float | None, None, int | str]] = [
@@ -176,7 +175,7 @@ def judge_figures(project: Project) -> dict:
     ]  # fmt: skip
     if any(value is not None for value in humans):
         chart_rows.insert(
-            0, ("experts (rater/label)", average_accuracy(human_accuracies), None, "—")
+            0, ("experts, each against the others", average_accuracy(human_accuracies), None, "—")
         )
     per_task_charts = [
         {
@@ -195,9 +194,9 @@ def judge_figures(project: Project) -> dict:
     return {
         "tasks": tasks,
         "table": table,
-        "bias_cards": _bias_cards(project, tasks, labels, judged),
+        "bias_cards": _bias_cards(tasks, labels, judged, project, ratings),
         "group_bias": _group_bias(tasks, judged, group_scores(project, judged)),
-        "humans": humans,
+        "humans": ceiling,
         "human_average": average_accuracy(human_accuracies),
         "human_covered": tasks_covered(human_accuracies),
         "labelled_tasks": len(labelled),
@@ -209,6 +208,34 @@ def judge_figures(project: Project) -> dict:
         "target_half_width": project.target_half_width,
         "sampled": project.rating_mode == Project.RatingMode.SAMPLE,
     }
+
+
+def _expert_ceiling(
+    project: Project, tasks: list, labels: dict, ratings: dict
+) -> list[dict[str, Any] | None]:
+    """Per task, the fair human ceiling: each expert's side against the other experts' on the
+    labelled pairs (leave-one-out), with a pair-bootstrap interval; None without any pair
+    rated by two experts."""
+    figures: list[dict[str, Any] | None] = []
+    for task in tasks:
+        rows = [
+            (annotator, pair, overall)
+            for annotator, entries in ratings[task.pk].items()
+            for pair, overall, *_ in entries
+        ]
+        counts = expert_ceiling_counts(rows, project.center, labels[task.pk])
+        compared = sum(n for _, n in counts.values())
+        figures.append(
+            {
+                "accuracy": sum(k for k, _ in counts.values()) / compared,
+                "interval": pair_counts_interval(counts, resamples=RESAMPLES),
+                "compared": compared,
+                "pairs": len(counts),
+            }
+            if compared
+            else None
+        )
+    return figures
 
 
 def _planner(tasks: list, powered: dict, names: dict, target: float) -> list[dict[str, Any]]:
@@ -231,6 +258,16 @@ def _planner(tasks: list, powered: dict, names: dict, target: float) -> list[dic
     return rows
 
 
+def _card_has_data(card: dict) -> bool:
+    """A bias card with a pair to show (an empty one reads '— (—) n=0' and is left out)."""
+    return bool(
+        card["length"]["text"]["pairs"]
+        or card["length"]["images"]["pairs"]
+        or card["self_preference"]["pairs"]
+        or any(expert["pairs"] for expert in card["experts"]["per_expert"].values())
+    )
+
+
 def _group_bias(tasks: list, judged, rows_by_task: dict) -> list[dict]:
     """Per task with group-labelled responses, MJ-Bench's ACC/NDS/GES of each judge that
     scored them (metrics/group_bias.py)."""
@@ -248,9 +285,8 @@ def _group_bias(tasks: list, judged, rows_by_task: dict) -> list[dict]:
     ]
 
 
-def _bias_cards(project: Project, tasks: list, labels: dict, judged) -> list[dict]:
+def _bias_cards(tasks: list, labels: dict, judged, project: Project, ratings) -> list[dict]:
     """Per task with judges, one row of bias cards per judge (metrics/judge_bias.py)."""
-    ratings = annotator_ratings(project)
     people = {annotator for by_task in ratings.values() for annotator in by_task}
     names = dict(get_user_model().objects.filter(pk__in=people).values_list("pk", "username"))
     cards = task_bias_cards(project, tasks, labels, judged, names, ratings)
@@ -263,5 +299,6 @@ def _bias_cards(project: Project, tasks: list, labels: dict, judged) -> list[dic
             ],
         }
         for task in tasks
+        if any(_card_has_data(card) for card in cards.get(task.pk, {}).values())
         if cards.get(task.pk)
     ]

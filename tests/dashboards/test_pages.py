@@ -8,7 +8,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation.services.assignments import assignment_claim
+from annotation.models import Rating
 from annotation.services.ratings import RatingInput, rating_submit
+from content.models import Pair
 from metrics.report import project_report
 from tests.factories import member, queued_pairs
 from tests.responses import unmasked
@@ -76,7 +78,43 @@ def test_judge_figures_are_those_of_the_report(client, rated):
         assert row["average"] == pytest.approx(report["judges"][name]["average"], abs=1e-6)
     assert len(rows["coin"]["majority"]) == 5 and rows["always-a"]["majority"] == []
     body = page.content.decode()
-    assert "Experts (rater/label agreement)" in body and body.count('class="chart"') >= 2
+    assert "Experts, each against the others" in body and body.count('class="chart"') >= 2
+
+
+def test_the_human_ceiling_is_each_expert_against_the_others(client, rated):
+    project, lead = rated
+    client.force_login(lead)
+    page = client.get(reverse("dash-judges", args=[project.slug]))
+    ceiling = page.context["humans"][0]
+    # By hand: on each kept pair labelled A or B, each expert's side against the side of the
+    # other two experts' mean (canonical scores, centre 4 on 7 points).
+    labelled = set(
+        Pair.objects.filter(project=project, status="kept", label__in=["A", "B"]).values_list(
+            "pk", flat=True
+        )
+    )
+    scores: dict = {}
+    for pair_id, overall in Rating.objects.filter(pair_id__in=labelled).values_list(
+        "pair_id", "overall"
+    ):
+        scores.setdefault(pair_id, []).append(overall)
+
+    def side(total, count):
+        return "A" if total > 4 * count else "B" if total < 4 * count else None
+
+    matched = compared = 0
+    for pair_scores in scores.values():
+        for index, own in enumerate(pair_scores):
+            others = pair_scores[:index] + pair_scores[index + 1 :]
+            reference = side(sum(others), len(others))
+            if reference is not None:
+                compared += 1
+                matched += side(own, 1) == reference
+    assert compared > 0 and ceiling["compared"] == compared
+    assert ceiling["accuracy"] == pytest.approx(matched / compared)
+    assert ceiling["accuracy"] < 1  # a label built from their own ratings said 1.000
+    low, high = ceiling["interval"] or (ceiling["accuracy"], ceiling["accuracy"])
+    assert low <= ceiling["accuracy"] <= high  # a pair bootstrap: None below two pairs
 
 
 def test_models_page_ranks_the_generators(client, rated):
