@@ -24,6 +24,9 @@
   const stages = () => Array.from(dialog().querySelectorAll(".viewer-stage"));
 
   function sideOf(link) {
+    // A page may name its sides (the lead's pair page: A and B, where Left and Right would not).
+    const named = link.closest("[data-viewer-side]");
+    if (named) return named.dataset.viewerSide;
     if (link.closest("#left")) return "Left";
     if (link.closest("#right")) return "Right";
     return link.closest(".prompt") ? "Prompt" : "Image";

@@ -1,6 +1,15 @@
-"""The disagreement queue and the un-blinded pair page of the leads."""
+"""The disagreement queue and the un-blinded pair page of the leads.
 
-from django.db.models import Exists, F, OuterRef, Q
+The queue is worked through as a queue: its filter (`QueueFilter`: task, reason, and which
+pairs, undecided ones by default) travels in the query string from the queue page to each pair
+and to its decision, and after a decision the next pair of the same filter opens
+(`queue_following`).
+"""
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRef, Q, Value
 from django.db.models.functions import Abs
 
 from annotation.models import Adjudication, Flag, Rating
@@ -8,6 +17,7 @@ from annotation.models.gold import GOLD_FROM_STATUSES
 from annotation.selectors import assets_by_sha
 from content.models import Pair
 from content.rendering import content_parts, image_shas
+from core.errors import Invalid
 from judging.models import Verdict
 from projects.models import Project
 from projects.scale import scale_labels, side_of, to_form
@@ -18,12 +28,96 @@ REASONS = {
     "ambiguous": "mean in or next to the ambiguous band",
     "flagged": "flagged by an annotator",
 }
+UNDECIDED, WAITING, DECIDED, ALL = "undecided", "waiting", "decided", "all"
+# Which pairs of the queue are shown; the first is the default.
+STATES = {
+    UNDECIDED: "Undecided",
+    WAITING: "Waiting for the rating a lead asked for",
+    DECIDED: "Decided by a lead",
+    ALL: "All",
+}
 PAGE_SIZE = 50
 
 
-def _queue(project: Project, task_slug: str = "", reason: str = ""):
-    """Complete pairs the rules drop or nearly drop, and flagged pairs, most contested first
-    (widest span, then mean closest to the centre)."""
+class QueueFilterInvalid(Invalid):
+    """A queue filter in a query string that names no task, reason or state (400)."""
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    """The part of the disagreement queue a lead works through. `from_queue`: the pair page
+    was opened from the queue, so a decision moves on to the next pair of this filter."""
+
+    task_slug: str = ""
+    reason: str = ""
+    state: str = UNDECIDED
+    from_queue: bool = False
+
+    def _pairs(self) -> list[tuple[str, str]]:
+        pairs = [("task", self.task_slug), ("reason", self.reason)]
+        return [(k, v) for k, v in pairs if v] + (
+            [("state", self.state)] * (self.state != UNDECIDED)
+        )
+
+    @property
+    def list_query(self) -> str:
+        """The query string of the queue page showing this filter ("" for the default)."""
+        return urlencode(self._pairs())
+
+    @property
+    def pair_query(self) -> str:
+        """The query string of a pair page opened from the queue with this filter."""
+        return urlencode([("from", "queue"), *self._pairs()])
+
+    @property
+    def query(self) -> str:
+        """The query string that carries this filter on (the pair page's links, its forms)."""
+        return self.pair_query if self.from_queue else self.list_query
+
+    @property
+    def state_label(self) -> str:
+        return STATES[self.state]
+
+
+def _one(params, name: str) -> str:
+    values = params.getlist(name)
+    if len(values) > 1:
+        raise QueueFilterInvalid(f"Give {name} once, not {len(values)} times.")
+    return values[0] if values else ""
+
+
+def queue_filter_parse(project: Project, params) -> QueueFilter:
+    """The queue filter in a query string (a QueryDict): `task` a task of the project, `reason`
+    one of REASONS, `state` one of STATES (empty: the default), `from` empty or "queue", each
+    at most once; anything else raises QueueFilterInvalid naming it. Other names are left to
+    the page (page, format, table)."""
+    task_slug, reason, state = _one(params, "task"), _one(params, "reason"), _one(params, "state")
+    origin = _one(params, "from")
+    if reason and reason not in REASONS:
+        raise QueueFilterInvalid(f"No such reason: {reason[:64]!r}.")
+    if state and state not in STATES:
+        raise QueueFilterInvalid(f"No such choice of pairs: {state[:64]!r}.")
+    if origin not in ("", "queue"):
+        raise QueueFilterInvalid(f"Unknown origin: {origin[:64]!r}.")
+    if task_slug and not project.tasks.filter(slug=task_slug[:200]).exists():
+        raise QueueFilterInvalid(f"No task {task_slug[:64]!r} in this project.")
+    return QueueFilter(task_slug, reason, state or UNDECIDED, origin == "queue")
+
+
+def _state_condition(project: Project, state: str) -> Q | None:
+    """Pairs of the state among the queue's (None: all of them). Waiting: a lead asked for one
+    more annotator and the rating is not in yet; undecided: neither decided nor waiting."""
+    decided = Q(decided_by=Pair.DecidedBy.ADJUDICATION)
+    waiting = ~decided & Q(
+        extra_annotators__gt=0,
+        rating_count__lt=F("extra_annotators") + project.annotators_per_pair,
+    )
+    return {UNDECIDED: ~decided & ~waiting, WAITING: waiting, DECIDED: decided}.get(state)
+
+
+def _queue(project: Project, task_slug: str = "", reason: str = "", state: str = ALL):
+    """Complete pairs the rules drop or nearly drop, flagged pairs and the pairs a lead decided,
+    most contested first (widest span, then mean closest to the centre), of `state`."""
     open_flags = Flag.objects.filter(pair=OuterRef("pk"), resolved_at__isnull=True)
     pairs = Pair.objects.filter(project=project).annotate(
         flagged=Exists(open_flags),
@@ -34,18 +128,31 @@ def _queue(project: Project, task_slug: str = "", reason: str = ""):
     by_span = complete & Q(consensus_span__gte=project.max_span)
     by_mean = complete & Q(distance__lte=project.ambiguous_half_width + NEAR)
     chosen = {"span": by_span, "ambiguous": by_mean, "flagged": Q(flagged=True)}
-    condition = chosen.get(reason) or (by_span | by_mean | Q(flagged=True))
+    # A decision resolves the pair's flags: a decided pair stays listed (as decided) anyway.
+    decided = Q(decided_by=Pair.DecidedBy.ADJUDICATION)
+    condition = chosen.get(reason) or (by_span | by_mean | Q(flagged=True) | decided)
     pairs = pairs.filter(condition)
     if task_slug:
         pairs = pairs.filter(task__slug=task_slug)
+    in_state = _state_condition(project, state)
+    if in_state is not None:
+        pairs = pairs.filter(in_state)
     return pairs.order_by(
         F("consensus_span").desc(nulls_last=True), F("distance").asc(nulls_last=True), "id"
     )
 
 
-def disagreements(project: Project, *, task_slug: str = "", reason: str = "", page: int = 1):
-    """One page of the disagreement queue (_queue), each pair with its reasons."""
-    pairs = _queue(project, task_slug, reason).select_related("task")
+def disagreements(
+    project: Project,
+    *,
+    task_slug: str = "",
+    reason: str = "",
+    state: str = UNDECIDED,
+    page: int = 1,
+):
+    """One page of the disagreement queue (_queue), each pair with its reasons. Three queries
+    (the tasks, the count, the page) whatever the page size."""
+    pairs = _queue(project, task_slug, reason, state).select_related("task")
     total = pairs.count()
     pages = max(1, -(-total // PAGE_SIZE))
     page = min(max(1, page), pages)  # past the last page: the last (no offset past the table)
@@ -68,31 +175,62 @@ def disagreements(project: Project, *, task_slug: str = "", reason: str = "", pa
                 and pair.distance <= project.ambiguous_half_width + NEAR
             )
         ]
+    queue = QueueFilter(task_slug, reason, state)
     return {
         "pairs": rows,
         "total": total,
         "page": page,
         "pages": pages,
         "reasons": REASONS,
+        "states": STATES,
         "tasks": list(project.tasks.order_by("slug")),
         "task_slug": task_slug,
         "reason": reason,
+        "state": state,
+        "queue": queue,
     }
 
 
-def queue_neighbours(project: Project, pair_id: int, task_slug="", reason="") -> dict:
-    """The pairs before and after this one in the disagreement queue (same filters), and its
-    place there (None when the pair is not in the queue)."""
-    ids = list(_queue(project, task_slug, reason).values_list("id", flat=True))
-    if pair_id not in ids:
-        return {"previous": None, "next": ids[0] if ids else None, "position": None, "of": len(ids)}
-    at = ids.index(pair_id)
+def _queue_rows(project: Project, task_slug: str, reason: str, state: str) -> list[tuple]:
+    """(id, of the state?) of every pair of the queue, whatever its state, in the queue's
+    order: a pair keeps its place when a decision moves it from one state to another. One
+    query."""
+    condition = _state_condition(project, state)
+    chosen = Value(True) if condition is None else condition
+    rows = _queue(project, task_slug, reason).annotate(
+        chosen=ExpressionWrapper(chosen, output_field=BooleanField())
+    )
+    return list(rows.values_list("id", "chosen"))
+
+
+def queue_neighbours(
+    project: Project, pair_id: int, task_slug="", reason="", state: str = UNDECIDED
+) -> dict:
+    """The pairs of `state` before and after this one in the disagreement queue (same
+    filters), and its place among them (None when the pair is not one of them; then `next` is
+    the first after where it stands, or the first of all)."""
+    rows = _queue_rows(project, task_slug, reason, state)
+    ids = [pk for pk, chosen in rows if chosen]
+    at = next((i for i, (pk, _chosen) in enumerate(rows) if pk == pair_id), None)
+    before = [pk for pk, chosen in rows[:at] if chosen] if at is not None else []
+    after = [pk for pk, chosen in rows[at + 1 :] if chosen] if at is not None else ids
     return {
-        "previous": ids[at - 1] if at > 0 else None,
-        "next": ids[at + 1] if at + 1 < len(ids) else None,
-        "position": at + 1,
+        "previous": before[-1] if before else None,
+        "next": after[0] if after else None,
+        "position": ids.index(pair_id) + 1 if pair_id in ids else None,
         "of": len(ids),
     }
+
+
+def queue_following(project: Project, pair_id: int, queue: QueueFilter) -> int | None:
+    """The pair to open after this one was decided: the next of the filter's state in the
+    queue's order, else the first (pairs the lead passed over), never this one; None when no
+    other is left."""
+    rows = _queue_rows(project, queue.task_slug, queue.reason, queue.state)
+    ids = [pk for pk, chosen in rows if chosen and pk != pair_id]
+    at = next((i for i, (pk, _chosen) in enumerate(rows) if pk == pair_id), None)
+    after = [pk for pk, chosen in rows[at + 1 :] if chosen] if at is not None else []
+    return after[0] if after else (ids[0] if ids else None)
 
 
 def _as_seen(rating, labels: dict, aspect_labels: dict, center: float) -> None:

@@ -1,8 +1,6 @@
 """The lead's dashboards: thin views over the selectors (the heavy pages' figures precomputed),
 the adjudication services and the dataset exports."""
 
-from urllib.parse import urlencode
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404
@@ -23,7 +21,15 @@ from core.htmx import render_fragment_or_page
 from core.page_errors import refusal_as_message
 from core.whole_numbers import whole_number
 from dashboards.csv import csv_response, wants_csv
-from dashboards.selectors.disagreements import disagreements, pair_review, queue_neighbours
+from dashboards.selectors.disagreements import (
+    STATES,
+    UNDECIDED,
+    disagreements,
+    pair_review,
+    queue_filter_parse,
+    queue_following,
+    queue_neighbours,
+)
 from dashboards.selectors.hours import annotator_hours, hours_csv_rows
 from dashboards.selectors.overview import overview
 from dashboards.snapshots import figures_for, stored_figures
@@ -41,18 +47,22 @@ def _page(request, slug, template, context):
     project = project_for_lead(request.user, slug)
     page = template.removeprefix("dashboards/").removesuffix(".html")
     tables = TABLES.get(page, {})
+    figures = context(project)
+    if figures.get("figures_computing"):  # the first figures are on their way
+        answer = render(request, "dashboards/computing.html", {"project": project, "tab": page})
+        answer["Retry-After"] = "5"
+        return answer
     if wants_csv(request):
         name = request.GET.get("table", "")
         if name not in tables:
             raise Http404("no such table")
-        header, rows = tables[name][1](context(project))
+        header, rows = tables[name][1](figures)
         return csv_response(f"{project.slug}-{page}-{name}.csv", header, rows)
     links = []
     for name, (label, _rows) in tables.items():
         query = request.GET.copy()
         query["format"], query["table"] = "csv", name
         links.append((f"?{query.urlencode()}", label))
-    figures = context(project)
     return render(request, template, {"project": project, "csv_tables": links, **figures})
 
 
@@ -77,6 +87,8 @@ def _snapshot_page(name: str):
 
     def context(project):
         found = figures_for(project, name)
+        if found.figures is None:
+            return {"figures_computing": True}
         return {**found.figures, "figures_as_of": found}
 
     @login_required
@@ -95,15 +107,14 @@ models_page = _snapshot_page("models")
 @login_required
 def disagreements_page(request, slug: str):
     page = whole_number(request.GET.get("page", "")) or 1
-    return _page(
-        request, slug, "dashboards/disagreements.html",
-        lambda project: disagreements(
-            project,
-            task_slug=request.GET.get("task", ""),
-            reason=request.GET.get("reason", ""),
-            page=page,
-        ),
-    )  # fmt: skip
+
+    def context(project):
+        queue = queue_filter_parse(project, request.GET)  # QueueFilterInvalid: 400
+        return disagreements(
+            project, task_slug=queue.task_slug, reason=queue.reason, state=queue.state, page=page
+        )
+
+    return _page(request, slug, "dashboards/disagreements.html", context)
 
 
 @login_required
@@ -112,28 +123,55 @@ def pair_page(request, slug: str, pair_id: int):
     review = pair_review(project, pair_id)
     if review is None:
         raise Http404("no such pair in this project")
-    filters = {key: request.GET.get(key, "")[:64] for key in ("task", "reason")}
-    queue = queue_neighbours(project, pair_id, filters["task"], filters["reason"])
-    query = urlencode({key: value for key, value in filters.items() if value})
-    context = {"project": project, **review, "queue": queue, "query": query}
+    queue = queue_filter_parse(project, request.GET)
+    neighbours = queue_neighbours(project, pair_id, queue.task_slug, queue.reason, queue.state)
+    context = {
+        "project": project,
+        **review,
+        "queue": neighbours,
+        "queue_filter": queue,
+        "query": queue.query,
+    }
     return render(request, "dashboards/pair.html", context)
+
+
+def _queue_done(state: str) -> str:
+    if state == UNDECIDED:
+        return "Done: no undecided pair is left in this queue."
+    return f"No other pair left in this queue ({STATES[state].lower()})."
 
 
 @login_required
 @require_POST
 def pair_decide_view(request, slug: str, pair_id: int):
+    """Decide the pair, or send it to one more annotator. Opened from the queue (its filter in
+    the query string), the next pair of that filter opens after it, or the queue when none is
+    left; otherwise the pair again."""
     project = project_for_lead(request.user, slug)
-    if pair_review(project, pair_id) is None:
+    pair = Pair.objects.filter(project=project, pk=pair_id).only("external_id").first()
+    if pair is None:
         raise Http404("no such pair in this project")
+    # Parsed before acting: a bad filter (400) changes nothing.
+    queue = queue_filter_parse(project, request.GET)
+    done = False
     note = request.POST.get("note", "")
     with refusal_as_message(request):
         if request.POST.get("action") == "annotator":
             pair_request_annotator(pair_id, request.user, note)
-            messages.success(request, "The pair goes to one more annotator.")
+            messages.success(request, f"{pair.external_id} goes to one more annotator.")
         else:
             pair_adjudicate(pair_id, request.user, request.POST.get("decision", ""), note)
-            messages.success(request, "Decision recorded.")
-    return redirect("dash-pair", slug=slug, pair_id=pair_id)
+            messages.success(request, f"Decision recorded for {pair.external_id}.")
+        done = True
+    if done and queue.from_queue:
+        following = queue_following(project, pair_id, queue)
+        if following is None:
+            messages.info(request, _queue_done(queue.state))
+            query = f"?{queue.list_query}" if queue.list_query else ""
+            return redirect(reverse("dash-disagreements", args=[slug]) + query)
+        pair_id = following
+    query = f"?{queue.query}" if queue.query else ""
+    return redirect(reverse("dash-pair", args=[slug, pair_id]) + query)
 
 
 @login_required
@@ -173,6 +211,8 @@ def readmit_view(request, slug: str, task_slug: str, annotator_id: int):
         messages.success(request, "Re-admitted: the annotator's queue is open again.")
     else:
         messages.info(request, "Nobody was paused there.")
+    if request.POST.get("back") == "annotator":  # the form of the annotator's page
+        return redirect(f"{reverse('dash-annotator', args=[slug, annotator_id])}#quality")
     return redirect(f"{reverse('dash-agreement', args=[slug])}#quality-{task.slug}")
 
 
