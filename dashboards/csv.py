@@ -15,6 +15,11 @@ def _safe(value) -> str:
     return text
 
 
+def csv_safe(value) -> str:
+    """A cell as text a spreadsheet shows as it is (for writers of their own, streamed)."""
+    return _safe(value)
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from dashboards import views
+from dashboards.views import pair_browser
 
 urlpatterns = [
     path("projects/<slug:slug>/", views.overview_page, name="dash-overview"),
@@ -15,6 +16,8 @@ urlpatterns = [
         views.filter_settings_view,
         name="dash-filter-settings",
     ),
+    path("projects/<slug:slug>/pairs/", pair_browser.pairs_page, name="dash-pairs"),
+    path("projects/<slug:slug>/pairs/bulk/", pair_browser.pairs_bulk_view, name="dash-pairs-bulk"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/", views.pair_page, name="dash-pair"),
     path(
         "projects/<slug:slug>/pairs/<int:pair_id>/decide/",

@@ -1,0 +1,357 @@
+"""The pair browser of the leads (`/projects/<p>/pairs/`): every pair of a project, filtered,
+searched, sorted and paged; its CSV; the ids a bulk action is about.
+
+The filters come from a query string typed by anyone: `browser_filters_parse` checks every
+value (whole numbers through core/whole_numbers.py, choices against the project's own tasks,
+annotators and judges) and names each bad field, so a bad value is a form error, never a 500.
+
+Query budget of a page, whatever its size: the count, the page of rows (task joined, the
+open-flag and adjudication marks as EXISTS columns), the project's tasks, annotators and
+judges for the form: five queries (asserted in tests/pair_browser/test_views.py).
+
+Search: PostgreSQL full-text search (the `simple` configuration: words as written, no
+stemming, no stop words) over `Pair.search_text`, through the GIN index of content migration
+0003, plus an exact external id; on SQLite a case-insensitive substring of the same column.
+"""
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.contrib.postgres.search import SearchQuery, SearchVector
+from django.db import connection
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
+
+from annotation.models import Adjudication, Flag, Rating
+from content.models import Pair
+from core.whole_numbers import whole_number
+from judging.models import Judge, Verdict
+from projects.access import project_or_operator_wide
+from projects.models import Project
+from projects.scale import side_of
+
+PAGE_SIZES = (25, 50, 100, 200)
+PAGE_SIZE = 50
+MAX_QUERY_CHARS = 200
+MAX_RATINGS = 1000  # more ratings than any pair has: a bound for the typed numbers
+SORTS = {
+    "id": ("id",),
+    "ratings": ("rating_count",),
+    "span": ("consensus_span",),
+    "status": ("status",),
+    "created": ("created_at",),
+}
+SORT_LABELS = {
+    "id": "Id",
+    "ratings": "Ratings",
+    "span": "Span",
+    "status": "Status",
+    "created": "Created",
+}
+SIDES = {"A": "A is better", "B": "B is better", "tie": "Tie"}
+YES_NO = {"yes": True, "no": False}
+ANY_JUDGE = "any"
+# The query-string fields of the filter (kept across pages, sorts, the CSV and bulk actions).
+FIELDS = (
+    "q", "task", "status", "ratings_min", "ratings_max", "side", "span_min", "flagged", "gold",
+    "adjudicated", "annotator", "judge", "sort", "order", "size",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BrowserFilters:
+    """A checked filter: every value known to be valid for the project."""
+
+    q: str = ""
+    task_id: int | None = None
+    status: str = ""
+    ratings_min: int | None = None
+    ratings_max: int | None = None
+    side: str = ""
+    span_min: int | None = None
+    flagged: bool | None = None
+    gold: bool | None = None
+    adjudicated: bool | None = None
+    annotator_id: int | None = None
+    judge: str = ""  # "", ANY_JUDGE or a judge's id
+    sort: str = "id"
+    descending: bool = False
+    size: int = PAGE_SIZE
+    page: int = 1
+
+
+@dataclass
+class BrowserForm:
+    """What the filter form shows: the values as typed, the choices, each field's error."""
+
+    values: dict[str, str]
+    tasks: list = field(default_factory=list)
+    annotators: list = field(default_factory=list)
+    judges: list = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def browser_form(project: Project, params: Mapping[str, str]) -> BrowserForm:
+    """The form's choices (three queries) and the values as typed."""
+    values = {name: str(params.get(name, ""))[:MAX_QUERY_CHARS] for name in FIELDS}
+    return BrowserForm(
+        values=values,
+        tasks=list(project.tasks.order_by("slug").values_list("pk", "slug", "name")),
+        annotators=list(
+            get_user_model()
+            .objects.filter(memberships__project=project)
+            .order_by("username")
+            .values_list("pk", "username")
+        ),
+        judges=list(
+            Judge.objects.filter(project_or_operator_wide(project))
+            .order_by("name", "pk")
+            .values_list("pk", "name")
+        ),
+    )
+
+
+def _choice(value: str, choices, name: str, errors: dict, message: str):
+    if value and value not in choices:
+        errors[name] = message
+        return None
+    return value or None
+
+
+def _bounded(value: str, name: str, errors: dict, maximum: int, message: str) -> int | None:
+    if value == "":
+        return None
+    number = whole_number(value, maximum=maximum)
+    if number is None:
+        errors[name] = message
+    return number
+
+
+def browser_filters_parse(project: Project, form: BrowserForm, page: str = "") -> BrowserFilters:
+    """The checked filter of `form.values`; each bad field gets its message in `form.errors`
+    (then the filter is the default one and the caller shows the errors)."""
+    v, errors = form.values, form.errors
+    task_ids = {str(pk): pk for pk, _slug, _name in form.tasks}
+    task_slugs = {slug: pk for pk, slug, _name in form.tasks}
+    task_id = task_ids.get(v["task"], task_slugs.get(v["task"]))
+    if v["task"] and task_id is None:
+        errors["task"] = "Choose one of the project's tasks."
+    status = _choice(v["status"], Pair.Status.values, "status", errors, "Choose a status.")
+    top = project.annotators_per_pair + MAX_RATINGS
+    low = _bounded(v["ratings_min"], "ratings_min", errors, top, "A whole number of ratings.")
+    high = _bounded(v["ratings_max"], "ratings_max", errors, top, "A whole number of ratings.")
+    if low is not None and high is not None and low > high:
+        errors["ratings_max"] = "At least the minimum."
+    span_min = _bounded(
+        v["span_min"],
+        "span_min",
+        errors,
+        project.scale_points - 1,
+        f"A whole number from 0 to {project.scale_points - 1}.",
+    )
+    side = _choice(v["side"], SIDES, "side", errors, "Choose A, B or tie.")
+    flags = {}
+    for name in ("flagged", "gold", "adjudicated"):
+        chosen = _choice(v[name], YES_NO, name, errors, "Choose yes, no or either.")
+        flags[name] = YES_NO[chosen] if chosen else None
+    annotators = {str(pk) for pk, _name in form.annotators}
+    annotator = _choice(v["annotator"], annotators, "annotator", errors, "Choose a member.")
+    judges = {ANY_JUDGE, *(str(pk) for pk, _name in form.judges)}
+    judge = _choice(v["judge"], judges, "judge", errors, "Choose a judge of the project.")
+    sort = v["sort"] or "id"
+    if sort not in SORTS:
+        errors["sort"] = "Choose a sort."
+    order = _choice(v["order"], ("asc", "desc"), "order", errors, "Ascending or descending.")
+    size = PAGE_SIZE
+    if v["size"]:
+        size = whole_number(v["size"]) or 0
+        if size not in PAGE_SIZES:
+            errors["size"] = "Choose a page size."
+    page_number = whole_number(page) if page else 1
+    if not page_number:
+        errors["page"] = "A page is a whole number from 1."
+    if errors:
+        return BrowserFilters()
+    return BrowserFilters(
+        q=" ".join(v["q"].replace("\x00", "").split()),
+        task_id=task_id,
+        status=status or "",
+        ratings_min=low,
+        ratings_max=high,
+        side=side or "",
+        span_min=span_min,
+        flagged=flags["flagged"],
+        gold=flags["gold"],
+        adjudicated=flags["adjudicated"],
+        annotator_id=int(annotator) if annotator else None,
+        judge=judge or "",
+        sort=sort,
+        descending=order == "desc",
+        size=size,
+        page=page_number or 1,
+    )
+
+
+def _open_flags() -> Exists:
+    return Exists(Flag.objects.filter(pair=OuterRef("pk"), resolved_at__isnull=True))
+
+
+def _adjudicated() -> Exists:
+    return Exists(Adjudication.objects.filter(pair=OuterRef("pk")))
+
+
+def _judges_disagree(project: Project, judge: str) -> Q:
+    """Pairs the experts decided (label A or B) on which a judge (of those the project uses,
+    or the chosen one) names the other side in more of its answers than it names theirs,
+    over both orders and every sample."""
+    verdicts = Verdict.objects.filter(pair=OuterRef("pk"), choice__in=("A", "B"))
+    if judge == ANY_JUDGE:
+        verdicts = verdicts.filter(
+            judge__in=Judge.objects.filter(project_or_operator_wide(project))
+        )
+    else:
+        verdicts = verdicts.filter(judge_id=int(judge))
+    against = (
+        verdicts.values("judge")
+        .annotate(
+            answers=Count("pk"),
+            with_experts=Count("pk", filter=Q(choice=OuterRef("label"))),
+        )
+        .filter(answers__gt=2 * F("with_experts"))
+        .values("judge")
+    )
+    return Q(label__in=("A", "B")) & Q(Exists(against))
+
+
+def _search(pairs: QuerySet[Pair], text: str) -> QuerySet[Pair]:
+    if connection.vendor == "postgresql":
+        # The expression of the GIN index (content migration 0003), word for word.
+        vector = SearchVector("search_text", config="simple")
+        query = SearchQuery(text, config="simple", search_type="websearch")
+        return pairs.annotate(search_vector=vector).filter(
+            Q(search_vector=query) | Q(external_id=text)
+        )
+    return pairs.filter(search_text__icontains=text)
+
+
+def browser_pairs(project: Project, filters: BrowserFilters) -> QuerySet[Pair]:
+    """The project's pairs that pass `filters`, in its order (id last, for a stable page)."""
+    pairs = Pair.objects.filter(project=project)
+    f = filters
+    if f.q:
+        pairs = _search(pairs, f.q)
+    if f.task_id is not None:
+        pairs = pairs.filter(task_id=f.task_id)
+    if f.status:
+        pairs = pairs.filter(status=f.status)
+    if f.ratings_min is not None:
+        pairs = pairs.filter(rating_count__gte=f.ratings_min)
+    if f.ratings_max is not None:
+        pairs = pairs.filter(rating_count__lte=f.ratings_max)
+    if f.side:
+        center = project.center
+        by_side = {
+            "A": Q(consensus_mean__gt=center),
+            "B": Q(consensus_mean__lt=center),
+            "tie": Q(consensus_mean=center),
+        }
+        pairs = pairs.filter(by_side[f.side])
+    if f.span_min is not None:
+        pairs = pairs.filter(consensus_span__gte=f.span_min)
+    if f.flagged is not None:
+        pairs = pairs.filter(_open_flags() if f.flagged else ~_open_flags())
+    if f.gold is not None:
+        gold = Q(status=Pair.Status.GOLD)
+        pairs = pairs.filter(gold if f.gold else ~gold)
+    if f.adjudicated is not None:
+        pairs = pairs.filter(_adjudicated() if f.adjudicated else ~_adjudicated())
+    if f.annotator_id is not None:
+        rated = Rating.objects.filter(pair=OuterRef("pk"), annotator_id=f.annotator_id)
+        pairs = pairs.filter(Exists(rated))
+    if f.judge:
+        pairs = pairs.filter(_judges_disagree(project, f.judge))
+    (column,) = SORTS[f.sort]
+    ordering = F(column).desc(nulls_last=True) if f.descending else F(column).asc(nulls_last=True)
+    tiebreak = "-id" if f.descending else "id"
+    return pairs.order_by(ordering, tiebreak)
+
+
+def _side(mean: float | None, center: float) -> str:
+    """The side the ratings' mean prefers: A, B, tie, or "" without ratings."""
+    if mean is None:
+        return ""
+    return side_of(mean, center) or "tie"
+
+
+@dataclass
+class BrowserPage:
+    rows: list
+    total: int
+    page: int
+    pages: int
+
+
+def browser_page(project: Project, filters: BrowserFilters) -> BrowserPage:
+    """One page of `browser_pairs` (two queries whatever the page size; past the last page,
+    the last)."""
+    pairs = browser_pairs(project, filters)
+    total = pairs.count()
+    pages = max(1, -(-total // filters.size))
+    page = min(filters.page, pages)
+    start = (page - 1) * filters.size
+    rows: list = list(
+        pairs.select_related("task").annotate(flagged=_open_flags(), adjudicated=_adjudicated())[
+            start : start + filters.size
+        ]
+    )
+    center = project.center
+    for pair in rows:
+        mean = pair.consensus_mean
+        pair.side = (
+            "" if mean is None else ("A" if mean > center else "B" if mean < center else "tie")
+        )
+    return BrowserPage(rows=rows, total=total, page=page, pages=pages)
+
+
+CSV_HEADER = [
+    "pair_id", "external_id", "task", "status", "ratings", "ratings_needed", "consensus_mean",
+    "consensus_span", "label", "decided_by", "open_flags", "gold", "adjudicated", "source",
+    "created_at",
+]  # fmt: skip
+
+
+def browser_csv_rows(project: Project, filters: BrowserFilters) -> Iterator[list]:
+    """Every pair of the filtered view as CSV rows, read in chunks (for a streamed answer)."""
+    rows = (
+        browser_pairs(project, filters)
+        .annotate(flagged=_open_flags(), adjudicated=_adjudicated())
+        .values_list(
+            "pk",
+            "external_id",
+            "task__slug",
+            "status",
+            "rating_count",
+            "extra_annotators",
+            "consensus_mean",
+            "consensus_span",
+            "label",
+            "decided_by",
+            "flagged",
+            "adjudicated",
+            "source",
+            "created_at",
+        )  # fmt: skip
+    )
+    n = project.annotators_per_pair
+    for (pk, external_id, task, status, count, extra, mean, span, label, decided, flagged,
+         adjudicated, source, created) in rows.iterator(chunk_size=2000):  # fmt: skip
+        yield [
+            pk, external_id, task, status, count, n + extra,
+            "" if mean is None else f"{mean:.3f}", span, label, decided, int(flagged),
+            int(status == Pair.Status.GOLD), int(adjudicated), source, created.isoformat(),
+        ]  # fmt: skip
+
+
+def browser_pair_ids(project: Project, filters: BrowserFilters) -> list[int]:
+    """The ids of every pair the filter matches (a bulk action on "all N matching")."""
+    return list(browser_pairs(project, filters).values_list("pk", flat=True))

@@ -1,0 +1,181 @@
+"""The pair browser (`/projects/<p>/pairs/`): find any pair of a project by filter, search and
+sort, download the filtered view as CSV, and act on a selection (confirmed first).
+
+Only the project's leads (and the operator) reach it; for annotators and outsiders the
+project answers exactly like a missing one (404), and a bulk action only ever reads pairs of
+the project in the URL (ids of other pairs change nothing)."""
+
+import csv
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponseRedirect, QueryDict, StreamingHttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.services.pair_bulk import (
+    ACTIONS,
+    NEEDS_NOTE,
+    pair_bulk_apply,
+    pair_bulk_preview,
+)
+from content.models import Pair
+from core.errors import Invalid
+from core.page_errors import refusal_as_message
+from core.whole_numbers import whole_number
+from dashboards.csv import csv_safe
+from dashboards.selectors.pair_browser import (
+    CSV_HEADER,
+    PAGE_SIZES,
+    SIDES,
+    SORT_LABELS,
+    browser_csv_rows,
+    browser_filters_parse,
+    browser_form,
+    browser_page,
+    browser_pair_ids,
+)
+from projects.access import led_projects
+from projects.models import Project
+
+INVALID = 400
+
+
+def _project(user, slug: str) -> Project:
+    """A project the user leads; anyone else gets the 404 of a project that does not exist."""
+    project = led_projects(user).filter(slug=slug).first()
+    if project is None:
+        raise Http404("no such project")
+    return project
+
+
+def _filter_query(values: dict[str, str], **changes) -> str:
+    """The query string of the filter (empty fields left out), with `changes`."""
+    merged = {**values, **changes}
+    return urlencode({name: value for name, value in merged.items() if value})
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+def _csv_stream(project, filters):
+    writer = csv.writer(_Echo())
+    yield writer.writerow(CSV_HEADER)
+    for row in browser_csv_rows(project, filters):
+        yield writer.writerow([csv_safe(cell) for cell in row])
+
+
+@login_required
+@require_GET
+def pairs_page(request, slug: str):
+    project = _project(request.user, slug)
+    form = browser_form(project, request.GET)
+    filters = browser_filters_parse(project, form, request.GET.get("page", ""))
+    if form.errors:
+        context = {"project": project, "form": form, "page": None, **_choices()}
+        return render(request, "dashboards/pairs.html", context, status=INVALID)
+    if request.GET.get("format") == "csv":
+        response = StreamingHttpResponse(
+            _csv_stream(project, filters), content_type="text/csv; charset=utf-8"
+        )
+        response["Content-Disposition"] = f'attachment; filename="{project.slug}-pairs.csv"'
+        return response
+    page = browser_page(project, filters)
+    values = form.values
+    sort_links = {key: _filter_query(values, **_sort(filters, key)) for key in SORT_LABELS}
+    context = {
+        "project": project,
+        "form": form,
+        "filters": filters,
+        "page": page,
+        "query": _filter_query(values),
+        "csv_query": _filter_query(values, format="csv"),
+        "previous_query": _filter_query(values, page=str(page.page - 1)),
+        "next_query": _filter_query(values, page=str(page.page + 1)),
+        "sort_links": sort_links,
+        **_choices(),
+    }
+    return render(request, "dashboards/pairs.html", context)
+
+
+def _sort(filters, key: str) -> dict[str, str]:
+    """The sort and order of a column's link: the other direction when it is the current
+    sort, else ascending."""
+    if filters.sort != key:
+        return {"sort": key, "order": "", "page": ""}
+    return {"sort": key, "order": "asc" if filters.descending else "desc", "page": ""}
+
+
+def _choices() -> dict:
+    return {
+        "statuses": Pair.Status.choices,
+        "sides": SIDES,
+        "sorts": SORT_LABELS,
+        "page_sizes": PAGE_SIZES,
+        "actions": ACTIONS,
+    }
+
+
+def _selection(request, project) -> tuple[list[int], str, int | None]:
+    """The posted selection: (pair ids, the filter's query string, how many the filter
+    matched when "all matching" was chosen, else None). Raises Invalid for a bad id or filter."""
+    query = request.POST.get("filter", "")[:4000]
+    if request.POST.get("scope") == "all":
+        params = QueryDict(query)
+        form = browser_form(project, params)
+        filters = browser_filters_parse(project, form)
+        if form.errors:
+            raise Invalid("The filter of the selection is not valid: filter the pairs again.")
+        ids = browser_pair_ids(project, filters)
+        return ids, query, len(ids)
+    raw = request.POST.getlist("pair")
+    if len(raw) == 1 and "," in raw[0]:  # the confirmation step posts them in one field
+        raw = raw[0].split(",")
+    typed = [whole_number(value) for value in raw]
+    chosen = [pk for pk in typed if pk is not None]
+    if len(chosen) != len(typed):
+        raise Invalid("A selected pair id is not a whole number.")
+    return chosen, query, None
+
+
+@login_required
+@require_POST
+def pairs_bulk_view(request, slug: str):
+    """First post: the confirmation page (how many pairs the action changes, why the others
+    stay). With confirm=1: apply, then back to the browser with what changed."""
+    project = _project(request.user, slug)
+    back = reverse("dash-pairs", args=[slug])
+    action = request.POST.get("action", "")
+    ids, query, matched = _selection(request, project)
+    back_to_filter = f"{back}?{query}" if query else back
+    if request.POST.get("confirm") != "1":
+        preview = pair_bulk_preview(project=project, action=action, pair_ids=ids)
+        context = {
+            "project": project,
+            "preview": preview,
+            "selected": len(ids),
+            "matched": matched,
+            "ids": ",".join(str(pk) for pk in ids) if matched is None else "",
+            "filter": query,
+            "back": back_to_filter,
+            "needs_note": action in NEEDS_NOTE,
+        }
+        return render(request, "dashboards/pairs_confirm.html", context)
+    with refusal_as_message(request, "Nothing changed: "):
+        result = pair_bulk_apply(
+            project=project,
+            lead=request.user,
+            action=action,
+            pair_ids=ids,
+            note=request.POST.get("note", ""),
+        )
+        left = f"; {result.left} left as they were" if result.left else ""
+        messages.success(
+            request, f"{ACTIONS[action]}: {result.changed} pair{'s' * (result.changed != 1)} "
+            f"changed{left}."
+        )  # fmt: skip
+    return HttpResponseRedirect(back_to_filter)
