@@ -1,6 +1,8 @@
 """The lead's forms for projects, tasks and imports. They check the shape of the input; the
 services (annotation/services/projects.py, import_jobs.py) hold the rules and write."""
 
+from typing import cast
+
 from django import forms
 
 from annotation.services.projects import PROJECT_FIELDS, QUALITY_SETTINGS, aspects_text
@@ -112,14 +114,25 @@ QUEUE_CHOICES = [
 ]
 
 
+NEW_TASK = "+new"  # the task list's "new task" choice: never a slug, so never a task's
+
+
 class ImportForm(forms.Form):
-    task = forms.SlugField(
+    """The file, the task it goes into and where its pairs go. The task is one of the
+    project's (not archived) from a list; a new task is its own choice, with its slug typed
+    in its own field, so a typo cannot make a task by accident."""
+
+    task = forms.ChoiceField(help_text="The task the file's pairs go into.")
+    new_task = forms.SlugField(
         max_length=64,
-        help_text="An existing task's slug, or a new one (t2i, edit, interleaved, reasoning "
-        "get their default aspects).",
+        required=False,
+        label="New task's slug",
+        help_text="Only with “New task…”: letters, digits and dashes. t2i, edit, interleaved "
+        "and reasoning get their default aspects; rename it later in the settings.",
     )
     file = forms.FileField(
-        help_text="JSONL/JSON (native, MMRB2, MJ-Bench), Parquet, or a zip with the images."
+        help_text="JSONL/JSON (native, MMRB2, MJ-Bench) in a zip with its images, or Parquet "
+        "with the images inside. See the sample files."
     )
     file_format = forms.ChoiceField(
         choices=[("", "From the file"), *((f, f) for f in FORMATS)], required=False
@@ -127,3 +140,41 @@ class ImportForm(forms.Form):
     destination = forms.ChoiceField(
         choices=QUEUE_CHOICES, initial="queue", widget=forms.RadioSelect
     )
+
+    def __init__(self, project: Project, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.project = project
+        tasks = list(Task.objects.active().filter(project=project).order_by("slug"))
+        choices = [(task.slug, f"{task.name} ({task.slug})") for task in tasks]
+        task_field = cast(forms.ChoiceField, self.fields["task"])
+        task_field.choices = [*choices, (NEW_TASK, "New task…")]
+        task_field.initial = tasks[0].slug if tasks else NEW_TASK
+
+    def clean(self):
+        data = super().clean()
+        task, new_slug = data.get("task"), data.get("new_task") or ""
+        if task is None:
+            return data
+        if task != NEW_TASK:
+            if new_slug:
+                self.add_error(
+                    "new_task", "Choose “New task…” above to create a task, or leave this empty."
+                )
+            data["task_slug"] = task
+            return data
+        if not new_slug:
+            self.add_error("new_task", "Give the new task a slug, or choose a task above.")
+            return data
+        existing = Task.objects.filter(project=self.project, slug=new_slug).first()
+        if existing is not None and existing.archived_at is not None:
+            self.add_error(
+                "new_task",
+                f"Task {existing.name} ({new_slug}) is archived: restore it in the settings "
+                "to import into it.",
+            )
+        elif existing is not None:
+            self.add_error(
+                "new_task", f"Task {existing.name} ({new_slug}) exists: choose it in the list."
+            )
+        data["task_slug"] = new_slug
+        return data

@@ -98,6 +98,15 @@ def import_job_run(job_id: int) -> None:
             )
         return
     stored = Path(settings.MEDIA_ROOT) / job.file if job.file else None
+    # The counters as last reported, however recently written: a refused file's row shows
+    # the records that passed before the refused one, not the last half-second's count.
+    counted = [0, 0]
+    write = _progress_writer(job.pk)
+
+    def progress(records: int, images: int) -> None:
+        counted[:] = [records, images]
+        write(records, images)
+
     try:
         if stored is None or not stored.is_file():
             raise ImportFailed("the uploaded file is gone; upload it again")
@@ -108,10 +117,17 @@ def import_job_run(job_id: int) -> None:
             file_format=job.file_format or None,
             as_candidates=job.as_candidates,
             queue=job.queue,
-            progress=_progress_writer(job.pk),
+            progress=progress,
         )
     except ImportFailed as exc:
-        _finish(job, status=ImportJob.Status.FAILED, error=exc.detail, error_record=exc.record)
+        _finish(
+            job,
+            status=ImportJob.Status.FAILED,
+            error=exc.detail,
+            error_record=exc.record,
+            records_checked=counted[0],
+            images_checked=counted[1],
+        )
     except Exception:
         log.exception("import job %s failed", job.pk)
         _finish(job, status=ImportJob.Status.FAILED, error="the import failed on the server")

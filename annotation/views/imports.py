@@ -12,12 +12,20 @@ from annotation.models import ImportJob
 from annotation.selectors import project_for_lead
 from annotation.services.import_jobs import import_job_start
 from annotation.services.projects import pairs_queue
+from content.importing.formats import SAMPLE_FILES
 from content.models import Pair
 from core.htmx import render_fragment_or_page
 from core.page_errors import errors_on_form, refusal_as_message
 from projects.models import Task
 
 RECENT_JOBS = 20
+# What each sample file of the upload form holds (content/importing/formats.py).
+SAMPLE_NAMES = {
+    "native": "Arbiter's native JSONL, with its images (zip)",
+    "mmrb2": "MMRB2's JSON, with the experts' scores and images (zip)",
+    "mjbench": "MJ-Bench's JSON rows, with images (zip)",
+    "parquet": "Parquet, images inside (MMRB2's Hugging Face layout)",
+}
 
 
 def _task_counts(project) -> list[dict]:
@@ -35,7 +43,7 @@ def _task_counts(project) -> list[dict]:
 @require_http_methods(["GET", "POST"])
 def data_page(request, slug: str):
     project = project_for_lead(request.user, slug)
-    form = ImportForm(request.POST or None, request.FILES or None)
+    form = ImportForm(project, request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         with errors_on_form(form, "file"):  # a refused upload: beside the file
@@ -43,7 +51,7 @@ def data_page(request, slug: str):
                 project,
                 request.user,
                 data["file"],
-                task_slug=data["task"],
+                task_slug=data["task_slug"],
                 file_format=data["file_format"],
                 queue=data["destination"] == "queue",
             )
@@ -58,6 +66,7 @@ def data_page(request, slug: str):
         "jobs": jobs[:RECENT_JOBS],
         "tasks": _task_counts(project),
         "running": any(not job.finished for job in jobs[:RECENT_JOBS]),
+        "samples": [(SAMPLE_NAMES[name], f"samples/{file}") for name, file in SAMPLE_FILES.items()],
         "tab": "data",
     }
     status = 400 if request.method == "POST" else 200

@@ -26,6 +26,14 @@ from content.importing.upload_limits import max_text_chars
 MMRB2_SCALE = 6
 FORMATS = ("native", "mmrb2", "mjbench", "parquet")
 TEXT_FORMATS = ("native", "mmrb2", "mjbench")  # JSON text files, images from a folder
+# A small valid file of each format, offered by the upload form (static/samples/, written by
+# devtools/import_samples.py and imported by the tests).
+SAMPLE_FILES = {
+    "native": "arbiter-native-sample.zip",
+    "mmrb2": "mmrb2-sample.zip",
+    "mjbench": "mjbench-sample.zip",
+    "parquet": "parquet-sample.parquet",
+}
 
 MAX_GOLD_EXPLANATION = 2000
 

@@ -63,7 +63,9 @@ class _Limits:
 
 
 class ImageFolder(_Limits):
-    """The `--images DIR` of an import. Each file is checked once, however often it is named."""
+    """The images folder of an import (the command line's, or an unpacked upload's). Each file
+    is checked once, however often it is named. Messages name the image as the record does,
+    never the folder: an upload's is the server's temporary folder."""
 
     def __init__(self, root: Path | str | None):
         super().__init__()
@@ -80,8 +82,8 @@ class ImageFolder(_Limits):
     def _resolve(self, name: str) -> Path:
         if self.root is None:
             raise ImageRejected(
-                f"image {name!r} is referenced but no images folder was given (--images, or "
-                "for an upload a zip archive holding the data file and its images)"
+                f"image {name!r} is named but no images came with the file: upload a zip "
+                "archive holding the data file and its images"
             )
         relative = PurePosixPath(name.replace("\\", "/"))
         windows_drive = len(name) > 1 and name[1] == ":" and name[0].isalpha()
@@ -91,7 +93,11 @@ class ImageFolder(_Limits):
         if not path.is_relative_to(self.root):  # a symlink pointing outside
             raise ImageRejected(f"image path {name!r} leaves the images folder")
         if not path.is_file():
-            raise ImageRejected(f"image {name!r} not found in {self.root}")
+            # Never the folder's path: for an upload it is the server's temporary folder.
+            raise ImageRejected(
+                f"image {name!r} is not among the images that came with the file (names are "
+                "relative to the data file's folder)"
+            )
         return path
 
     def _check_file(self, path: Path, name: str) -> CheckedImage:

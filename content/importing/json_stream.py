@@ -81,12 +81,18 @@ def jsonl_records(path: Path) -> Iterator[tuple[int, object]]:
         raise ImportFailed(f"cannot read {path.name}: {exc.strerror}") from None
 
 
+def _problem(exc: json.JSONDecodeError) -> str:
+    """The decoder's message without its own trailing "at" ("Unterminated string starting
+    at", "Invalid control character ... at"): ours names the place after it."""
+    return exc.msg.removesuffix(" at")
+
+
 def _line_value(line: str, number: int) -> object:
     require_json_depth(line, number)
     try:
         return json.loads(line)
     except json.JSONDecodeError as exc:
-        raise ImportFailed(f"invalid JSON: {exc.msg} at column {exc.colno}", number) from None
+        raise ImportFailed(f"invalid JSON: {_problem(exc)} at column {exc.colno}", number) from None
     except ValueError as exc:  # a number too long to convert
         raise ImportFailed(f"invalid JSON: {str(exc)[:200]}", number) from None
 
@@ -188,7 +194,7 @@ class JsonReader:
                 )
                 if self.eof or not cut_short:
                     raise ImportFailed(
-                        f"{self.invalid}: {exc.msg} at {self._where(exc.pos)}", number
+                        f"{self.invalid}: {_problem(exc)} at {self._where(exc.pos)}", number
                     ) from None
             except ValueError as exc:  # a number too long to convert
                 raise ImportFailed(f"{self.invalid}: {str(exc)[:200]}", number) from None

@@ -99,7 +99,9 @@ def read_parquet_records(path: Path, staged: StagedImages) -> Iterator[PairRecor
     try:
         parquet = pq.ParquetFile(path, buffer_size=1 << 20)  # stream pages, not column chunks
     except (OSError, ValueError, pa.ArrowException) as exc:
-        raise ImportFailed(f"{path.name} is not a readable Parquet file: {exc}") from None
+        # The reader's message may quote where the file is: never show the server's path.
+        problem = str(exc).replace(str(path), "the file").strip()
+        raise ImportFailed(f"the file is not a readable Parquet file: {problem}") from None
     with parquet:
         names = set(parquet.schema_arrow.names)
         if set(ARBITER_REQUIRED) <= names:
@@ -124,7 +126,7 @@ def read_parquet_records(path: Path, staged: StagedImages) -> Iterator[PairRecor
         else:
             missing = sorted(set(HF_REQUIRED) - names)
             raise ImportFailed(
-                f"{path.name} has neither Arbiter's export columns ({', '.join(ARBITER_REQUIRED)}) "
+                f"the file has neither Arbiter's export columns ({', '.join(ARBITER_REQUIRED)}) "
                 f"nor MMRB2's Hugging Face layout (missing: {', '.join(missing)})"
             )
 

@@ -102,7 +102,7 @@ def test_a_project_from_nothing_to_a_downloaded_dataset(
 
     # 2. Data: a zip with images, straight to annotation.
     lead.goto(base + reverse("project-data", args=["journey"]))
-    lead.fill("input[name=task]", "t2i")
+    lead.select_option("select[name=task]", "t2i")  # the task made above, from the list
     lead.set_input_files("input[name=file]", pairs_zip(tmp_path / "pairs.zip"))
     lead.check("input[name=destination][value=queue]")
     lead.click("text=Upload and import")

@@ -69,7 +69,8 @@ def committed(django_capture_on_commit_callbacks):
 def upload_page(client, committed):
     def upload(data: bytes, **fields):
         upload = SimpleUploadedFile("pairs.zip", data, content_type="application/zip")
-        values = {"task": "t2i", "destination": "queue", "file_format": "", **fields}
+        new_task = {"task": "+new", "new_task": "t2i"}  # the page's "New task…" choice
+        values = {**new_task, "destination": "queue", "file_format": "", **fields}
         with committed():
             return client.post(reverse("project-data", args=["data"]), {**values, "file": upload})
 
