@@ -66,3 +66,21 @@ urlpatterns += [
     ),
     path("invite/<str:token>/", members.invite, name="invite"),
 ]
+
+# Conversations on a pair (annotation/views/threads.py): the annotator's question, the lead's
+# answer and internal note.
+from annotation.views import threads  # noqa: E402
+
+urlpatterns += [
+    path("annotate/<int:assignment_id>/question/", threads.question_ask_view, name="question-ask"),
+    path(
+        "projects/<slug:slug>/pairs/<int:pair_id>/thread/<int:thread_id>/answer/",
+        threads.thread_answer_view,
+        name="thread-answer",
+    ),
+    path(
+        "projects/<slug:slug>/pairs/<int:pair_id>/notes/",
+        threads.pair_note_view,
+        name="pair-note",
+    ),
+]

@@ -2,6 +2,7 @@ from annotation.models.adjudication import Adjudication, AnnotatorRequest
 from annotation.models.flag import Flag
 from annotation.models.gold import AnnotatorPause, GoldAnswer, Qualification
 from annotation.models.import_job import ImportJob
+from annotation.models.pair_thread import PairMessage, PairThread
 from annotation.models.rating import AnnotatorDay, AspectScore, Assignment, Rating
 
 __all__ = [
@@ -14,6 +15,8 @@ __all__ = [
     "Flag",
     "GoldAnswer",
     "ImportJob",
+    "PairMessage",
+    "PairThread",
     "Qualification",
     "Rating",
 ]

@@ -12,6 +12,7 @@ from annotation.selectors import (
     rating_can_change,
     recent_submissions,
 )
+from annotation.selectors.pair_threads import annotator_threads
 from annotation.services.assignments import SKIP_PRESETS
 from content.rendering import content_parts, content_summary, guidelines_html, image_shas
 from projects.scale import scale_labels, scale_short_labels, to_form
@@ -118,4 +119,6 @@ def workspace_context(
         "skip_presets": SKIP_PRESETS,
         "return_to": return_to,
         "grace_minutes": project.edit_grace_minutes,
+        # Their questions about the pair, and others' once they have rated it (blinded).
+        "threads": annotator_threads(user, assignment),
     }
