@@ -1,6 +1,7 @@
 from django.urls import path
 
 from dashboards import views
+from dashboards.views.annotator import annotator_page
 from dashboards.views import pair_browser
 
 urlpatterns = [
@@ -37,6 +38,11 @@ urlpatterns = [
     path("projects/<slug:slug>/judges/", views.judges_page, name="dash-judges"),
     path("projects/<slug:slug>/models/", views.models_page, name="dash-models"),
     path("projects/<slug:slug>/hours/", views.hours_page, name="dash-hours"),
+    path(
+        "projects/<slug:slug>/annotators/<int:user_id>/",
+        annotator_page,
+        name="dash-annotator",
+    ),
     path("projects/<slug:slug>/exports/", views.exports_page, name="dash-exports"),
     path(
         "projects/<slug:slug>/exports/start/",

@@ -16,12 +16,15 @@ from annotation.models import Rating
 from projects.models import Project
 
 
-def annotator_hours(project: Project) -> dict:
-    """{"days": [dates, newest first], "rows": [{name, total_hours, ratings, by_day, cells}]}
-    with by_day {date: hours} and cells the hours in the order of days (None: no rating)."""
+def annotator_hours(project: Project, *, annotator_id: int | None = None) -> dict:
+    """{"days": [dates, newest first], "rows": [{annotator_id, name, total_hours, ratings,
+    by_day, cells}]} with by_day {date: hours} and cells the hours in the order of days (None:
+    no rating); only the one annotator's row when `annotator_id` is given. Two queries."""
+    ratings = Rating.objects.filter(pair__project=project, imported=False)
+    if annotator_id is not None:
+        ratings = ratings.filter(annotator_id=annotator_id)
     rows = (
-        Rating.objects.filter(pair__project=project, imported=False)
-        .annotate(day=TruncDate("created_at", tzinfo=timezone.get_current_timezone()))
+        ratings.annotate(day=TruncDate("created_at", tzinfo=timezone.get_current_timezone()))
         .values("annotator", "day")
         .annotate(seconds=Sum("active_seconds"), ratings=Count("id"))
         .order_by()
@@ -38,6 +41,7 @@ def annotator_hours(project: Project) -> dict:
     table = sorted(
         (
             {
+                "annotator_id": annotator,
                 "name": names.get(annotator, "?"),
                 "total_hours": entry["seconds"] / 3600,
                 "ratings": entry["ratings"],

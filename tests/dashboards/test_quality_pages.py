@@ -99,7 +99,7 @@ def test_the_agreement_page_shows_gold_flags_competence_and_readmits(client, sit
     call_command("report", project="ann", json=True, stdout=out)
     figures = json.loads(out.getvalue())["tasks"]["t2i"]
     competence = figures["annotators"]["sloppy"]["competence"]
-    row = html[html.index("<tr><td>sloppy</td>") :].split("</tr>")[0]
+    row = html[html.index(">sloppy</a></td>") :].split("</tr>")[0]  # linked to their page
     for model in ("mace", "dawid_skene"):
         assert f'<td class="num">{competence[model]:.3f}</td>' in row, model
     ds = figures["competence_consensus"]["dawid_skene"]
