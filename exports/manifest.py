@@ -39,9 +39,10 @@ def judge_accuracy(project: Project, tasks: list[Task]) -> dict:
 
 
 def task_file(slug: str, file_format: str) -> str:
-    """The file of one task in an export: `<task>.jsonl`, `<task>.parquet`, or MMRB2's
-    `<task>.json`."""
-    return f"{slug}.json" if file_format == "mmrb2" else f"{slug}.{file_format}"
+    """The file of one task in an export: `<task>.jsonl`, `<task>.parquet` (the preference
+    format's too), or MMRB2's `<task>.json`."""
+    suffix = {"mmrb2": "json", "preference": "parquet"}.get(file_format, file_format)
+    return f"{slug}.{suffix}"
 
 
 def manifest(

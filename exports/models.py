@@ -7,6 +7,7 @@ class ExportJobFormat(models.TextChoices):
     JSONL = "jsonl", "JSONL + image files"
     PARQUET = "parquet", "Parquet (images embedded)"
     MMRB2 = "mmrb2", "MMRB2 benchmark files + image files"
+    PREFERENCE = "preference", "Preference pairs for reward models and DPO (Parquet)"
 
 
 class ExportJobStatus(models.TextChoices):

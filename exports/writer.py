@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from content.models import Pair
 from exports.errors import ExportInvalid
@@ -25,7 +25,12 @@ from exports.rows import RowBatch, judge_labelled_batches, task_batches
 from exports.sink import FileLedger
 from projects.models import Project, Task
 
-FILE_FORMATS = ("jsonl", "parquet", "mmrb2")
+if TYPE_CHECKING:
+    from exports.preference import CleanImageBytes
+
+FILE_FORMATS = ("jsonl", "parquet", "mmrb2", "preference")
+# Formats whose files hold only kept pairs with the experts' side (never judge labels).
+_EXPERTS_ONLY = ("mmrb2", "preference")
 
 
 @dataclass
@@ -136,7 +141,7 @@ class TaskWriter(Protocol):
 
 def _writers(
     ledger: FileLedger, file_format: str
-) -> tuple[ImageFiles | ImageBytes, Callable[[str], TaskWriter]]:
+) -> tuple["ImageFiles | ImageBytes | CleanImageBytes", Callable[[str], TaskWriter]]:
     """The format's images and what makes the writer of one task's file (given its path)."""
     if file_format in ("jsonl", "mmrb2"):
         files = ImageFiles(ledger)
@@ -145,6 +150,12 @@ def _writers(
         return files, lambda relative: Mmrb2TaskWriter(ledger, relative, files)
     # pyarrow costs some 60 MB: only processes that write Parquet load it.
     from exports.parquet import ParquetTaskWriter
+
+    if file_format == "preference":
+        from exports.preference import CleanImageBytes, PreferenceTaskWriter
+
+        clean = CleanImageBytes()
+        return clean, lambda relative: PreferenceTaskWriter(ledger, relative, clean)
 
     blobs = ImageBytes()
     return blobs, lambda relative: ParquetTaskWriter(ledger, relative, blobs)
@@ -156,13 +167,14 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
         images, new_writer = _writers(ledger, file_format)
         summary = ExportSummary(project=project.slug, file_format=file_format, out="")
         tally: dict[str, Any] = {"by_status": Counter(), "by_decided_by": Counter()}
-        if file_format == "mmrb2":
-            # Pairs without a side are left out of MMRB2's files and counted here.
+        if file_format in _EXPERTS_ONLY:
+            # Pairs without a side are left out of these files and counted here.
             tally["left_out"] = Counter()
+        left_out_ids: dict[str, dict] = {}  # preference: task -> reason -> pair ids
         for task in tasks:
             writer = new_writer(task_file(task.slug, file_format))
             try:
-                counts = _write_task(project, task, writer, options, tally)
+                counts = _write_task(project, task, writer, file_format, options, tally)
             except BaseException:
                 writer.abort()
                 raise
@@ -170,6 +182,10 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
             if isinstance(writer, Mmrb2TaskWriter):
                 counts["left_out"] = dict(sorted(writer.left_out.items()))
                 tally["left_out"].update(writer.left_out)
+            elif file_format == "preference":
+                left_out_ids[task.slug] = writer.left_out(task)  # type: ignore[attr-defined]
+                counts["left_out"] = {k: len(ids) for k, ids in left_out_ids[task.slug].items()}
+                tally["left_out"].update(counts["left_out"])
             summary.tasks[task.slug] = counts
             summary.pairs += counts["pairs"]
             summary.ratings += counts["ratings"]
@@ -191,6 +207,8 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
             judge_figures=judge_accuracy(project, tasks),
             judge_label_figures=judge_label_figures,
         )
+        if file_format == "preference":
+            content["left_out"] = left_out_ids
         write_manifest(staging, content, ledger.entries())
         summary.files = ledger.count + 1
         return summary
@@ -198,14 +216,18 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
         ledger.close()
 
 
-def _write_task(project, task, writer, options: dict, tally: dict) -> dict:
-    # MMRB2's files read the dropped pairs too, to count them as left out.
-    with_dropped = options["include_dropped"] or isinstance(writer, Mmrb2TaskWriter)
+def _write_task(project, task, writer, file_format: str, options: dict, tally: dict) -> dict:
+    # MMRB2's files read the dropped pairs too, to count them as left out; the preference
+    # files read kept pairs only, and list the others from a query of their ids.
+    with_dropped = file_format == "mmrb2" or (
+        options["include_dropped"] and file_format != "preference"
+    )
     statuses = [Pair.Status.KEPT, *([Pair.Status.DROPPED] if with_dropped else [])]
     keeps = getattr(writer, "keeps", lambda row: True)
     counts = {"pairs": 0, "ratings": 0}
     batches = task_batches(project, task, statuses, with_verdicts=options["with_verdicts"])
-    for batch in chain(batches, _judge_labelled(project, task, writer, options, tally)):
+    judge_labelled = _judge_labelled(project, task, file_format, options, tally)
+    for batch in chain(batches, judge_labelled):
         writer.write(batch)
         for row in filter(keeps, batch.rows):
             counts["pairs"] += 1
@@ -215,10 +237,13 @@ def _write_task(project, task, writer, options: dict, tally: dict) -> dict:
     return counts
 
 
-def _judge_labelled(project, task, writer, options: dict, tally: dict) -> Iterator[RowBatch]:
+def _judge_labelled(
+    project, task, file_format: str, options: dict, tally: dict
+) -> Iterator[RowBatch]:
     """The undecided pairs the judges may label with the project's guarantee, labelled, and
-    the calibration in the manifest (never in MMRB2's files: experts' labels only)."""
-    if not project.judge_labels or isinstance(writer, Mmrb2TaskWriter):
+    the calibration in the manifest (never in MMRB2's or the preference files: experts' labels
+    only)."""
+    if not project.judge_labels or file_format in _EXPERTS_ONLY:
         return
     plan = judge_labels(project, task)
     tally.setdefault("judge_labels", {})[task.slug] = plan.manifest()

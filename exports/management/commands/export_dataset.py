@@ -10,7 +10,8 @@ from projects.models import Project
 class Command(BaseCommand):
     help = (
         "Export a project's consensus dataset (kept pairs, anonymised ratings, images) into an "
-        "empty folder: JSONL with image files, or Parquet with images embedded."
+        "empty folder: JSONL with image files, Parquet with images embedded, MMRB2's benchmark "
+        "files, or preference pairs (prompt, chosen, rejected) for reward models and DPO."
     )
 
     def add_arguments(self, parser):
