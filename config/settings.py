@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "exports",
     "dashboards",
     "operations",
+    "notifications",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -93,6 +94,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "notifications.context_processors.bell",  # the header's unread count
             ],
         },
     },
@@ -171,6 +173,9 @@ if env_str("EMAIL_HOST"):
     EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
     EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
     DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL") or f"arbiter@{EMAIL_HOST}"
+# The address people open Arbiter at, for the links in notification mails (sent from a
+# worker, which has no request to read it from).
+ARBITER_BASE_URL = env_str("ARBITER_BASE_URL") or "http://127.0.0.1:8000"
 
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:

@@ -48,4 +48,5 @@ urlpatterns = [
     path("", include("annotation.urls")),
     path("", include("judging.urls")),
     path("", include("dashboards.urls")),
+    path("", include("notifications.urls")),
 ]

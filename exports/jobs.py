@@ -18,6 +18,7 @@ from exports.archive import export_archive
 from exports.errors import ExportInvalid
 from exports.models import ExportJob
 from exports.writer import export_tasks
+from projects.events import publish
 from projects.models import Project
 
 log = logging.getLogger(__name__)
@@ -101,6 +102,9 @@ def export_job_run(job_id: int) -> None:
     )
     if not finished:  # the job (or its project) was deleted meanwhile
         shutil.rmtree(target.parent, ignore_errors=True)
+        return
+    about = {"job": job.pk, "format": job.get_file_format_display(), "pairs": summary["pairs"]}
+    publish(job.project, "export.ready", about, actor=job.requested_by)
 
 
 def _counts(archive: Path) -> dict:
@@ -125,6 +129,10 @@ def _store(archive: Path, target: Path) -> None:
 def _fail(job_id: int, target: Path, message: str) -> None:
     log.warning("export job %s failed: %s", job_id, message)
     shutil.rmtree(target.parent, ignore_errors=True)
-    ExportJob.objects.filter(pk=job_id).update(
+    failed = ExportJob.objects.filter(pk=job_id).update(
         status=ExportJob.Status.FAILED, error=message, finished_at=timezone.now()
     )
+    job = ExportJob.objects.select_related("project", "requested_by").filter(pk=job_id).first()
+    if failed and job is not None:  # else deleted meanwhile
+        about = {"job": job.pk, "format": job.get_file_format_display(), "error": message[:300]}
+        publish(job.project, "export.failed", about, actor=job.requested_by)

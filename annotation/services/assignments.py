@@ -27,6 +27,7 @@ from annotation.services.qualification import HELD, qualification_next
 from content.models import Pair
 from content.models.pair import RATEABLE_STATUSES, RATINGS_NEEDED, SAMPLE_ORDER
 from core.errors import Refused
+from projects.events import publish
 from projects.models import Task
 
 _BUSY_RETRIES = 200  # × 5–30 ms: a few seconds at most under extreme contention
@@ -231,7 +232,7 @@ def assignment_flag(assignment_id: int, user, reason: str, note: str = "") -> Fl
     if reason not in Flag.Reason.values:
         raise AssignmentClosed("Choose why you flag this pair.")
     with transaction.atomic():
-        assignment, _pair = lock_own_assignment(assignment_id, user)
+        assignment, pair = lock_own_assignment(assignment_id, user)
         existing = Flag.objects.filter(assignment=assignment).first()
         if existing is not None:
             return existing  # a repeated flag
@@ -240,10 +241,14 @@ def assignment_flag(assignment_id: int, user, reason: str, note: str = "") -> Fl
         assignment.status = Assignment.Status.SKIPPED
         assignment.skip_reason = f"flagged: {Flag.Reason(reason).label}"
         assignment.save(update_fields=["status", "skip_reason"])
-        return Flag.objects.create(
+        flag = Flag.objects.create(
             pair_id=assignment.pair_id,
             assignment=assignment,
             reported_by=user,
             reason=reason,
             note=note.strip()[:2000],
         )
+        about = {"flag": flag.pk, "pair": pair.pk, "task": pair.task.slug, "by": user.username}
+        about["reason"] = flag.get_reason_display()
+        publish(pair.project, "flag.raised", about, actor=user)
+        return flag

@@ -20,6 +20,7 @@ from annotation.models.gold import GOLD_FROM_STATUSES
 from content.importing.errors import ImportFailed
 from content.models import Pair
 from core.errors import Invalid, Refused
+from projects.events import publish
 from projects.models import Task
 from projects.scale import answers_expected_side
 
@@ -272,7 +273,7 @@ def gold_review(user, task: Task) -> AnnotatorPause | None:
         return None
     try:
         with transaction.atomic():
-            return AnnotatorPause.objects.create(
+            pause = AnnotatorPause.objects.create(
                 task=task,
                 annotator=user,
                 reason=(
@@ -280,6 +281,9 @@ def gold_review(user, task: Task) -> AnnotatorPause | None:
                     f"(below {task.gold_min_accuracy:.0%} after {task.gold_min_answers})"
                 ),
             )
+            about = {"annotator": user.pk, "username": user.username, "task": task.slug}
+            publish(task.project, "annotator.paused", about, actor=None)
+            return pause
     except IntegrityError:
         return annotator_paused(user, task)  # paused by a concurrent answer of theirs
 

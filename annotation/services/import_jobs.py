@@ -18,6 +18,7 @@ from content.importing.errors import ImportFailed
 from content.importing.formats import FORMATS
 from core.errors import Invalid
 from core.outbox import enqueue_on_commit
+from projects.events import publish
 from projects.models import Project
 
 log = logging.getLogger(__name__)
@@ -163,3 +164,11 @@ def _finish(job: ImportJob, **fields) -> None:
     ImportJob.objects.filter(pk=job.pk).update(
         file="", finished_at=timezone.now(), **{"error": "", "error_record": None, **fields}
     )
+    done = fields["status"] == ImportJob.Status.DONE
+    about = {"job": job.pk, "task": job.task_slug, "file": job.file_name}
+    if done:
+        about["pairs"] = fields.get("pairs_written", 0)
+    else:
+        about["error"] = str(fields.get("error", ""))[:300]
+    kind = "import.finished" if done else "import.failed"
+    publish(job.project, kind, about, actor=job.requested_by)

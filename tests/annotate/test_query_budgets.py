@@ -12,8 +12,9 @@ pytestmark = pytest.mark.django_db
 
 # session, user, assignment, prompt, responses, assets, progress ×3 (finished and leased,
 # claimable, and gold checks left to the annotator, so that "of N" does not move when one is
-# served), position, recent, the pair's questions (annotation/selectors/pair_threads.py)
-PAGE_QUERIES = 12
+# served), position, recent, the pair's questions (annotation/selectors/pair_threads.py), the
+# header's unread notifications (notifications/context_processors.py)
+PAGE_QUERIES = 13
 # Includes the rating, the annotator's count of the day, the claim (with the pause check, the
 # look for a gold check due, and one count of the locked pair's assignments) and the rendering
 # of the next pair, and (in tests) 6 savepoint statements.

@@ -1,0 +1,91 @@
+"""The bell's pages: the signed-in user's notifications (mark read, mark all read: POST only)
+and their choices of what to be told and how. A user reaches only their own notifications:
+another user's id answers 404, exactly like a missing one."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from core.mail import mail_configured
+from notifications.messages import about_self, notification_link, notification_text
+from notifications.models import NotificationKind
+from notifications.selectors import (
+    kinds_for,
+    notifications_of,
+    notifications_recent,
+    preferences_of,
+)
+from notifications.services import (
+    notification_mark_read,
+    notifications_mark_all_read,
+    preferences_save,
+)
+
+
+@login_required
+def notification_list(request):
+    rows = []
+    for notification in notifications_recent(request.user):
+        about_recipient = about_self(notification.kind, notification.data, request.user.pk)
+        rows.append(
+            {
+                "notification": notification,
+                "text": notification_text(
+                    notification.kind, notification.data, about_recipient=about_recipient
+                ),
+                "link": notification_link(
+                    notification.kind,
+                    notification.data,
+                    notification.project.slug,
+                    about_recipient=about_recipient,
+                ),
+            }
+        )
+    unread = sum(1 for row in rows if row["notification"].read_at is None)
+    return render(request, "notifications/list.html", {"rows": rows, "unread_shown": unread})
+
+
+@login_required
+@require_POST
+def notification_read(request, notification_id: int):
+    notification = get_object_or_404(notifications_of(request.user), pk=notification_id)
+    notification_mark_read(notification=notification)
+    return redirect("notifications")
+
+
+@login_required
+@require_POST
+def notification_read_all(request):
+    marked = notifications_mark_all_read(user=request.user)
+    messages.success(request, f"{marked} notification{'' if marked == 1 else 's'} marked read.")
+    return redirect("notifications")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def notification_settings(request):
+    kinds = kinds_for(request.user)
+    chosen = preferences_of(request.user)
+    sends_mail = mail_configured()
+    if request.method == "POST":
+        # Without mail the form has no e-mail boxes: the e-mail choices are kept as they are.
+        preferences_save(
+            user=request.user,
+            choices={
+                kind: (
+                    f"in_app:{kind}" in request.POST,
+                    f"email:{kind}" in request.POST if sends_mail else chosen[kind][1],
+                )
+                for kind in kinds
+            },
+        )
+        messages.success(request, "Notification settings saved.")
+        return redirect("notification-settings")
+    labels = dict(NotificationKind.choices)
+    rows = [
+        {"kind": kind, "label": labels[kind], "in_app": chosen[kind][0], "email": chosen[kind][1]}
+        for kind in kinds
+    ]
+    context = {"rows": rows, "sends_mail": sends_mail, "has_email": bool(request.user.email)}
+    return render(request, "notifications/settings.html", context)
