@@ -10,6 +10,7 @@ import zipfile
 import datasets
 import pyarrow.parquet as pq
 import pytest
+from django.urls import reverse
 from PIL import Image
 
 from annotation.services.pair_import import pairs_import
@@ -232,3 +233,18 @@ def test_the_documented_text_only_flattening_gives_plain_strings(rated, tmp_path
     row = next(r for r in flat if r["id"] == "edit-2")
     assert row["prompt"] == [{"role": "user", "content": "Make it yellow"}]
     assert row["chosen"] == [{"role": "assistant", "content": "Here it is"}]
+
+
+def test_the_overview_form_offers_and_starts_a_preference_export(
+    rated, client, django_capture_on_commit_callbacks
+):
+    client.force_login(rated.lead)
+    page = client.get(reverse("dash-overview", args=[rated.project.slug]))
+    assert b'<option value="preference">' in page.content
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post(
+            reverse("dash-export-start", args=[rated.project.slug]), {"format": "preference"}
+        )
+    assert answer.status_code == 302
+    job = ExportJob.objects.get(project=rated.project)
+    assert (job.file_format, job.status) == ("preference", "done")
