@@ -145,7 +145,10 @@ class ImportForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.project = project
         tasks = list(Task.objects.active().filter(project=project).order_by("slug"))
-        choices = [(task.slug, f"{task.name} ({task.slug})") for task in tasks]
+        choices = [
+            (task.slug, task.slug if task.name == task.slug else f"{task.name} ({task.slug})")
+            for task in tasks
+        ]
         task_field = cast(forms.ChoiceField, self.fields["task"])
         task_field.choices = [*choices, (NEW_TASK, "New task…")]
         task_field.initial = tasks[0].slug if tasks else NEW_TASK

@@ -67,11 +67,13 @@ def export_dataset(
     task_slug: str | None = None,
     include_dropped: bool = False,
     with_verdicts: bool = False,
+    include_archived: bool = True,
 ) -> ExportSummary:
-    """Write the project's kept pairs (and dropped ones with `include_dropped`) of every task,
-    or of `task_slug` only, into `out_dir`, which must be absent or empty."""
+    """Write the project's kept pairs (and dropped ones with `include_dropped`) of every task
+    (archived ones too unless `include_archived` is False), or of `task_slug` only, into
+    `out_dir`, which must be absent or empty."""
     started = time.perf_counter()
-    tasks = export_tasks(project, file_format, task_slug)
+    tasks = export_tasks(project, file_format, task_slug, include_archived=include_archived)
     target = Path(os.path.abspath(out_dir))
     _check_target(target)
     staging = target.parent / f".{target.name}.partial-{secrets.token_hex(4)}"
@@ -96,9 +98,12 @@ def export_dataset(
     return summary
 
 
-def export_tasks(project: Project, file_format: str, task_slug: str | None) -> list[Task]:
+def export_tasks(
+    project: Project, file_format: str, task_slug: str | None, *, include_archived: bool = True
+) -> list[Task]:
     """The tasks an export with these options writes; ExportInvalid for a bad format or task
-    (also used to refuse an export job before it is queued)."""
+    (also used to refuse an export job before it is queued). Archived tasks keep their data
+    and are exported unless `include_archived` is False; a task named explicitly always is."""
     if file_format not in FILE_FORMATS:
         raise ExportInvalid(
             f"unknown format {file_format!r}; expected one of {', '.join(FILE_FORMATS)}"
@@ -106,6 +111,8 @@ def export_tasks(project: Project, file_format: str, task_slug: str | None) -> l
     tasks = Task.objects.filter(project=project).order_by("slug")
     if task_slug:
         tasks = tasks.filter(slug=task_slug)
+    elif not include_archived:
+        tasks = tasks.active()
     found = list(tasks)
     if task_slug and not found:
         raise ExportInvalid(f"project {project.slug!r} has no task {task_slug!r}")

@@ -2,7 +2,11 @@
 hidden from annotators, their claims, the members' forms and imports, kept with its data)
 and restores it. Only the project's leads may; another project's lead gets a 404."""
 
+import io
+import json
+
 import pytest
+from django.core.management import call_command
 from django.db import IntegrityError
 from django.urls import reverse
 from django.utils import timezone
@@ -161,3 +165,18 @@ def test_another_projects_lead_and_an_annotator_cannot_touch_the_task(client, ra
     assert client.get(url).status_code in (403, 405)
     rated_task.refresh_from_db()
     assert rated_task.archived_at is None
+
+
+def test_exports_keep_an_archived_task_unless_told_to_leave_it_out(tmp_path, rated_task):
+    queued_pairs(tmp_path, project_slug="ann", task_slug="edit", count=1)
+    Task.objects.filter(pk=rated_task.pk).update(archived_at=timezone.now())
+
+    def exported(*flags) -> set[str]:
+        out = io.StringIO()
+        folder = tmp_path / f"export-{len(flags)}"
+        arguments = ["--project", "ann", "--out", str(folder), "--include-dropped", "--json"]
+        call_command("export_dataset", *arguments, *flags, stdout=out)
+        return set(json.loads(out.getvalue())["tasks"])
+
+    assert exported() == {"t2i", "edit"}
+    assert exported("--without-archived") == {"edit"}

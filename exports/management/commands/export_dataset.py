@@ -21,6 +21,11 @@ class Command(BaseCommand):
         parser.add_argument("--task", help="export this task only")
         parser.add_argument("--include-dropped", action="store_true", help="dropped pairs too")
         parser.add_argument("--with-verdicts", action="store_true", help="add the judges' verdicts")
+        parser.add_argument(
+            "--without-archived",
+            action="store_true",
+            help="leave out the archived tasks (exported by default: they keep their data)",
+        )
         parser.add_argument("--json", action="store_true", help="print a JSON summary")
 
     def handle(self, *args, **options):
@@ -35,6 +40,7 @@ class Command(BaseCommand):
                 task_slug=options["task"],
                 include_dropped=options["include_dropped"],
                 with_verdicts=options["with_verdicts"],
+                include_archived=not options["without_archived"],
             )
         except ExportInvalid as exc:
             raise CommandError(f"export refused, nothing written: {exc}") from None
