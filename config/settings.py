@@ -219,6 +219,9 @@ ARBITER_FIGURES_REFRESH_SECONDS = env_int("ARBITER_FIGURES_REFRESH_SECONDS", 60,
 # A dashboard page whose figures took longer than this to compute is not recomputed in the
 # request after a change: its last figures are shown, marked, while a refresh runs behind.
 ARBITER_FIGURES_INLINE_MS = env_int("ARBITER_FIGURES_INLINE_MS", 500, minimum=0)
+# An import, a finished judge run or a decided pair starts the refresh of the figures it
+# changes (dashboards/snapshots.py::figures_prepare), so the next visitor does not wait.
+ARBITER_FIGURES_AHEAD = True
 CELERY_BEAT_SCHEDULE = {
     "outbox-sweep": {
         "task": "config.outbox_sweep",

@@ -1,6 +1,23 @@
 from django.apps import AppConfig
 
+# The project events after which the dashboards' figures are computed ahead of any visit.
+FIGURES_MOVED_BY = {"import.finished", "run.finished", "pair.decided"}
+
 
 class DashboardsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "dashboards"
+
+    def ready(self) -> None:
+        from projects.events import project_event
+
+        project_event.connect(_figures_ahead, dispatch_uid="dashboards.figures_ahead")
+
+
+def _figures_ahead(sender, *, project, kind, **_) -> None:
+    from django.conf import settings
+
+    from dashboards.snapshots import figures_prepare
+
+    if kind in FIGURES_MOVED_BY and settings.ARBITER_FIGURES_AHEAD:
+        figures_prepare(project)

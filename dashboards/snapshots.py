@@ -109,9 +109,10 @@ def data_version(project: Project) -> str:
 
 @dataclass(frozen=True)
 class Figures:
-    """A page's figures and how current they are."""
+    """A page's figures and how current they are. `figures` is None while the first
+    computation runs in the background (the page says so and looks again shortly)."""
 
-    figures: dict
+    figures: dict | None
     computed_at: datetime
     compute_seconds: float
     current: bool  # False: the data changed since; a refresh is under way
@@ -153,6 +154,10 @@ def figures_for(project: Project, page: str) -> Figures:
     version = data_version(project)
     row = FigureSnapshot.objects.filter(project=project, page=page).first()
     stored = _unpickled(row)  # None: no row yet, or written by code that no longer reads it
+    if row is not None and stored is None and _refreshing(row):
+        # The first figures are being computed ahead (figures_prepare): wait for them
+        # rather than compute them a second time in this request.
+        return Figures(None, row.computed_at, 0.0, False)
     if row is not None and stored is not None:
         if row.version == version:
             return Figures(stored, row.computed_at, row.compute_seconds, True)
@@ -175,7 +180,7 @@ def _unpickled(row: FigureSnapshot | None) -> dict | None:
     if row is None:
         return None
     try:
-        return pickle.loads(row.figures)
+        return pickle.loads(row.figures)  # None: a row figures_prepare made, not yet filled
     except Exception:  # a class renamed or removed since it was stored
         log.warning(
             "figures of project %s/%s could not be read; recomputing", row.project_id, row.page
@@ -191,6 +196,35 @@ def _claim(project_id: int, page: str) -> bool:
         .filter(Q(refreshing_since__isnull=True) | Q(refreshing_since__lt=now - REFRESH_CLAIM))
         .update(refreshing_since=now)
     )
+
+
+def _refreshing(row: FigureSnapshot) -> bool:
+    since = row.refreshing_since
+    return since is not None and since >= timezone.now() - REFRESH_CLAIM
+
+
+def figures_prepare(project: Project) -> int:
+    """After a change that moves the figures (an import, a finished run, a decision): start
+    the background refresh of every page whose figures are not being refreshed already; a
+    page never computed gets a row saying its first figures are on their way. How many
+    refreshes were started."""
+    started = 0
+    for page in SELECTORS:
+        _row, created = FigureSnapshot.objects.get_or_create(
+            project=project,
+            page=page,
+            defaults={
+                "version": "",
+                "figures": pickle.dumps(None),
+                "computed_at": timezone.now(),
+                "compute_seconds": 0.0,
+                "refreshing_since": timezone.now(),
+            },
+        )
+        if created or _claim(project.pk, page):
+            _refresh_dispatch(project.pk, page, background=True)
+            started += 1
+    return started
 
 
 def refresh_request(project: Project, page: str) -> None:

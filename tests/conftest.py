@@ -146,6 +146,13 @@ def _figures_computed_in_the_request(settings):
 
 
 @pytest.fixture(autouse=True)
+def _figures_not_ahead(settings):
+    """No background refresh of the dashboards' figures after every import and judge run of
+    the suite (a thread per page); tests/dashboards/test_figures_ahead.py turns it on."""
+    settings.ARBITER_FIGURES_AHEAD = False
+
+
+@pytest.fixture(autouse=True)
 def _media_in_tmp(settings, tmp_path):
     """Every test writes media into its own folder, never into the checkout."""
     settings.MEDIA_ROOT = tmp_path / "media"

@@ -23,6 +23,7 @@ from annotation.services.consensus import (
 from content.models import Pair
 from core.errors import Invalid, Refused
 from projects.access import led_projects
+from projects.events import publish
 from projects.models import Project
 
 MAX_NOTE_CHARS = 10_000
@@ -97,6 +98,13 @@ def pair_adjudicate(pair_id: int, lead, decision: str, note: str) -> Adjudicatio
         Flag.objects.filter(pair=pair, resolved_at__isnull=True).update(
             resolved_at=timezone.now(), resolved_by=lead
         )
+        publish(
+            pair.project,
+            "pair.decided",
+            {"pair": pair.pk, "external_id": pair.external_id, "task": pair.task_id,
+             "status": pair.status, "label": pair.label, "by": "adjudication"},
+            actor=lead,
+        )  # fmt: skip
         return adjudication
 
 
