@@ -58,6 +58,7 @@ from bench.dashboards_seed import DB_NAME, EXTRA_JUDGES, JUDGES, grow, seed_all
 
 TARGET_MS = 500.0  # issue 17: every lead page's first view
 SECOND_TARGET_MS = 100.0  # ... and a repeated view
+AFTER_IMPORT_TARGET_MS = 1000.0  # issue 28: the first view after an import
 PAGES = ("overview", "agreement", "disagreements", "judges", "models", "pair")
 # Served from precomputed figures (dashboards/snapshots.py); the others compute on every view.
 CACHED_PAGES = {"agreement", "judges", "models"}
@@ -88,6 +89,21 @@ def refresh_all(project) -> dict[str, float]:
         took[page] = round(time.perf_counter() - started, 2)
         print(f"  refreshed {page} in {took[page]} s", flush=True)
     return took
+
+
+def first_views_after_import(client, project, urls: dict[str, str]) -> dict[str, float]:
+    """What a lead sees right after the import: the import's event has started the figures'
+    background refresh (dashboards/snapshots.py::figures_prepare; here recorded, not run), so
+    each precomputed page answers at once that its figures are on their way. ms per page."""
+    from core import outbox
+    from dashboards.snapshots import figures_prepare
+
+    real_start, outbox._thread_start = outbox._thread_start, lambda task, *args: None
+    try:
+        figures_prepare(project)
+    finally:
+        outbox._thread_start = real_start
+    return {page: round(_timed(client, urls[page])["ms"], 1) for page in sorted(CACHED_PAGES)}
 
 
 # ---------------------------------------------------------------- measuring
@@ -338,6 +354,8 @@ def main() -> int:
     logging.getLogger("django.request").setLevel(logging.CRITICAL)
     print(f"measuring {len(urls)} pages × {options.repeat} ...", flush=True)
     requested = refreshes_by_hand()
+    after_import = first_views_after_import(client, project, urls)
+    print(f"first views after the import, figures on their way: {after_import}", flush=True)
     print("precomputing the figures ...", flush=True)
     refresh = refresh_all(project)
     base = measure(client, urls, options.repeat)
@@ -359,6 +377,7 @@ def main() -> int:
         if max(base[page]["first_max_ms"], grown[page]["first_max_ms"]) >= TARGET_MS
         or max(base[page]["second_median_ms"], grown[page]["second_median_ms"]) >= SECOND_TARGET_MS
         or stale_ms.get(page, 0) >= TARGET_MS
+        or after_import.get(page, 0) >= AFTER_IMPORT_TARGET_MS
     ]
     growing = [
         p
@@ -381,6 +400,7 @@ def main() -> int:
         "refresh_s": refresh,
         "refresh_after_growth_s": refresh_grown,
         "stale_view_ms": stale_ms,
+        "first_view_after_import_ms": after_import,
         "pages": base,
         "pages_after_growth": grown,
         "failed": failed,
@@ -400,7 +420,8 @@ def main() -> int:
     )
     print(
         f"precomputed pages: background refresh {refresh} s, after growth {refresh_grown} s; "
-        f"a view while stale (before its refresh) {stale_ms} ms"
+        f"a view while stale (before its refresh) {stale_ms} ms; the first view after the "
+        f"import, figures on their way, {after_import} ms (target < {AFTER_IMPORT_TARGET_MS:.0f})"
     )
     verdict = "OK" if not (missed or growing or failed) else "MISSED"
     print(
