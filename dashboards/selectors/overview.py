@@ -52,7 +52,12 @@ def overview(project: Project) -> dict:
         "totals": [sum(row["statuses"][i] for row in by_task) for i in range(len(shown))],
         "total": sum(row["total"] for row in by_task),
         "throughput": [
-            {"annotator": row["annotator__username"], "today": row["today"], "week": row["week"]}
+            {
+                "annotator_id": row["annotator"],
+                "annotator": row["annotator__username"],
+                "today": row["today"],
+                "week": row["week"],
+            }
             for row in throughput
         ],
         "open_flags": flags.count(),

@@ -40,7 +40,9 @@ def test_a_rating_counts_on_its_day_and_a_correction_does_not_count_again(tmp_pa
     assert _days(task.project) == {("ann", before): 1, ("ann", today): 2}
     monday = today - timedelta(days=today.weekday())
     week = 3 if before >= monday else 2
-    assert overview(task.project)["throughput"] == [{"annotator": "ann", "today": 2, "week": week}]
+    assert overview(task.project)["throughput"] == [
+        {"annotator_id": user.pk, "annotator": "ann", "today": 2, "week": week}
+    ]
 
 
 def test_a_recount_from_the_ratings_gives_the_counts_made_as_they_landed(tmp_path):

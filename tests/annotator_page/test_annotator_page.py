@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation.models import AnnotatorPause, Assignment, Rating
+from annotation.models import AnnotatorPause, Assignment, Flag, Rating
 from annotation.services.assignments import assignment_claim
 from dashboards.selectors import annotator as selector
 from projects.models import Membership, PlaceholderAccount, Task
@@ -204,6 +204,15 @@ def test_every_annotator_name_on_the_dashboards_links_to_their_page(client, expe
     agreement = client.get(reverse("dash-agreement", args=[project.slug])).content.decode()
     # In the quality table of the task and in the annotators' table.
     assert agreement.count(f'href="{_url(project, users["xavier"])}"') == 2
+    # The overview's throughput and recent flags, and the pair page's ratings and flags.
+    xavier = f'<a href="{_url(project, users["xavier"])}">xavier</a>'
+    overview = client.get(reverse("dash-overview", args=[project.slug])).content.decode()
+    assert overview.count(xavier) == 2
+    flagged = Flag.objects.get(reported_by=users["xavier"]).pair_id
+    rated = Rating.objects.filter(annotator=users["xavier"]).order_by("pk").first().pair_id
+    for pair_id, links in ((flagged, 1), (rated, 1)):
+        pair = client.get(reverse("dash-pair", args=[project.slug, pair_id])).content.decode()
+        assert pair.count(xavier) == links
 
 
 def test_the_query_count_does_not_grow_with_the_ratings(
