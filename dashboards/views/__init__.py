@@ -264,7 +264,12 @@ def exports_page(request, slug: str):
     """The project's exports; htmx re-fetches the list while one is queued or running."""
     project = project_for_lead(request.user, slug)
     jobs = list(export_jobs_for_project(project)[:EXPORTS_SHOWN])
-    context = {"project": project, "jobs": jobs, "active": any(job.active for job in jobs)}
+    context = {
+        "project": project,
+        "jobs": jobs,
+        "active": any(job.active for job in jobs),
+        "export_tasks": project.tasks.order_by("slug"),
+    }
     return render_fragment_or_page(
         request, "dashboards/_export_jobs.html", "dashboards/exports.html", context
     )

@@ -59,3 +59,15 @@ def test_the_home_page_names_the_lead_pages_as_the_tabs_do(client, lead_site):
     assert links["Judges"] == reverse("dash-judges", args=[project.slug])  # as the tab
     assert links["Judge settings"] == reverse("judge-list", args=[project.slug])
     assert "Dashboard" not in links
+
+
+def test_the_exports_page_starts_an_export_itself(client, lead_site):
+    project, lead = lead_site
+    client.force_login(lead)
+    page = client.get(reverse("dash-exports", args=[project.slug])).content.decode()
+    start = reverse("dash-export-start", args=[project.slug])
+    assert f'action="{start}"' in page and "Start export" in page
+    assert "Start an export from the" not in page
+    before = project.export_jobs.count()
+    answer = client.post(start, {"format": "jsonl", "task": ""})
+    assert answer.status_code == 302 and project.export_jobs.count() == before + 1
