@@ -63,6 +63,11 @@ class BulkPreview:
     def label(self) -> str:
         return ACTIONS[self.action]
 
+    @property
+    def reasons(self) -> list[tuple[str, int]]:
+        """(why, how many pairs), most pairs first (a template cannot read a Counter)."""
+        return self.left.most_common()
+
 
 @dataclass
 class BulkResult:

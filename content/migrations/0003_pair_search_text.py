@@ -5,12 +5,17 @@ from django.db import migrations, models
 from content.search_text import pair_search_text
 
 _BATCH = 1000
-# PostgreSQL full-text index of the pair browser's search. The expression is the one
-# SearchVector("search_text", config="simple") compiles to, so the planner uses the index.
-_INDEX = "pair_search_text_fts"
+# PostgreSQL only: the text's full-text vector, stored (computed once per write, never per
+# search), and its GIN index; dashboards/selectors/pair_browser.py searches it. SQLite has no
+# full-text type: the pair browser reads `search_text` there.
 _CREATE = (
-    f"CREATE INDEX IF NOT EXISTS {_INDEX} ON annotation_pair "
-    "USING gin (to_tsvector('simple'::regconfig, COALESCE(search_text, '')))"
+    "ALTER TABLE annotation_pair ADD COLUMN IF NOT EXISTS search_vector tsvector "
+    "GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, search_text)) STORED",
+    "CREATE INDEX IF NOT EXISTS pair_search_vector ON annotation_pair USING gin (search_vector)",
+)
+_DROP = (
+    "DROP INDEX IF EXISTS pair_search_vector",
+    "ALTER TABLE annotation_pair DROP COLUMN IF EXISTS search_vector",
 )
 
 
@@ -38,14 +43,16 @@ def search_text_fill(apps, schema_editor):
         after = batch[-1].pk
 
 
-def index_create(apps, schema_editor):
+def vector_create(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(_CREATE)
+        for statement in _CREATE:
+            schema_editor.execute(statement)
 
 
-def index_drop(apps, schema_editor):
+def vector_drop(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(f"DROP INDEX IF EXISTS {_INDEX}")
+        for statement in _DROP:
+            schema_editor.execute(statement)
 
 
 class Migration(migrations.Migration):
@@ -61,5 +68,5 @@ class Migration(migrations.Migration):
             field=models.TextField(blank=True, default=''),
         ),
         migrations.RunPython(search_text_fill, migrations.RunPython.noop),
-        migrations.RunPython(index_create, index_drop),
+        migrations.RunPython(vector_create, vector_drop),
     ]

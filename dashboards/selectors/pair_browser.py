@@ -9,18 +9,19 @@ Query budget of a page, whatever its size: the count, the page of rows (task joi
 open-flag and adjudication marks as EXISTS columns), the project's tasks, annotators and
 judges for the form: five queries (asserted in tests/pair_browser/test_views.py).
 
-Search: PostgreSQL full-text search (the `simple` configuration: words as written, no
-stemming, no stop words) over `Pair.search_text`, through the GIN index of content migration
-0003, plus an exact external id; on SQLite a case-insensitive substring of the same column.
+Search: PostgreSQL full-text search (websearch syntax: words, "a phrase", -word, or; the
+`simple` configuration: words as written, no stemming, no stop words) over the stored vector
+of `Pair.search_text` and its GIN index (content migration 0003), or an exact external id; on
+SQLite a case-insensitive substring of `search_text`.
 """
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
-from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db import connection
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, Count, Exists, F, OuterRef, Q, QuerySet
+from django.db.models.expressions import RawSQL
 
 from annotation.models import Adjudication, Flag, Rating
 from content.models import Pair
@@ -223,14 +224,17 @@ def _judges_disagree(project: Project, judge: str) -> Q:
     return Q(label__in=("A", "B")) & Q(Exists(against))
 
 
+# PostgreSQL's stored vector of `search_text` (content migration 0003; not a model field, as
+# SQLite has no such type). The table's own name: browser_pairs is never used as a subquery.
+_MATCHES = (
+    "annotation_pair.search_vector @@ websearch_to_tsquery('simple'::regconfig, %s)"
+    " OR annotation_pair.external_id = %s"
+)
+
+
 def _search(pairs: QuerySet[Pair], text: str) -> QuerySet[Pair]:
     if connection.vendor == "postgresql":
-        # The expression of the GIN index (content migration 0003), word for word.
-        vector = SearchVector("search_text", config="simple")
-        query = SearchQuery(text, config="simple", search_type="websearch")
-        return pairs.annotate(search_vector=vector).filter(
-            Q(search_vector=query) | Q(external_id=text)
-        )
+        return pairs.filter(RawSQL(_MATCHES, (text, text), output_field=BooleanField()))
     return pairs.filter(search_text__icontains=text)
 
 

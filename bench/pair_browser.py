@@ -1,0 +1,335 @@
+"""The pair browser at ten times MMRB2 on PostgreSQL: filter, search and sort, one page each.
+
+usage: python -m bench.pair_browser [--postgres URL] [--pairs 40000] [--judges 23] [--repeat 5]
+                                    [--explain] [--json]
+
+Seeds a fresh database `arbiter_bench_pair_browser` in this process (Django set up on it,
+REDIS_URL unset) with synthetic MMRB2-like data, bulk-created (the import's own pair text,
+`content.search_text.pair_search_text`, so search reads what an import writes):
+- `--pairs` pairs over four tasks; prompts of one paragraph from the bench vocabulary plus one
+  of 2,000 rarer words ("kw0001"...), responses of 1 to 3 paragraphs (image parts by hash);
+- 3 ratings on 80 % of the pairs by 30 annotators (derived columns by `pairs_decide`), 5 % of
+  the pairs candidates; open flags on 0.5 %, adjudications on 0.75 %, gold checks 0.25 %;
+- `--judges` judges × 2 orders over every decided pair (1,840,000 verdicts at 40,000 pairs).
+Then times each scenario (a filter, a search, a sort) as a lead's page through
+django.test.Client (the whole request: middleware, selectors, template): one warm-up, then
+`--repeat` views; the median, the slowest, the query count and the number of matching pairs.
+The full CSV of a filtered view is timed too (streamed, read to the end).
+Exit status 1 when a page's median is 300 ms or more (issue 28's target) or its query count
+differs between page sizes 50 and 200.
+--explain prints EXPLAIN ANALYZE of each scenario's page query.
+"""
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.annotate_seed import WORDS
+from bench.common import add_postgres_argument, django_start, fresh_postgres, percentile
+
+DB_NAME = "arbiter_bench_pair_browser"
+TARGET_MS = 300.0
+TASKS = ("t2i", "edit", "interleaved", "reasoning")
+ANNOTATORS = 30
+RARE_WORDS = 2000
+BATCH = 5000
+
+
+def _paragraph(rng: random.Random) -> str:
+    sentences = []
+    for _ in range(rng.randint(2, 4)):
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 18)))
+        sentences.append(text[0].upper() + text[1:] + ".")
+    return " ".join(sentences)
+
+
+def _sha(rng: random.Random) -> str:
+    return f"{rng.getrandbits(256):064x}"
+
+
+def seed(pairs: int, judges: int) -> dict:
+    """The project, its pairs, ratings, flags, adjudications, gold checks and verdicts."""
+    from django.contrib.auth.hashers import make_password
+    from django.contrib.auth.models import User
+    from django.db import connection, transaction
+
+    from annotation.models import Adjudication, Assignment, Flag, GoldAnswer, Rating
+    from annotation.services.consensus import pairs_decide
+    from content.models import Generator, Pair, Prompt, Response
+    from content.search_text import pair_search_text
+    from judging.models import Judge, Verdict
+    from projects.models import Membership, Project, Task
+
+    rng = random.Random("bench/pair-browser")
+    started = time.perf_counter()
+    project = Project.objects.create(
+        slug="browse", name="Browse", scale_points=7, annotators_per_pair=3
+    )
+    tasks = [Task.objects.create(project=project, slug=s, name=s.title()) for s in TASKS]
+    generators = [Generator.objects.create(name=f"gen-{n}") for n in range(6)]
+    password = make_password("bench-pair-browser-pw")
+    lead = User.objects.create(username="lead", password=password)
+    Membership.objects.create(user=lead, project=project, role=Membership.Role.LEAD)
+    annotators = User.objects.bulk_create(
+        User(username=f"annotator{n:02d}", password=password) for n in range(1, ANNOTATORS + 1)
+    )
+    Membership.objects.bulk_create(
+        Membership(user=u, project=project, role=Membership.Role.ANNOTATOR) for u in annotators
+    )
+    for start in range(0, pairs, BATCH):
+        count = min(BATCH, pairs - start)
+        prompts, responses, made = [], [], []
+        for number in range(start, start + count):
+            rare = f"kw{number % RARE_WORDS:04d}"
+            prompts.append(
+                Prompt(
+                    project=project,
+                    source=rng.choice(("arbiter-bench", "genai-arena", "mmrb2")),
+                    content=[["text", f"{_paragraph(rng)} {rare}"], ["image", _sha(rng)]],
+                    fingerprint=f"p{number}",
+                )
+            )
+            for _ in range(2):
+                parts = [["text", _paragraph(rng)] for _ in range(rng.randint(1, 3))]
+                parts.append(["image", _sha(rng)])
+                responses.append(Response(generator=rng.choice(generators), content=parts))
+        Prompt.objects.bulk_create(prompts)
+        Response.objects.bulk_create(responses)
+        for offset, prompt in enumerate(prompts):
+            number = start + offset
+            a, b = responses[2 * offset], responses[2 * offset + 1]
+            external_id = f"{TASKS[number % 4]}-{number:06d}"
+            made.append(
+                Pair(
+                    project=project,
+                    task=tasks[number % 4],
+                    external_id=external_id,
+                    prompt=prompt,
+                    response_a=a,
+                    response_b=b,
+                    source=prompt.source,
+                    status=Pair.Status.CANDIDATE if rng.random() < 0.05 else Pair.Status.QUEUED,
+                    reference_label=rng.choice(("A", "B", "")),
+                    search_text=pair_search_text(
+                        external_id=external_id,
+                        source=prompt.source,
+                        prompt=prompt.content,
+                        response_a=a.content,
+                        response_b=b.content,
+                    ),
+                )
+            )
+        Pair.objects.bulk_create(made)
+        print(f"  {start + count} pairs", flush=True)
+    queued = list(
+        Pair.objects.filter(project=project, status=Pair.Status.QUEUED).values_list("pk", flat=True)
+    )
+    rated = rng.sample(queued, int(pairs * 0.8))
+    assignments = []
+    for pair_id in rated:
+        lean = rng.choice((2, 6))
+        for user in rng.sample(annotators, 3):
+            assignments.append((pair_id, user, max(1, min(7, lean + rng.randint(-2, 2)))))
+    with transaction.atomic():
+        for start in range(0, len(assignments), BATCH):
+            chunk = assignments[start : start + BATCH]
+            made_assignments = Assignment.objects.bulk_create(
+                Assignment(pair_id=p, annotator=u, status=Assignment.Status.SUBMITTED)
+                for p, u, _ in chunk
+            )
+            Rating.objects.bulk_create(
+                Rating(assignment=a, pair_id=p, annotator=u, scale=7, overall=score)
+                for a, (p, u, score) in zip(made_assignments, chunk, strict=True)
+            )
+    for start in range(0, len(rated), BATCH):
+        pairs_decide(list(Pair.objects.filter(pk__in=rated[start : start + BATCH])), project)
+    print(f"  {len(assignments)} ratings", flush=True)
+    unrated = sorted(set(queued) - set(rated))
+    for pair_id in rng.sample(unrated, pairs // 200):
+        user = rng.choice(annotators)
+        assignment = Assignment.objects.create(
+            pair_id=pair_id, annotator=user, status=Assignment.Status.SKIPPED
+        )
+        Flag.objects.create(
+            pair_id=pair_id, assignment=assignment, reported_by=user, reason="broken"
+        )
+    contested = list(Pair.objects.filter(pk__in=rng.sample(rated, pairs * 3 // 400)))
+    Adjudication.objects.bulk_create(
+        Adjudication(pair=p, lead=lead, decision=rng.choice(Adjudication.Decision.values))
+        for p in contested
+    )
+    pairs_decide(contested, project)
+    unflagged = set(unrated) - set(Flag.objects.values_list("pair_id", flat=True))
+    gold = rng.sample(sorted(unflagged), pairs // 400)
+    GoldAnswer.objects.bulk_create(
+        GoldAnswer(pair_id=p, side="A", previous_status=Pair.Status.QUEUED) for p in gold
+    )
+    Pair.objects.filter(pk__in=gold).update(status=Pair.Status.GOLD)
+    decided = list(
+        Pair.objects.filter(project=project).exclude(label="").values_list("pk", "label")
+    )
+    verdicts = 0
+    for number in range(judges):
+        judge = Judge.objects.create(name=f"judge-{number:02d}", backend="random", project=project)
+        accuracy = rng.uniform(0.55, 0.85)
+        rows = []
+        for pair_id, label in decided:
+            for order in ("forward", "reverse"):
+                right = rng.random() < accuracy
+                choice = label if right else {"A": "B", "B": "A"}[label]
+                rows.append(Verdict(judge=judge, pair_id=pair_id, order=order, choice=choice))
+        Verdict.objects.bulk_create(rows, batch_size=BATCH)
+        verdicts += len(rows)
+        print(f"  judge {number + 1}/{judges}: {verdicts} verdicts", flush=True)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")  # visibility map and statistics, as autovacuum would
+    return {
+        "pairs": Pair.objects.filter(project=project).count(),
+        "ratings": Rating.objects.count(),
+        "verdicts": verdicts,
+        "seed_s": round(time.perf_counter() - started, 1),
+    }
+
+
+def scenarios(project) -> list[tuple[str, dict]]:
+    from django.contrib.auth.models import User
+
+    from judging.models import Judge
+
+    annotator = User.objects.get(username="annotator07")
+    judge = Judge.objects.filter(project=project).order_by("name")[0]
+    return [
+        ("all pairs, by id", {}),
+        ("all pairs, last page", {"page": "800"}),
+        ("sort: ratings, descending", {"sort": "ratings", "order": "desc"}),
+        ("sort: span, descending", {"sort": "span", "order": "desc"}),
+        ("sort: status", {"sort": "status"}),
+        ("sort: created, descending", {"sort": "created", "order": "desc"}),
+        ("filter: task + status", {"task": "edit", "status": "kept"}),
+        ("filter: 3 ratings, span >= 4", {"ratings_min": "3", "ratings_max": "3", "span_min": "4"}),
+        ("filter: consensus B", {"side": "B"}),
+        ("filter: flagged", {"flagged": "yes"}),
+        ("filter: gold", {"gold": "yes"}),
+        ("filter: adjudicated", {"adjudicated": "yes"}),
+        ("filter: not adjudicated, no flag", {"adjudicated": "no", "flagged": "no"}),
+        ("filter: rated by one annotator", {"annotator": str(annotator.pk)}),
+        ("filter: any judge disagrees", {"judge": "any"}),
+        ("filter: one judge disagrees", {"judge": str(judge.pk)}),
+        ("search: a common word", {"q": "circle"}),
+        ("search: a rare word", {"q": "kw0042"}),
+        ("search: two words", {"q": "red cube"}),
+        ("search: an external id", {"q": "edit-000101"}),
+        ("search + filter + sort", {"q": "arrow", "task": "t2i", "sort": "span", "order": "desc"}),
+        ("everything at once", {
+            "q": "chart", "task": "reasoning", "ratings_min": "3", "side": "A",
+            "adjudicated": "no", "judge": "any", "sort": "ratings", "order": "desc",
+        }),
+    ]  # fmt: skip
+
+
+def measure(args) -> dict:
+    from urllib.parse import urlencode
+
+    from django.contrib.auth.models import User
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
+
+    from dashboards.selectors.pair_browser import browser_filters_parse, browser_form, browser_pairs
+    from projects.models import Project
+
+    project = Project.objects.get(slug="browse")
+    client = Client()
+    client.force_login(User.objects.get(username="lead"))
+    base = reverse("dash-pairs", args=[project.slug])
+    results = []
+    for name, params in scenarios(project):
+        url = f"{base}?{urlencode(params)}"
+        response = client.get(url)  # warm-up: connection, templates, the session
+        if response.status_code != 200:
+            sys.exit(f"{name}: HTTP {response.status_code}\n{response.content[:2000]!r}")
+        times = []
+        for _ in range(args.repeat):
+            started = time.perf_counter()
+            response = client.get(url)
+            times.append((time.perf_counter() - started) * 1000)
+        counts = {}
+        for size in ("50", "200"):
+            with CaptureQueriesContext(connection) as captured:
+                client.get(f"{base}?{urlencode({**params, 'size': size})}")
+            counts[size] = len(captured)
+        form = browser_form(project, params)
+        filters = browser_filters_parse(project, form, params.get("page", ""))
+        matching = browser_pairs(project, filters).count()
+        results.append(
+            {
+                "scenario": name,
+                "median_ms": round(statistics.median(times), 1),
+                "max_ms": round(max(times), 1),
+                "p90_ms": round(percentile(times, 0.9), 1),
+                "queries": counts["50"],
+                "queries_200": counts["200"],
+                "matching": matching,
+            }
+        )
+        if args.explain:
+            rows = browser_pairs(project, filters)[:50]
+            sql, sql_params = rows.query.sql_with_params()
+            with connection.cursor() as cursor:
+                cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}", sql_params)
+                plan = "\n".join(row[0] for row in cursor.fetchall())
+            print(f"\n== {name}\n{plan}", flush=True)
+    csv_params = {"task": "t2i", "adjudicated": "no", "format": "csv"}
+    started = time.perf_counter()
+    download = client.get(f"{base}?{urlencode(csv_params)}")
+    chunks = download.streaming_content  # type: ignore[attr-defined]
+    csv_bytes = sum(len(chunk) for chunk in chunks)
+    csv_ms = (time.perf_counter() - started) * 1000
+    csv = {"params": csv_params, "ms": round(csv_ms), "bytes": csv_bytes}
+    return {"pages": results, "csv": csv}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_postgres_argument(parser)
+    parser.add_argument("--pairs", type=int, default=40_000)
+    parser.add_argument("--judges", type=int, default=23)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--explain", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    url = fresh_postgres(args.postgres, DB_NAME)
+    work = Path(tempfile.mkdtemp(prefix="arbiter-bench-pair-browser-"))
+    django_start(url, work)
+    print(f"seeding {args.pairs} pairs, {args.judges} judges", flush=True)
+    seeded = seed(args.pairs, args.judges)
+    print(f"seeded: {seeded}", flush=True)
+    figures = measure(args)
+    figures["seed"] = seeded
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        print(f"\n{'scenario':<36} {'median':>8} {'max':>8} {'queries':>8} {'matching':>9}")
+        for row in figures["pages"]:
+            print(
+                f"{row['scenario']:<36} {row['median_ms']:>6} ms {row['max_ms']:>5} ms "
+                f"{row['queries']:>8} {row['matching']:>9}"
+            )
+        csv = figures["csv"]
+        print(f"\nCSV of {csv['params']}: {csv['ms']} ms, {csv['bytes']} bytes")
+    slow = [row["scenario"] for row in figures["pages"] if row["median_ms"] >= TARGET_MS]
+    grew = [row["scenario"] for row in figures["pages"] if row["queries"] != row["queries_200"]]
+    if slow or grew:
+        print(f"over {TARGET_MS:.0f} ms: {slow}; query count depends on the page size: {grew}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
