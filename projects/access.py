@@ -123,13 +123,15 @@ def annotatable_tasks(user) -> QuerySet[Task]:
 
 
 def visible_tasks(user) -> QuerySet[Task]:
-    """Tasks of the projects the user leads, and those they may annotate."""
+    """Tasks of the projects the user leads (archived ones too), and those they may annotate
+    (not archived)."""
     if user.is_superuser:
         return Task.objects.all()
     leads = Membership.objects.filter(
         user=user, project=OuterRef("project"), role=Membership.Role.LEAD
     )
-    return Task.objects.filter(Q(Exists(leads)) | covers_task(user))
+    annotated = covers_task(user) & Q(archived_at__isnull=True)
+    return Task.objects.filter(Q(Exists(leads)) | annotated)
 
 
 def task_for_annotator(user, project_slug: str, task_slug: str) -> Task:

@@ -180,3 +180,13 @@ def test_exports_keep_an_archived_task_unless_told_to_leave_it_out(tmp_path, rat
 
     assert exported() == {"t2i", "edit"}
     assert exported("--without-archived") == {"edit"}
+
+
+def test_the_api_lists_an_archived_task_to_its_leads_only(rated_task, lead):
+    annotator = member("ann1", rated_task.project)
+    Task.objects.filter(pk=rated_task.pk).update(archived_at=timezone.now())
+    for user, seen in ((lead, 1), (annotator, 0)):
+        api = APIClient()
+        api.force_authenticate(user)
+        assert api.get("/api/tasks/").json()["count"] == seen
+        assert api.get(f"/api/tasks/{rated_task.pk}/").status_code == (200 if seen else 404)

@@ -78,4 +78,8 @@ def test_the_settings_and_upload_pages_pass_axe(site, live_server, chromium_brow
     assert too_wide == {}, too_wide
     options = page.locator("select[name=task] option").all_inner_texts()
     assert options == ["t2i", "tti", "New task…"]  # edit is archived: not offered
+    slug = page.locator("input[name=new_task]")
+    assert slug.is_hidden()  # shown only for a new task
+    page.select_option("select[name=task]", "+new")
+    assert slug.is_visible() and slug.evaluate("input => input === document.activeElement")
     assert page.console_errors == []
