@@ -2,6 +2,7 @@
 headline figures use the same functions and inputs as `report --json`, so they agree."""
 
 from collections import defaultdict
+from datetime import timedelta
 
 import numpy as np
 from django.contrib.auth import get_user_model
@@ -9,7 +10,7 @@ from django.db.models import Count
 
 from annotation.models import Rating
 from content.models import Pair
-from dashboards.charts import histogram, sparkline
+from dashboards.charts import bar_chart, histogram, sparkline
 from metrics.agreement import (
     krippendorff_alpha,
     rater_label_agreement,
@@ -17,7 +18,7 @@ from metrics.agreement import (
 )
 from metrics.alpha_bootstrap import bootstrap_coincidences, interval_of
 from metrics.annotator_quality import task_annotator_quality
-from metrics.annotators import annotator_stats
+from metrics.annotators import annotator_stats, others_sides
 from metrics.bootstrap import bootstrap_mean_interval, bootstrap_ratio_interval
 from metrics.inputs import aspect_scores, kept_labels, overall_scores
 from projects.models import Project
@@ -136,6 +137,7 @@ def agreement(project: Project) -> dict:
             }
             for task in tasks
         ],
+        "over_time": _over_time(annotator_rows, project.center),
         "annotators": [
             {
                 "name": names.get(annotator_id, "?"),
@@ -146,6 +148,45 @@ def agreement(project: Project) -> dict:
             }
             for annotator_id, s in stats.items()
         ],
+    }
+
+
+WEEKS_SHOWN = 12
+
+
+def _over_time(rows: list, center: float) -> dict:
+    """The experts' throughput and agreement per week (the last WEEKS_SHOWN weeks with
+    ratings): ratings submitted, and the share of them on the side of the other experts'
+    mean on the same pair (leave-one-out, as the annotators' table), as two charts."""
+    weekly: dict = defaultdict(lambda: [0, 0, 0])  # week -> [ratings, matched, compared]
+    for row, reference in zip(rows, others_sides(rows, center), strict=True):
+        _annotator, _pair, overall, *_rest, created_at = row
+        day = created_at.date()
+        week = weekly[day - timedelta(days=day.weekday())]
+        week[0] += 1
+        if reference is not None:
+            week[1] += side_of(overall, center) == reference
+            week[2] += 1
+    weeks = sorted(weekly)[-WEEKS_SHOWN:]
+    if not weeks:
+        return {"weeks": 0}
+    labels = [f"week of {week:%Y-%m-%d}" for week in weeks]
+    most = max(weekly[week][0] for week in weeks)
+    return {
+        "weeks": len(weeks),
+        "throughput_chart": bar_chart(
+            [(label, weekly[w][0], None, "") for label, w in zip(labels, weeks, strict=True)],
+            maximum=most,
+            percent=False,
+            title="Ratings submitted per week",
+        ),
+        "agreement_chart": bar_chart(
+            [
+                (label, weekly[w][1] / weekly[w][2] if weekly[w][2] else None, None, weekly[w][2])
+                for label, w in zip(labels, weeks, strict=True)
+            ],
+            title="Ratings on the side of the other experts, per week",
+        ),
     }
 
 

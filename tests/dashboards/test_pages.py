@@ -1,5 +1,7 @@
 """The lead's dashboards: access, figures equal to report --json, charts, query budgets."""
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
@@ -7,8 +9,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation.services.assignments import assignment_claim
 from annotation.models import Rating
+from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from metrics.report import project_report
@@ -209,3 +211,21 @@ def test_image_flags_are_read_in_sql_without_being_fooled_by_text(rated):
         ).values_list("pk", "a_image", "b_image")
     )
     assert flags == {first.pk: (False, True), second.pk: (True, True)}
+
+
+def test_the_agreement_page_charts_throughput_and_agreement_per_week(client, rated):
+    project, lead = rated
+    ratings = Rating.objects.filter(pair__project=project, imported=False)
+    earlier = ratings.order_by("pk")[:5]
+    for rating in earlier:  # five ratings two weeks back
+        Rating.objects.filter(pk=rating.pk).update(created_at=rating.created_at - timedelta(14))
+    client.force_login(lead)
+    page = client.get(reverse("dash-agreement", args=[project.slug]))
+    over_time = page.context["over_time"]
+    assert over_time["weeks"] == 2
+    body = page.content.decode()
+    assert "Ratings submitted per week" in body and "Agreement over time" in body
+    # The bars count every rating: 5 in the earlier week, the rest in this one.
+    assert "n=" in str(over_time["agreement_chart"])
+    assert ">5 <" in str(over_time["throughput_chart"])
+    assert f">{ratings.count() - 5} <" in str(over_time["throughput_chart"])
