@@ -34,7 +34,7 @@ pytestmark = pytest.mark.django_db
 def _bad_image_case(name: str, images: Path, tmp_path: Path, settings) -> tuple[str, str]:
     """Prepare the bad image of a case; return (file name in the record, expected words)."""
     if name == "unknown":
-        return "missing.png", "not found"
+        return "missing.png", "is not among the images"
     if name == "not-an-image":
         (images / "x.png").write_text("this is plain text, not a PNG\n")
         return "x.png", "is not an image"
@@ -87,7 +87,7 @@ def _bad_image_case(name: str, images: Path, tmp_path: Path, settings) -> tuple[
         return "empty.png", "empty"
     if name == "directory":
         (images / "folder.png").mkdir()
-        return "folder.png", "not found"
+        return "folder.png", "is not among the images"
     raise AssertionError(name)
 
 
