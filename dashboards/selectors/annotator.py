@@ -14,9 +14,10 @@ so the pages agree:
   checks counted apart from the qualification set, as metrics.annotator_quality counts them,
   and annotation.gold_selectors' history (pairs handed out, checks among them).
 
-Query budget: 16 queries whatever the number of ratings, pairs, tasks, gold checks or flags
-(tests/annotator_page/test_annotator_page.py asserts it). The ratings list is paginated; the
-rows the figures need are read once, as values, for the annotator's pairs only.
+Query budget: annotator_figures reads 15 queries whatever the number of ratings, pairs, tasks,
+gold checks, pauses or flags (tests/annotator_page/test_annotator_page.py asserts it), the page
+3 more for its access checks. The ratings list is paginated; the rows the figures need are read
+once, as values, for the annotator's pairs only.
 """
 
 from collections import defaultdict
@@ -31,7 +32,6 @@ from content.models import Pair
 from dashboards.selectors.hours import annotator_hours
 from metrics.annotator_flags import annotator_flags, wilson_interval
 from metrics.annotators import annotator_stats, others_sides
-from projects.access import tasks_for_membership
 from projects.models import Membership, Project, Task
 from projects.scale import answers_expected_side, side_of, to_form
 from projects.scale import center as scale_center
@@ -193,7 +193,10 @@ def annotator_figures(project: Project, user, *, page: int = 1) -> dict[str, Any
     membership = (
         Membership.objects.filter(project=project, user=user).prefetch_related("tasks").first()
     )
-    covered = {task.pk for task in tasks_for_membership(membership)} if membership else set()
+    # projects.access.tasks_for_membership's rule, on the tasks read above: those the membership
+    # names, else all of the project's.
+    named = {task.pk for task in membership.tasks.all()} if membership else set()
+    covered = (named or {task.pk for task in tasks}) if membership else set()
     center = project.center
 
     # metrics.annotators' rows (annotator, pair, overall, seconds, swapped, created_at), all

@@ -13,6 +13,7 @@ from django.urls import reverse
 from annotation.models import AnnotatorPause, Assignment, Flag, Rating
 from annotation.services.assignments import assignment_claim
 from dashboards.selectors import annotator as selector
+from dashboards.selectors.agreement import agreement as agreement_figures
 from projects.models import Membership, PlaceholderAccount, Task
 from tests.annotator_page.conftest import rate
 from tests.factories import member, queued_pairs
@@ -54,6 +55,9 @@ def test_agreement_with_the_others_is_each_rating_against_the_others_mean(client
     assert (round(low, 4), round(high, 4)) == (0.0615, 0.7923)
     assert (low, high) == pytest.approx(_wilson(1, 3))
     assert figures["overall"]["compared"] == 3
+    # The agreement page's "Agreement with the others" for xavier is the same figure.
+    (row,) = [row for row in agreement_figures(project)["annotators"] if row["name"] == "xavier"]
+    assert (row["loo_agreement"], row["compared"]) == (agreement["agreement"], 3)
     # Left-side bias over the three decisive ratings (pairs 0, 1, 3), from the sides shown.
     shown = Rating.objects.filter(annotator=xavier, pair__status__in=["kept", "dropped"])
     decisive = [(r.overall > 4, r.assignment.swapped) for r in shown if r.overall != 4]
@@ -238,3 +242,5 @@ def test_the_query_count_does_not_grow_with_the_ratings(
         assert client.get(url).status_code == 200
     with django_assert_num_queries(small):
         assert client.get(url, {"page": "2"}).status_code == 200
+    with django_assert_num_queries(15):  # the budget the selector's docstring states
+        selector.annotator_figures(project, users["xavier"], page=2)
