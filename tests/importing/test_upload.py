@@ -172,7 +172,9 @@ def test_images_are_looked_up_from_the_data_files_folder_only(left_behind):
             ("images/b.png", BLUE_PNG),
         ]
     )
-    with pytest.raises(ImportFailed, match="record 1: image 'images/a.png' not found"):
+    with pytest.raises(
+        ImportFailed, match="record 1: image 'images/a.png' is not among the images"
+    ):
         upload("x.zip", archive)
     left_behind()
 
