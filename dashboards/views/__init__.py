@@ -69,8 +69,10 @@ def _page(request, slug, template, context):
 def _overview(project) -> dict:
     # The planner as the judges page last computed it: the overview computes no heavy figure.
     judges = stored_figures(project, "judges")
+    figures = overview(project)
     return {
-        **overview(project),
+        **figures,
+        "export_tasks": [row["task"] for row in figures["by_task"]],
         "planner": judges.get("planner") if judges else None,
         "planner_target": judges.get("target_half_width") if judges else None,
     }
