@@ -2,6 +2,7 @@
 
 from django.urls import reverse
 
+from annotation.models import Rating
 from content.models import Pair
 from judging.models import Judge, JudgeRun
 from tests.conftest import watch_errors
@@ -33,11 +34,13 @@ def lead_pages(project) -> list[tuple[str, str]]:
     run = JudgeRun.objects.filter(project=project).order_by("pk").first()
     task = project.tasks.order_by("pk").first()
     judge = Judge.objects.filter(project=project).order_by("pk").first()
+    rater = Rating.objects.filter(pair__project=project, imported=False).order_by("pk").first()
     pages = [
         ("home", reverse("home")),
         ("project-new", reverse("project-new")),
         ("password_change", reverse("password_change")),
         ("dash-pair", reverse("dash-pair", args=[slug, pair.pk])),
+        ("dash-annotator", reverse("dash-annotator", args=[slug, rater.annotator_id])),
         ("run-detail", reverse("run-detail", args=[slug, run.pk])),
         ("task-edit", reverse("task-edit", args=[slug, task.slug])),
         ("judge-edit", reverse("judge-edit", args=[slug, judge.pk])),
