@@ -64,7 +64,8 @@ def test_an_import_accepted_while_the_broker_is_down_is_sent_by_the_sweep(
     import_job.app.conf.task_always_eager = False
     monkeypatch.setattr(import_job, "apply_async", refused)
     upload = SimpleUploadedFile("pairs.zip", pairs_zip(3), content_type="application/zip")
-    fields = {"task": "t2i", "destination": "queue", "file_format": "", "file": upload}
+    fields = {"task": "+new", "new_task": "t2i", "destination": "queue", "file_format": ""}
+    fields["file"] = upload
     answer = client.post("/projects/data/data/", fields)
     assert answer.status_code == 302  # accepted, not a 500
     job = ImportJob.objects.get()
