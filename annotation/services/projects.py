@@ -10,7 +10,7 @@ from annotation.models import AspectScore, Rating
 from annotation.services.adjudication import project_filter_apply
 from content.importing.errors import ImportFailed
 from content.models import Pair
-from core.errors import Invalid
+from core.errors import Invalid, Refused
 from projects.models import Membership, Project, Task
 
 TASK_KINDS = {choice.value for choice in Task.Kind}
@@ -228,8 +228,13 @@ def task_save(
 @transaction.atomic
 def pairs_queue(project: Project, *, task: Task | None = None) -> int:
     """Send the project's (or task's) candidate pairs straight to annotation, without the
-    judge ensemble. Returns how many were queued."""
+    judge ensemble. Returns how many were queued. An archived task's pairs stay where they
+    are (no annotator would see them): `Refused` when it is the task named."""
     candidates = Pair.objects.filter(project=project, status=Pair.Status.CANDIDATE)
+    if task is not None and task.archived_at is not None:
+        raise Refused(f"task {task.name} is archived: restore it in the settings first")
     if task is not None:
         candidates = candidates.filter(task=task)
+    else:
+        candidates = candidates.filter(task__archived_at__isnull=True)
     return candidates.update(status=Pair.Status.QUEUED, updated_at=timezone.now())

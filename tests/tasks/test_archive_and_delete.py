@@ -6,7 +6,7 @@ import io
 import json
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import IntegrityError
 from django.urls import reverse
 from django.utils import timezone
@@ -190,3 +190,17 @@ def test_the_api_lists_an_archived_task_to_its_leads_only(rated_task, lead):
         api.force_authenticate(user)
         assert api.get("/api/tasks/").json()["count"] == seen
         assert api.get(f"/api/tasks/{rated_task.pk}/").status_code == (200 if seen else 404)
+
+
+def test_an_archived_tasks_candidates_are_not_queued(client, lead, rated_task, tmp_path):
+    other = queued_pairs(tmp_path, project_slug="ann", task_slug="edit", count=1)
+    Pair.objects.update(status=Pair.Status.CANDIDATE)
+    Task.objects.filter(pk=rated_task.pk).update(archived_at=timezone.now())
+    answer = client.post(reverse("project-queue", args=["ann"]), {"task": "t2i"})
+    page = client.get(answer["Location"]).content.decode()
+    assert "Not queued: task t2i is archived" in page
+    client.post(reverse("project-queue", args=["ann"]))  # the whole project: the others only
+    queued = set(Pair.objects.filter(status=Pair.Status.QUEUED).values_list("task", flat=True))
+    assert queued == {other.pk}
+    with pytest.raises(CommandError, match="task t2i is archived"):
+        call_command("queue_pairs", "--project", "ann", "--task", "t2i", stdout=io.StringIO())

@@ -199,3 +199,13 @@ def test_a_broken_json_string_is_placed_in_plain_words(client, lead, project, up
     error = ImportJob.objects.get().error
     assert "Unterminated string starting at " in error
     assert "at at" not in error and "at at" not in _refusal(client)
+
+
+def test_the_pairs_table_marks_an_archived_task_and_offers_no_queueing(
+    client, lead, project, upload
+):
+    task = _task(project, "t2i")
+    upload(pairs_zip(2), task="t2i", destination="candidates")
+    Task.objects.filter(pk=task.pk).update(archived_at=timezone.now())
+    page = client.get(URL).content.decode()
+    assert "· archived" in page and "Send 2 to annotation" not in page

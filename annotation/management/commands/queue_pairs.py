@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.services.projects import pairs_queue
+from core.errors import Refused
 from projects.models import Project, Task
 
 
@@ -23,5 +24,8 @@ class Command(BaseCommand):
             chosen = Task.objects.filter(project=found, slug=task).first()
             if chosen is None:
                 raise CommandError(f"project {project!r} has no task {task!r}")
-        queued = pairs_queue(found, task=chosen)
+        try:
+            queued = pairs_queue(found, task=chosen)
+        except Refused as refused:  # an archived task
+            raise CommandError(refused.message) from None
         self.stdout.write(f"{queued} pairs queued for annotation.")
