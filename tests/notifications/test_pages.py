@@ -89,3 +89,14 @@ def test_the_pages_need_a_sign_in(client):
     for name in ("notifications", "notification-settings"):
         assert client.get(reverse(name)).status_code == 302
     assert client.post(reverse("notifications-read-all")).status_code == 302
+
+
+def test_the_list_costs_the_same_queries_for_3_or_60(client, site, django_assert_num_queries):
+    client.force_login(site.lead)
+    for count in (3, 60):
+        Notification.objects.all().delete()
+        for job in range(count):
+            notify(site.lead, site.project, job=job)
+        with django_assert_num_queries(4):  # session, user, the rows with their project, the bell
+            page = client.get(reverse("notifications")).content.decode()
+        assert page.count("is ready to download.</a>") == count
