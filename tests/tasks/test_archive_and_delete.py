@@ -118,7 +118,7 @@ def test_the_members_page_offers_archived_tasks_only_where_a_member_has_them(
     _post(client, "task-archive", rated_task)
     page = client.get(reverse("project-members", args=["ann"])).content.decode()
     # Ticked for the member limited to it (saving their role keeps it), nowhere else.
-    assert page.count(f'value="{rated_task.pk}"') == 1
+    assert page.count(f'name="tasks" value="{rated_task.pk}"') == 1
     assert "t2i (archived)" in page
     membership = Membership.objects.get(user=limited)
     answer = client.post(
