@@ -66,7 +66,7 @@ def test_agreement_with_the_others_is_each_rating_against_the_others_mean(client
 
     client.force_login(lead)
     page = _text(client.get(_url(project, xavier)))
-    assert "0.333 [0.061, 0.792]" in page and "1 of 3" in page
+    assert "0.333 [0.061, 0.792]" in page and "1 of 3 pairs" in page
 
 
 def test_each_rating_says_which_side_the_others_took(client, experts):
