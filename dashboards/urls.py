@@ -1,8 +1,8 @@
 from django.urls import path
 
 from dashboards import views
-from dashboards.views.annotator import annotator_page
 from dashboards.views import pair_browser
+from dashboards.views.annotator import annotator_page
 
 urlpatterns = [
     path("projects/<slug:slug>/", views.overview_page, name="dash-overview"),
