@@ -200,7 +200,8 @@ def _prepare_all(
     if batch:
         batches.append(batch)
     if not summary.records:
-        raise ImportFailed(f"{path.name} holds no records")
+        # Not the file's name: an upload's is the name the server stored it under.
+        raise ImportFailed("the data file holds no records")
     return checked
 
 

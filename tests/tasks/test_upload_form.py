@@ -209,3 +209,10 @@ def test_the_pairs_table_marks_an_archived_task_and_offers_no_queueing(
     Task.objects.filter(pk=task.pk).update(archived_at=timezone.now())
     page = client.get(URL).content.decode()
     assert "· archived" in page and "Send 2 to annotation" not in page
+
+
+def test_an_empty_file_is_refused_without_the_servers_name_for_it(client, lead, project, upload):
+    _task(project, "t2i")
+    upload(b"[]", name="mine.json", task="t2i", file_format="mjbench")
+    error = ImportJob.objects.get().error
+    assert error == "the data file holds no records"
