@@ -64,7 +64,8 @@ def project_settings(request, slug: str):
 @require_http_methods(["GET", "POST"])
 def task_edit(request, slug: str, task_slug: str | None = None):
     project = project_for_lead(request.user, slug)
-    task = get_object_or_404(Task, project=project, slug=task_slug) if task_slug else None
+    with_counts = Task.objects.annotate(pair_count=Count("pairs"))
+    task = get_object_or_404(with_counts, project=project, slug=task_slug) if task_slug else None
     if task is not None:
         form = TaskForm.for_task(task, request.POST or None)
     else:

@@ -204,3 +204,15 @@ def test_an_archived_tasks_candidates_are_not_queued(client, lead, rated_task, t
     assert queued == {other.pk}
     with pytest.raises(CommandError, match="task t2i is archived"):
         call_command("queue_pairs", "--project", "ann", "--task", "t2i", stdout=io.StringIO())
+
+
+def test_the_task_page_says_it_is_archived_and_offers_the_way_back(client, lead, rated_task):
+    page = client.get(reverse("task-edit", args=["ann", "t2i"])).content.decode()
+    assert "2 pairs. A task with pairs can be archived (and restored), not deleted." in page
+    assert reverse("task-archive", args=["ann", "t2i"]) in page
+    _post(client, "task-archive", rated_task)
+    page = client.get(reverse("task-edit", args=["ann", "t2i"])).content.decode()
+    assert "This task is archived" in page and "Restore t2i" in page
+    typo = Task.objects.create(project=rated_task.project, slug="tti", name="tti")
+    page = client.get(reverse("task-edit", args=["ann", typo.slug])).content.decode()
+    assert "Delete task tti?" in page

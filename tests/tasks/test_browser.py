@@ -1,6 +1,7 @@
 """In Chromium: a lead archives a task from the settings page (after its confirmation) and the
 annotator's home page no longer offers it; the changed pages (settings with an archived task,
-the upload form) pass axe at 1366 and 390 px and are no wider than a phone."""
+a task's page archived and empty, the upload form) pass axe at 1366 and 390 px and are no
+wider than a phone."""
 
 import re
 
@@ -64,8 +65,14 @@ def test_the_settings_and_upload_pages_pass_axe(site, live_server, chromium_brow
     Task.objects.filter(slug="edit").update(archived_at="2026-12-01T00:00:00Z")
     page = log_in(chromium_browser, live_server.url, lead, viewport=viewport)
     found, too_wide = {}, {}
-    for name in ("project-settings", "project-data"):
-        open_settled(page, live_server.url + reverse(name, args=[project.slug]))
+    pages = {
+        "settings": reverse("project-settings", args=[project.slug]),
+        "archived task": reverse("task-edit", args=[project.slug, "edit"]),
+        "empty task": reverse("task-edit", args=[project.slug, "tti"]),
+        "data": reverse("project-data", args=[project.slug]),  # last: its form is used below
+    }
+    for name, path in pages.items():
+        open_settled(page, live_server.url + path)
         for summary in page.locator("details.task-action > summary").all():
             summary.click()  # the confirmations open, so axe reads them too
         lines = violations(page)
