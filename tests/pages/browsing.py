@@ -39,6 +39,8 @@ def lead_pages(project) -> list[tuple[str, str]]:
         ("home", reverse("home")),
         ("project-new", reverse("project-new")),
         ("password_change", reverse("password_change")),
+        ("notifications", reverse("notifications")),
+        ("notification-settings", reverse("notification-settings")),
         ("dash-pair", reverse("dash-pair", args=[slug, pair.pk])),
         ("dash-annotator", reverse("dash-annotator", args=[slug, rater.annotator_id])),
         ("run-detail", reverse("run-detail", args=[slug, run.pk])),
