@@ -114,8 +114,8 @@ def _resume(user, task: Task, now: datetime) -> Assignment | None:
 
 def assignment_claim(user, task: Task, *, now: datetime | None = None) -> Assignment | None:
     """The user's next assignment in the task (their current lease if they have one; a gold
-    check when one is due), or None when nothing is left for them or a failed gold check
-    paused their access to the task."""
+    check when one is due), or None when nothing is left for them, a failed gold check
+    paused their access to the task, or the task is archived."""
     for _attempt in range(_BUSY_RETRIES):
         with transaction.atomic():
             outcome = _claim_once(user, task, now or timezone.now())
@@ -149,6 +149,8 @@ def _in_claim_order(candidates: QuerySet[Pair], task: Task) -> QuerySet[Pair]:
 
 
 def _claim_once(user, task: Task, now: datetime):
+    if task.archived_at is not None:  # archived by a lead (projects/services/tasks.py)
+        return None
     current = _resume(user, task, now)
     if current is not None:
         return current

@@ -12,6 +12,8 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from annotation.models import Rating
+from annotation.services.assignments import assignment_claim
 from annotation.services.pair_import import pairs_import
 from content.importing.errors import ImportFailed
 from content.models import Pair
@@ -216,3 +218,16 @@ def test_the_task_page_says_it_is_archived_and_offers_the_way_back(client, lead,
     typo = Task.objects.create(project=rated_task.project, slug="tti", name="tti")
     page = client.get(reverse("task-edit", args=["ann", typo.slug])).content.decode()
     assert "Delete task tti?" in page
+
+
+def test_an_annotator_rating_when_the_task_is_archived_gets_no_next_pair(client, lead, rated_task):
+    annotator = member("ann1", rated_task.project)
+    client.force_login(annotator)
+    claim = client.post(reverse("task-next", args=["ann", "t2i"]))
+    assignment_url = claim["Location"]
+    Task.objects.filter(pk=rated_task.pk).update(archived_at=timezone.now())
+    answer = client.post(assignment_url, {"overall": "3", "active_seconds": "9"})
+    assert answer.status_code == 302
+    assert Rating.objects.filter(annotator=annotator).count() == 1  # the pair held is finished
+    assert answer["Location"] == reverse("task-next", args=["ann", "t2i"])  # not another pair
+    assert assignment_claim(annotator, Task.objects.get(pk=rated_task.pk)) is None
