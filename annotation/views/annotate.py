@@ -169,13 +169,20 @@ def annotate(request, assignment_id: int):
     messages.success(request, confirmation)
 
     following = _back_where_they_were(request, return_to) or assignment_claim(request.user, task)
+    # A task a lead archived meanwhile has no page of its own any more: home, with a word.
+    archived = following is None and task.archived_at is not None
+    if archived:
+        messages.info(request, f"Task {task.name} was archived by a lead: no more pairs in it.")
     if not wants_fragment(request):
+        if archived:
+            return redirect("home")
         if following is None:
             return redirect("task-next", project_slug=task.project.slug, task_slug=task.slug)
         return redirect("annotate", assignment_id=following.pk)
     if following is None:
         response = _done(request, task, "annotation/_done.html")
-        response["HX-Push-Url"] = reverse("task-next", args=[task.project.slug, task.slug])
+        next_url = reverse("task-next", args=[task.project.slug, task.slug])
+        response["HX-Push-Url"] = reverse("home") if archived else next_url
         return response
     # Loaded again with everything the page shows in three queries, instead of one per relation.
     response = _workspace(request, assignment_for_annotator(request.user, following.pk))

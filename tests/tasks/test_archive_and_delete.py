@@ -229,5 +229,7 @@ def test_an_annotator_rating_when_the_task_is_archived_gets_no_next_pair(client,
     answer = client.post(assignment_url, {"overall": "3", "active_seconds": "9"})
     assert answer.status_code == 302
     assert Rating.objects.filter(annotator=annotator).count() == 1  # the pair held is finished
-    assert answer["Location"] == reverse("task-next", args=["ann", "t2i"])  # not another pair
+    assert answer["Location"] == reverse("home")  # not another pair, nor a task page gone
+    home = client.get(answer["Location"]).content.decode()
+    assert "Task t2i was archived by a lead: no more pairs in it." in home
     assert assignment_claim(annotator, Task.objects.get(pk=rated_task.pk)) is None
