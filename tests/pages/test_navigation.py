@@ -11,7 +11,7 @@ from judging.models import Judge, JudgeRun
 pytestmark = pytest.mark.django_db
 
 TABS = [
-    "Overview", "Agreement", "Disagreements", "Judges", "Models", "Hours", "Judge runs",
+    "Overview", "Agreement", "Disagreements", "Pairs", "Judges", "Models", "Hours", "Judge runs",
     "Ensemble filter", "Exports", "Data", "Members", "Settings",
 ]  # fmt: skip
 
@@ -30,8 +30,9 @@ def test_every_project_page_has_the_same_tabs(client, lead_site):
     urls = [
         reverse(name, args=[slug])
         for name in (
-            "dash-overview", "dash-agreement", "dash-disagreements", "dash-judges", "dash-models",
-            "dash-hours", "dash-exports", "run-list", "ensemble", "judge-list", "judge-new",
+            "dash-overview", "dash-agreement", "dash-disagreements", "dash-pairs", "dash-judges",
+            "dash-models", "dash-hours", "dash-exports", "run-list", "ensemble", "judge-list",
+            "judge-new",
             "template-list", "template-new", "project-data", "project-members",
             "project-settings", "task-new",
         )
