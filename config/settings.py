@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "dashboards",
     "operations",
     "notifications",
+    "webhooks",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -216,6 +217,13 @@ ARBITER_BATCH_POLL_SECONDS = env_int("ARBITER_BATCH_POLL_SECONDS", 30, minimum=1
 # Jobs accepted while the broker was unreachable are sent this often (core/outbox.py).
 ARBITER_OUTBOX_SWEEP_SECONDS = env_int("ARBITER_OUTBOX_SWEEP_SECONDS", 30, minimum=1)
 ARBITER_FIGURES_REFRESH_SECONDS = env_int("ARBITER_FIGURES_REFRESH_SECONDS", 60, minimum=1)
+# Webhooks (webhooks/): the seconds before each retry of a failed delivery (by default 5
+# attempts: at once, then after 1 min, 5 min, 30 min, 2 h; Celery beat sends them), and
+# each attempt's timeout.
+ARBITER_WEBHOOK_RETRY_SECONDS = env_list(
+    "ARBITER_WEBHOOK_RETRY_SECONDS", ["60", "300", "1800", "7200"]
+)
+ARBITER_WEBHOOK_TIMEOUT_SECONDS = env_int("ARBITER_WEBHOOK_TIMEOUT_SECONDS", 5, minimum=1)
 # A dashboard page whose figures took longer than this to compute is not recomputed in the
 # request after a change: its last figures are shown, marked, while a refresh runs behind.
 ARBITER_FIGURES_INLINE_MS = env_int("ARBITER_FIGURES_INLINE_MS", 500, minimum=0)
@@ -240,6 +248,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "dashboards.tasks.figures_refresh_stale",
         "schedule": ARBITER_FIGURES_REFRESH_SECONDS,
         "options": {"expires": ARBITER_FIGURES_REFRESH_SECONDS},
+    },
+    # Webhook deliveries whose retry is due (webhooks/services.py::deliveries_due_send).
+    "webhook-retries": {
+        "task": "webhooks.tasks.deliveries_retry",
+        "schedule": ARBITER_OUTBOX_SWEEP_SECONDS,
+        "options": {"expires": ARBITER_OUTBOX_SWEEP_SECONDS},
     },
 }
 

@@ -49,4 +49,5 @@ urlpatterns = [
     path("", include("judging.urls")),
     path("", include("dashboards.urls")),
     path("", include("notifications.urls")),
+    path("", include("webhooks.urls")),
 ]

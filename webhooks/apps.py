@@ -1,0 +1,24 @@
+from django.apps import AppConfig
+
+
+class WebhooksConfig(AppConfig):
+    name = "webhooks"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from core.outbox import job_kind_register
+        from projects.events import project_event
+        from webhooks.models import Delivery, DeliveryStatus
+        from webhooks.receivers import project_event_deliver
+        from webhooks.sending import retry_delays
+        from webhooks.tasks import delivery_send
+
+        retry_delays()  # a wrong ARBITER_WEBHOOK_RETRY_SECONDS stops the start, named
+        project_event.connect(project_event_deliver, dispatch_uid="webhooks.deliver")
+        # The outbox's sweep sends the first attempts accepted while the broker was down;
+        # retries are sent by Celery beat's `webhooks.tasks.deliveries_retry`.
+        job_kind_register(
+            delivery_send,
+            Delivery,
+            lambda: Delivery.objects.filter(status=DeliveryStatus.PENDING, attempts=0),
+        )

@@ -1,0 +1,178 @@
+"""One attempt at a delivery: the POST, its outcome, the next retry.
+
+An attempt claims its row under a lock (pending, due) and moves `next_attempt_at` to the next
+retry's time before the POST: a second message for the same delivery (the outbox's and the
+sweep's, or a broker's re-delivery) finds it not due and does nothing, so a delivery is sent
+once per attempt. The POST happens outside any transaction (a slow receiver holds no lock),
+only ever to the URL of the operator's `Destination`, with a short timeout, no proxy from
+the environment and no redirect followed (a 3xx is a failed attempt); of the answer only the
+status and a short excerpt are kept."""
+
+import json
+import logging
+import os
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.db import transaction
+from django.utils import timezone
+
+from webhooks.models import Delivery, DeliveryStatus
+from webhooks.selectors import destinations_for_project
+from webhooks.signing import signature
+
+logger = logging.getLogger(__name__)
+
+EXCERPT = 200  # characters of a receiver's answer kept in `last_error`
+USER_AGENT = "Arbiter-Webhooks/1"
+
+
+def retry_delays() -> list[int]:
+    """Seconds before each retry (ARBITER_WEBHOOK_RETRY_SECONDS): one attempt more than
+    there are delays."""
+    raw = settings.ARBITER_WEBHOOK_RETRY_SECONDS
+    try:
+        delays = [int(item) for item in raw]
+    except (TypeError, ValueError):
+        raise ImproperlyConfigured(
+            f"ARBITER_WEBHOOK_RETRY_SECONDS={raw!r}: whole numbers of seconds, comma-separated"
+        ) from None
+    if any(delay < 1 for delay in delays):
+        raise ImproperlyConfigured("ARBITER_WEBHOOK_RETRY_SECONDS: every delay at least 1 s")
+    return delays
+
+
+@dataclass(frozen=True)
+class Outcome:
+    delivered: bool
+    status_code: int | None
+    error: str
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None  # the 3xx is the answer: raised as an HTTPError, never followed
+
+
+# No ProxyHandler from the environment (an empty one): the POST goes to the destination.
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect)
+
+
+def _excerpt(raw: bytes) -> str:
+    return raw[:EXCERPT].decode("utf-8", errors="replace")
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    timeout = settings.ARBITER_WEBHOOK_TIMEOUT_SECONDS
+    try:
+        with _OPENER.open(request, timeout=timeout) as response:
+            response.read(EXCERPT)
+            return Outcome(True, response.status, "")
+    except urllib.error.HTTPError as error:
+        excerpt = _excerpt(error.read(EXCERPT)) if error.fp is not None else ""
+        return Outcome(False, error.code, f"HTTP {error.code}: {excerpt}".strip())
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        return Outcome(False, None, f"not delivered: {reason}")
+
+
+def delivery_body(delivery: Delivery, sent_at: datetime) -> bytes:
+    """The JSON POSTed: the event's payload with this delivery's id and the sending time."""
+    document = {
+        "event": delivery.payload.get("event", delivery.kind),
+        "project": delivery.payload.get("project"),
+        "data": delivery.payload.get("data", {}),
+        "delivery": delivery.pk,
+        "sent_at": sent_at.isoformat(),
+    }
+    return json.dumps(document, separators=(",", ":"), sort_keys=True).encode()
+
+
+def delivery_attempt(*, delivery_id: int, now: datetime | None = None) -> str | None:
+    """Make the next attempt at a delivery if it is pending and due at `now`; its status
+    after the attempt, or None when there was nothing to do."""
+    now = now or timezone.now()
+    delays = retry_delays()
+    with transaction.atomic():
+        delivery = (
+            Delivery.objects.select_for_update(of=("self",))
+            .select_related("subscription__destination", "subscription__project")
+            .filter(pk=delivery_id)
+            .first()
+        )
+        if delivery is None or delivery.status != DeliveryStatus.PENDING:
+            return None
+        if delivery.next_attempt_at is not None and delivery.next_attempt_at > now:
+            return None  # not due, or another attempt holds it
+        subscription = delivery.subscription
+        destination = subscription.destination
+        delivery.attempts += 1
+        last = delivery.attempts > len(delays)
+        delay = delays[min(delivery.attempts, len(delays)) - 1]
+        delivery.next_attempt_at = now + timedelta(seconds=delay)  # the claim, and the retry
+        allowed = destinations_for_project(subscription.project).filter(pk=destination.pk).exists()
+        secret = os.environ.get(destination.secret_env, "")
+        refusal = ""
+        if not allowed:
+            refusal = "the operator no longer allows this destination for the project"
+        elif not secret:
+            refusal = f"the signing secret's variable ({destination.secret_env}) is not set"
+        if refusal:  # nothing is sent: counted as a failed attempt, retried while attempts last
+            outcome = Outcome(False, None, refusal)
+            _outcome_save(delivery, outcome, now=now, last=last or not allowed)
+            return delivery.status
+        delivery.save(update_fields=["attempts", "next_attempt_at"])
+
+    body = delivery_body(delivery, now)
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "X-Arbiter-Event": delivery.kind,
+        "X-Arbiter-Delivery": str(delivery.pk),
+        "X-Arbiter-Signature": signature(secret, body),
+    }
+    outcome = _post(destination.url, body, headers)
+    with transaction.atomic():
+        locked = Delivery.objects.select_for_update().filter(pk=delivery.pk).first()
+        if locked is None:
+            return None  # deleted with its subscription meanwhile
+        locked.attempts = delivery.attempts
+        locked.next_attempt_at = delivery.next_attempt_at
+        _outcome_save(locked, outcome, now=timezone.now(), last=last)
+    logger.info(
+        "webhook delivery %s (%s to %s) attempt %d: %s %s",
+        locked.pk,
+        locked.kind,
+        destination.name,
+        locked.attempts,
+        locked.status,
+        outcome.status_code or outcome.error,
+    )
+    return locked.status
+
+
+def _outcome_save(delivery: Delivery, outcome: Outcome, *, now: datetime, last: bool) -> None:
+    delivery.last_status_code = outcome.status_code
+    delivery.last_error = outcome.error[: Delivery._meta.get_field("last_error").max_length]
+    if outcome.delivered:
+        delivery.status = DeliveryStatus.DELIVERED
+        delivery.delivered_at = now
+        delivery.next_attempt_at = None
+    elif last:
+        delivery.status = DeliveryStatus.FAILED
+        delivery.next_attempt_at = None
+    delivery.save(
+        update_fields=[
+            "attempts",
+            "next_attempt_at",
+            "status",
+            "delivered_at",
+            "last_status_code",
+            "last_error",
+        ]
+    )
