@@ -19,6 +19,16 @@ MOVED = {
     "content": ["asset", "generator", "prompt", "response", "pair"],
 }
 
+# The split's own migrations (later ones, such as new apps' tables, are not its business).
+THE_SPLIT = [
+    ("projects", "0001_initial"),
+    ("content", "0001_initial"),
+    ("annotation", "0017_project_and_content_apps"),
+    ("judging", "0015_project_and_content_apps"),
+    ("exports", "0004_project_and_content_apps"),
+    ("dashboards", "0002_project_and_content_apps"),
+]
+
 
 @pytest.fixture
 def before_the_split():
@@ -80,9 +90,10 @@ def test_an_old_database_migrates_forward_with_its_rows_links_and_rights(before_
     old_type_id, pair_id = _old_database(before_the_split)
 
     executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
+    executor.migrate(THE_SPLIT)
     assert set(connection.introspection.table_names()) == tables  # no table made or dropped
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())  # and what came after, for the ORM
     pair = Pair.objects.select_related("project", "task", "prompt").get(pk=pair_id)
     assert (pair.project.slug, pair.task.slug, pair.prompt.content) == (
         "p",
