@@ -384,7 +384,11 @@ def test_the_judges_page_shows_each_judges_bias_cards_with_their_n(project, clie
     html = client.get(reverse("dash-judges", args=["bench"])).content.decode()
     start = html.index("Bias cards:")
     row = html[html.index("<td>judge-y</td>", start) :].split("</tr>")[0]
-    assert f"n={cards['length']['text']['pairs']}" in row
+    text = cards["length"]["text"]["pairs"]
+    if text:
+        assert f"n={text}" in row
+    else:  # a card with no pair reads "—", not "— (—) n=0"
+        assert '<td class="num">—</td>' in row and "n=0" not in row
     assert f"{cards['experts']['judge_vs_experts']:.3f}" in row  # 0.500
     assert f"{len(cards['experts']['per_expert'])} experts" in row
     assert row.rstrip().endswith("<td>no</td>")  # not as good as an expert
