@@ -28,6 +28,8 @@ from core.whole_numbers import whole_number
 from dashboards.csv import csv_safe
 from dashboards.selectors.pair_browser import (
     CSV_HEADER,
+    FIELDS,
+    MAX_QUERY_CHARS,
     PAGE_SIZES,
     SIDES,
     SORT_LABELS,
@@ -120,12 +122,19 @@ def _choices() -> dict:
     }
 
 
+def _selection_query(request) -> str:
+    """The query string of the filter a bulk form was posted from, re-encoded from the
+    filter's own fields: what goes back into a URL is never raw input."""
+    params = QueryDict(request.POST.get("filter", "")[:4000])
+    return _filter_query({name: params.get(name, "")[:MAX_QUERY_CHARS] for name in FIELDS})
+
+
 def _selection(request, project) -> tuple[list[int], str, int | None]:
     """The posted selection: (pair ids, the filter's query string, how many the filter
     matched when "all matching" was chosen, else None). Raises Invalid for a bad id or filter."""
-    query = request.POST.get("filter", "")[:4000]
+    query = _selection_query(request)
+    params = QueryDict(query)
     if request.POST.get("scope") == "all":
-        params = QueryDict(query)
         form = browser_form(project, params)
         filters = browser_filters_parse(project, form)
         if form.errors:
@@ -150,10 +159,18 @@ def pairs_bulk_view(request, slug: str):
     project = _project(request.user, slug)
     back = reverse("dash-pairs", args=[slug])
     action = request.POST.get("action", "")
-    ids, query, matched = _selection(request, project)
+    confirmed = request.POST.get("confirm") == "1"
+    query = _selection_query(request)
     back_to_filter = f"{back}?{query}" if query else back
-    if request.POST.get("confirm") != "1":
-        preview = pair_bulk_preview(project=project, action=action, pair_ids=ids)
+    try:
+        ids, query, matched = _selection(request, project)
+        preview = (
+            None if confirmed else pair_bulk_preview(project=project, action=action, pair_ids=ids)
+        )
+    except Invalid as error:  # nothing ticked, no action chosen, a bad id or filter
+        messages.error(request, f"Nothing changed: {error.message}")
+        return HttpResponseRedirect(back_to_filter)
+    if preview is not None:
         context = {
             "project": project,
             "preview": preview,
