@@ -48,8 +48,8 @@ def lead_pages(project) -> list[tuple[str, str]]:
         ("judge-edit", reverse("judge-edit", args=[slug, judge.pk])),
         ("template-edit", reverse("template-edit", args=[slug, "mmrb2-t2i"])),
     ]
-    for name in ["dash-overview", "dash-disagreements", "dash-agreement", "dash-judges",
-                 "dash-models", "dash-hours", "dash-exports", "project-data",
+    for name in ["dash-overview", "dash-pairs", "dash-disagreements", "dash-agreement",
+                 "dash-judges", "dash-models", "dash-hours", "dash-exports", "project-data",
                  "project-settings", "project-members", "task-new", "run-list", "ensemble",
                  "judge-list", "judge-new", "template-list", "template-new"]:  # fmt: skip
         pages.append((name, reverse(name, args=[slug])))
