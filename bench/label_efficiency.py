@@ -55,169 +55,27 @@ import json
 import math
 import sys
 import time
-from dataclasses import dataclass, field
 from statistics import NormalDist
 
 import numpy as np
 
-from bench.common import MMRB2, ROOT
-from metrics.judge_ppi import MIN_RATED, judge_sample, leave_one_out_predictions, side_shares
+from bench.label_pools import (
+    DIFFICULTY_SD,
+    MJBENCH,
+    MMRB2,
+    SKILLS,
+    SWEEP,
+    Pool,
+    mjbench_pool,
+    simulate_mmrb2,
+)
+from metrics.judge_ppi import MIN_RATED
 from metrics.ppi import active_mean, classical_mean, pool_mean, ratings_needed
-
-MJBENCH = ROOT.parent / "shared" / "datasets" / "mjbench"
-MJBENCH_MODELS = [
-    "aesthetics",
-    "blipscore",
-    "clipscore_v2",
-    "hps_v2.1",
-    "ImageReward",
-    "pickscore_v1",
-]
-MJBENCH_SUBSETS = ["blur", "human", "mpii", "nsfw", "object_indoor", "toxic"]
-MMRB2_SETS = ["t2i", "edit", "interleaved", "reasoning"]
 
 DEFAULT_BUDGETS = [50, 100, 200, 400]
 ACTIVE_FROM = 100  # rated pairs: an active interval is shown only from here (issue 27)
 UNIFORM_FLOOR = 0.8  # share of the active weight spread uniformly, so every pair can be drawn
 Z = NormalDist().inv_cdf(0.975)
-
-# The MMRB2 simulation's judges and coefficients (logit scale), fixed before any replay.
-SKILLS = np.linspace(0.55, 0.90, 13)
-CLARITY_WEIGHT = 2.0
-DIFFICULTY_SD = 3.0
-SWEEP = [1.0, 2.0, 3.0, 4.0]
-OWN_VIEW_SD = 0.75
-POSITION_BIAS_MAX = 0.6
-GRADE_VALUE = {"A": 1.0, "B": 0.5, "C": 0.0}
-
-
-@dataclass
-class Pool:
-    """One task's pool: per judge Y and f on every pair (every pair carries the experts' label),
-    and the panel's uncertainty per pair."""
-
-    name: str
-    judges: list[str]
-    y: np.ndarray  # judges x pairs
-    f: np.ndarray  # judges x pairs
-    uncertainty: np.ndarray  # pairs
-    consensus: float  # accuracy of the whole panel's soft majority
-    skills: list[float | None] = field(default_factory=list)
-
-    @property
-    def size(self) -> int:
-        return int(self.y.shape[1])
-
-
-def pool_from_choices(name: str, choices: dict, labels: dict, skills=None) -> Pool:
-    """choices: judge -> pair -> letters in the pair's own frame (reverse already flipped)."""
-    shares = {judge: {pair: side_shares(c) for pair, c in by_pair.items()}
-              for judge, by_pair in choices.items()}  # fmt: skip
-    predictions = leave_one_out_predictions(shares)
-    judges = list(shares)
-    samples = [judge_sample(shares[j], predictions[j], labels) for j in judges]
-    pairs = sorted(labels)
-    vote_a = np.array([sum(shares[j][p][0] for j in judges) for p in pairs])
-    vote_b = np.array([sum(shares[j][p][1] for j in judges) for p in pairs])
-    q = np.where(vote_a + vote_b > 0, vote_a / np.maximum(vote_a + vote_b, 1e-12), 0.5)
-    correct_side = np.where(np.array([labels[p] == "A" for p in pairs]), q, 1 - q)
-    consensus = float(np.mean((correct_side > 0.5) + 0.5 * (correct_side == 0.5)))
-    return Pool(
-        name=name,
-        judges=judges,
-        y=np.array([s.y for s in samples]),
-        f=np.array([s.f_pool for s in samples]),
-        uncertainty=1 - np.abs(2 * q - 1),
-        consensus=consensus,
-        skills=list(skills) if skills is not None else [None] * len(judges),
-    )
-
-
-# ---------------------------------------------------------------- MMRB2 simulation
-
-
-def expert_clarity(pair: dict) -> float:
-    """How clearly the real experts prefer the chosen response, 0 (split) to 1 (unanimous and
-    strong)."""
-    notes = pair["human_annotations"]
-    if isinstance(notes, list):  # three 1..6 scores, > 3.5 means A
-        return abs(sum(notes) / len(notes) - 3.5) / 2.5
-
-    def grade(ratings: list) -> float:
-        return sum(GRADE_VALUE[g] for g in ratings) / len(ratings) if ratings else 0.0
-
-    a, b = grade(notes["response_a_ratings"]), grade(notes["response_b_ratings"])
-    return min(abs(a - b), 1.0)
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-def _ability(skill: float, base: np.ndarray, bias: float) -> float:
-    """The judge's ability whose expected accuracy over the pool (both orders) is `skill`."""
-    low, high = -10.0, 10.0
-    for _ in range(60):
-        mid = (low + high) / 2
-        accuracy = 0.5 * float(np.mean(_sigmoid(mid + base + bias) + _sigmoid(mid + base - bias)))
-        low, high = (mid, high) if accuracy < skill else (low, mid)
-    return (low + high) / 2
-
-
-def simulate_mmrb2_task(task: str, rng: np.random.Generator, difficulty_sd: float) -> Pool:
-    pairs = json.loads((MMRB2 / f"{task}_response_only.json").read_text())["pairs"]
-    labels = {i: pair["chosen"] for i, pair in enumerate(pairs)}
-    clarity = np.array([expert_clarity(pair) for pair in pairs])
-    shared = CLARITY_WEIGHT * (clarity - clarity.mean()) + difficulty_sd * rng.standard_normal(
-        len(pairs)
-    )
-    first_is_label = np.array([labels[i] == "A" for i in range(len(pairs))])
-    choices: dict[str, dict[int, list[str]]] = {}
-    for skill in SKILLS:
-        base = shared + OWN_VIEW_SD * rng.standard_normal(len(pairs))
-        bias = float(rng.uniform(-POSITION_BIAS_MAX, POSITION_BIAS_MAX))
-        ability = _ability(float(skill), base, bias)
-        # forward shows A first, reverse shows B first: the bias helps when the label is first
-        forward = rng.random(len(pairs)) < _sigmoid(
-            ability + base + np.where(first_is_label, bias, -bias)
-        )
-        reverse = rng.random(len(pairs)) < _sigmoid(
-            ability + base + np.where(first_is_label, -bias, bias)
-        )
-        choices[f"sim-{skill:.3f}"] = {
-            i: [_letter(labels[i], forward[i]), _letter(labels[i], reverse[i])]
-            for i in range(len(pairs))
-        }
-    return pool_from_choices(task, choices, labels, skills=SKILLS)
-
-
-def simulate_mmrb2(rng: np.random.Generator, difficulty_sd: float) -> list[Pool]:
-    return [simulate_mmrb2_task(task, rng, difficulty_sd) for task in MMRB2_SETS]
-
-
-def _letter(label: str, correct: bool) -> str:
-    return label if correct else ("B" if label == "A" else "A")
-
-
-# ---------------------------------------------------------------- MJ-Bench
-
-
-def mjbench_pool() -> Pool:
-    """The six models' preferred image per pair, all subsets in one pool; image 0 is A."""
-    side = {"0": "A", "1": "B"}
-    choices: dict[str, dict[int, list[str]]] = {model: {} for model in MJBENCH_MODELS}
-    labels: dict[int, str] = {}
-    for subset in MJBENCH_SUBSETS:
-        offset = len(labels)
-        for model in MJBENCH_MODELS:
-            rows = json.loads(
-                (MJBENCH / "personal" / "result" / model / f"{subset}0.0.json").read_text()
-            )
-            for i, row in enumerate(rows):
-                choices[model][offset + i] = [side.get(row["pred"], "tie")]  # a tie is wrong
-                if model == MJBENCH_MODELS[0]:
-                    labels[offset + i] = side[row["label"]]
-    return pool_from_choices("quality+safety", choices, labels)
 
 
 # ---------------------------------------------------------------- replays
