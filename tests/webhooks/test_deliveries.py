@@ -140,3 +140,20 @@ def test_a_destination_no_longer_allowed_receives_nothing(site, receiver, fire):
     site.destination.projects.clear()
     assert delivery_attempt(delivery_id=delivery.pk) == "failed"
     assert receiver.requests == []
+
+
+def test_celery_beat_sends_the_due_retries(site, receiver, fire, settings):
+    from config.celery import app
+    from webhooks.tasks import deliveries_retry
+
+    (entry,) = [e for e in settings.CELERY_BEAT_SCHEDULE.values() if "webhooks" in e["task"]]
+    assert entry["task"] == deliveries_retry.name and entry["task"] in app.tasks
+    subscribe(site)
+    receiver.statuses = [500]
+    with fire():
+        publish(site.project, "pair.decided", {"pair": 7})
+    Delivery.objects.update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+    with fire():
+        deliveries_retry.delay()
+    assert Delivery.objects.get().status == "delivered"
+    assert len(receiver.requests) == 2
