@@ -157,3 +157,18 @@ def test_celery_beat_sends_the_due_retries(site, receiver, fire, settings):
         deliveries_retry.delay()
     assert Delivery.objects.get().status == "delivered"
     assert len(receiver.requests) == 2
+
+
+def test_in_the_embedded_mode_the_next_event_sends_the_due_retries(site, receiver, fire):
+    subscribe(site)
+    receiver.statuses = [500]
+    with fire():
+        publish(site.project, "pair.decided", {"pair": 7})
+    first = Delivery.objects.get()
+    Delivery.objects.update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+    with fire():
+        publish(site.project, "pair.decided", {"pair": 8})
+    first.refresh_from_db()
+    assert (first.status, first.attempts) == ("delivered", 2)
+    assert Delivery.objects.filter(status="delivered").count() == 2
+    assert len(receiver.requests) == 3
