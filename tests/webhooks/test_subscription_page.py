@@ -184,3 +184,10 @@ def test_the_operator_adds_a_destination_from_the_command_line(site, capsys):
         call_command("webhook_destination_add", "ci", "--url", "ftp://example.org/")
     with pytest.raises(CommandError, match="needs a URL"):
         call_command("webhook_destination_add", "new-one", "--all-projects")
+
+
+def test_the_page_carries_the_project_tabs(site, client):
+    from tests.pages.test_navigation import TABS, tab_words
+
+    signed_in(client, site.lead)
+    assert set(TABS) <= set(tab_words(client.get(page(site)).content.decode()))
