@@ -1,6 +1,8 @@
 """The lead's dashboards: thin views over the selectors (the heavy pages' figures precomputed),
 the adjudication services and the dataset exports."""
 
+from dataclasses import replace
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404
@@ -146,9 +148,9 @@ def _queue_done(state: str) -> str:
 @login_required
 @require_POST
 def pair_decide_view(request, slug: str, pair_id: int):
-    """Decide the pair, or send it to one more annotator. Opened from the queue (its filter in
-    the query string), the next pair of that filter opens after it, or the queue when none is
-    left; otherwise the pair again."""
+    """Decide the pair, or send it to one more annotator; then the next pair of the queue's
+    filter opens (the one in the query string when opened from the queue, else the default:
+    every undecided pair), or the queue when none is left. A refused decision stays."""
     project = project_for_lead(request.user, slug)
     pair = Pair.objects.filter(project=project, pk=pair_id).only("external_id").first()
     if pair is None:
@@ -165,7 +167,8 @@ def pair_decide_view(request, slug: str, pair_id: int):
             pair_adjudicate(pair_id, request.user, request.POST.get("decision", ""), note)
             messages.success(request, f"Decision recorded for {pair.external_id}.")
         done = True
-    if done and queue.from_queue:
+    if done:
+        queue = replace(queue, from_queue=True)  # found elsewhere (the browser): on to the queue
         following = queue_following(project, pair_id, queue)
         if following is None:
             messages.info(request, _queue_done(queue.state))

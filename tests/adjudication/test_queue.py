@@ -1,7 +1,7 @@
-"""Adjudication as a queue: the queue shows the undecided pairs by default, a decision made on
-a pair opened from the queue opens the next undecided pair of the same filter, the last one
-lands back on the queue; the filter in the query string is parsed strictly, and the pages and
-the decision stay the project's leads' own."""
+"""Adjudication as a queue: the queue shows the undecided pairs by default, a decision opens
+the next undecided pair of the same filter (the default one for a pair found elsewhere), the
+last one lands back on the queue; the filter in the query string is parsed strictly, and the
+pages and the decision stay the project's leads' own."""
 
 import pytest
 from django.urls import reverse
@@ -121,13 +121,17 @@ def test_asking_one_more_annotator_moves_on_and_the_pair_waits_for_the_rating(cl
     assert _ids(project, state="waiting") == [queue[0]]
 
 
-def test_opened_outside_the_queue_a_decision_stays_on_the_pair(client, contested):
+def test_opened_outside_the_queue_a_decision_goes_on_to_the_queue(client, contested):
+    """A pair found elsewhere (the pair browser, a flag): once decided, the next undecided pair
+    of the queue opens, with the queue's filter from then on."""
     project, lead, ids = contested
     client.force_login(lead)
-    pair_id = ids[QUEUE[0]]
-    assert _decide(client, project, pair_id).url == _pair_url(project, pair_id)
-    answer = _decide(client, project, pair_id, "?reason=span", decision="drop")
-    assert answer.url == _pair_url(project, pair_id, "?reason=span")
+    queue = [ids[n] for n in QUEUE]
+    assert _decide(client, project, queue[0]).url == _pair_url(project, queue[1], "?from=queue")
+    # A filter given without the queue's origin is the queue's filter.
+    by_span = [ids[n] for n in BY_SPAN]
+    answer = _decide(client, project, by_span[1], "?reason=span", decision="drop")
+    assert answer.url == _pair_url(project, by_span[2], "?from=queue&reason=span")
 
 
 def test_a_refused_decision_stays_on_the_pair_with_its_filter(client, contested):
