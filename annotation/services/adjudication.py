@@ -17,13 +17,13 @@ from annotation.models import Adjudication, AnnotatorRequest, Flag, Rating
 from annotation.selectors import OPEN_STATUSES
 from annotation.services.consensus import (
     DECIDED_FIELDS,
+    decision_announce,
     decision_set,
     pairs_decide,
 )
 from content.models import Pair
 from core.errors import Invalid, Refused
 from projects.access import led_projects
-from projects.events import publish
 from projects.models import Project
 
 MAX_NOTE_CHARS = 10_000
@@ -93,18 +93,13 @@ def pair_adjudicate(pair_id: int, lead, decision: str, note: str) -> Adjudicatio
             adjudication = Adjudication.objects.create(
                 pair=pair, lead=lead, decision=decision, note=note
             )
+        before = (pair.status, pair.label)
         decision_set(pair, _scores(pair), adjudication, pair.project)
         pair.save(update_fields=[*DECIDED_FIELDS, "updated_at"])
         Flag.objects.filter(pair=pair, resolved_at__isnull=True).update(
             resolved_at=timezone.now(), resolved_by=lead
         )
-        publish(
-            pair.project,
-            "pair.decided",
-            {"pair": pair.pk, "external_id": pair.external_id, "task": pair.task_id,
-             "status": pair.status, "label": pair.label, "by": "adjudication"},
-            actor=lead,
-        )  # fmt: skip
+        decision_announce(pair, before, by="adjudication", actor=lead)
         return adjudication
 
 

@@ -10,6 +10,7 @@ from annotation.models import Adjudication, Rating
 from annotation.selectors import latest_adjudications
 from content.models import Pair
 from content.models.pair import PairStatus
+from projects.events import publish
 from projects.models import Project
 from projects.scale import side_of
 
@@ -81,6 +82,33 @@ def decision_set(
     else:
         pair.label = ""
         pair.decided_by = Pair.DecidedBy.NONE
+
+
+# A pair the experts still have to finish; a task with none left is complete.
+IN_THE_QUEUE = (PairStatus.QUEUED, PairStatus.IN_PROGRESS, PairStatus.COMPLETE)
+DECIDED = (PairStatus.KEPT, PairStatus.DROPPED)
+
+
+def decision_announce(pair: Pair, before: tuple[str, str], *, by: str, actor=None) -> None:
+    """Tell the project's listeners (projects/events.py) that the pair was decided (or decided
+    otherwise), and that its task is complete when it was the task's last pair in the
+    experts' queue. Called after the pair's new status is saved, with its (status, label)
+    before; silent when the decision did not change."""
+    status_before = before[0]
+    if pair.status not in DECIDED or (pair.status, pair.label) == before:
+        return
+    project = pair.project
+    publish(
+        project,
+        "pair.decided",
+        {"pair": pair.pk, "external_id": pair.external_id, "task": pair.task_id,
+         "status": pair.status, "label": pair.label, "by": by},
+        actor=actor,
+    )  # fmt: skip
+    if status_before in IN_THE_QUEUE and not (
+        Pair.objects.filter(task_id=pair.task_id, status__in=IN_THE_QUEUE).exists()
+    ):
+        publish(project, "task.complete", {"task": pair.task_id}, actor=actor)
 
 
 DECIDED_FIELDS = [
