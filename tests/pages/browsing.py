@@ -51,7 +51,8 @@ def lead_pages(project) -> list[tuple[str, str]]:
     for name in ["dash-overview", "dash-pairs", "dash-disagreements", "dash-agreement",
                  "dash-judges", "dash-models", "dash-hours", "dash-exports", "project-data",
                  "project-settings", "project-members", "task-new", "run-list", "ensemble",
-                 "judge-list", "judge-new", "template-list", "template-new"]:  # fmt: skip
+                 "judge-list", "judge-new", "template-list", "template-new",
+                 "project-webhooks"]:  # fmt: skip
         pages.append((name, reverse(name, args=[slug])))
     return pages
 

@@ -34,7 +34,7 @@ def test_every_project_page_has_the_same_tabs(client, lead_site):
             "dash-models", "dash-hours", "dash-exports", "run-list", "ensemble", "judge-list",
             "judge-new",
             "template-list", "template-new", "project-data", "project-members",
-            "project-settings", "task-new",
+            "project-settings", "task-new", "project-webhooks",
         )
     ] + [
         reverse("run-detail", args=[slug, run.pk]),
