@@ -53,9 +53,7 @@ def test_the_home_page_names_the_lead_pages_as_the_tabs_do(client, lead_site):
     project, lead = lead_site
     client.force_login(lead)
     page = client.get(reverse("home")).content.decode()
-    links = dict(
-        (text, href) for href, text in re.findall(r'<a href="([^"]+)">([^<]+)</a>', page)
-    )
+    links = dict((text, href) for href, text in re.findall(r'<a href="([^"]+)">([^<]+)</a>', page))
     assert links["Overview"] == reverse("dash-overview", args=[project.slug])
     assert links["Judges"] == reverse("dash-judges", args=[project.slug])  # as the tab
     assert links["Judge settings"] == reverse("judge-list", args=[project.slug])
