@@ -121,7 +121,12 @@ def delivery_attempt(*, delivery_id: int, now: datetime | None = None) -> str | 
         if not allowed:
             refusal = "the operator no longer allows this destination for the project"
         elif not secret:
-            refusal = f"the signing secret's variable ({destination.secret_env}) is not set"
+            # The lead sees last_error on the webhooks page: the variable's name is the
+            # operator's (server configuration), so it goes to the log only.
+            logger.warning(
+                "webhook destination %s: %s is not set", destination.name, destination.secret_env
+            )
+            refusal = "the destination's signing secret is not set on the server"
         if refusal:  # nothing is sent: counted as a failed attempt, retried while attempts last
             outcome = Outcome(False, None, refusal)
             _outcome_save(delivery, outcome, now=now, last=last or not allowed)
