@@ -68,3 +68,11 @@ def invitation_for_token(token: str, now: datetime) -> Invitation | None:
         .prefetch_related(Prefetch("tasks", queryset=Task.objects.order_by("slug")))
         .first()
     )
+
+
+def projects_by_slugs(listed: str) -> tuple[list[Project], list[str]]:
+    """The projects a comma-separated list of slugs names (an operator's command line), and the
+    slugs that name none, sorted."""
+    slugs = [slug.strip() for slug in listed.split(",") if slug.strip()]
+    projects = list(Project.objects.filter(slug__in=slugs))
+    return projects, sorted(set(slugs) - {project.slug for project in projects})

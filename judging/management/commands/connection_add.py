@@ -4,7 +4,7 @@ from core.errors import Invalid
 from judging.management.commands.judge_add import error_text
 from judging.models import Connection
 from judging.services.judges import connection_save
-from projects.models import Project
+from projects.selectors import projects_by_slugs
 
 
 class Command(BaseCommand):
@@ -33,9 +33,7 @@ class Command(BaseCommand):
             raise CommandError("a new connection needs --backend and --base-url")
         projects = None
         if options["projects"] is not None:
-            slugs = [slug.strip() for slug in options["projects"].split(",") if slug.strip()]
-            projects = list(Project.objects.filter(slug__in=slugs))
-            missing = sorted(set(slugs) - {project.slug for project in projects})
+            projects, missing = projects_by_slugs(options["projects"])
             if missing:
                 raise CommandError(f"no project {', '.join(missing)}")
         try:

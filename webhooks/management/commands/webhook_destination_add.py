@@ -2,7 +2,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from core.errors import Invalid
-from projects.models import Project
+from projects.selectors import projects_by_slugs
 from webhooks.services import destination_save
 
 
@@ -28,9 +28,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         projects = None
         if options["projects"] is not None:
-            slugs = [slug.strip() for slug in options["projects"].split(",") if slug.strip()]
-            projects = list(Project.objects.filter(slug__in=slugs))
-            missing = sorted(set(slugs) - {project.slug for project in projects})
+            projects, missing = projects_by_slugs(options["projects"])
             if missing:
                 raise CommandError(f"no project {', '.join(missing)}")
         try:
