@@ -95,18 +95,45 @@ def _text(parts: list | None) -> str | None:
     return None if parts is None else parts_to_text(parts)
 
 
-class ParquetTaskWriter:
-    def __init__(self, ledger: FileLedger, relative: str, images: ImageBytes):
-        self.ledger, self.relative, self.images = ledger, relative, images
-        self.schema = schema()
+class RowGroupWriter:
+    """One Parquet file written in row groups bounded by rows and image bytes: a subclass adds
+    each row's values to `columns` (and its images' size to `image_bytes`), then asks `_full`;
+    the ledger records the file once it is closed."""
+
+    def __init__(self, ledger: FileLedger, relative: str, table: pa.Schema, options: dict):
+        self.ledger, self.relative, self.schema = ledger, relative, table
         self.sink = ledger.open(relative)
-        self.writer = pq.ParquetWriter(self.sink, self.schema, **writer_options())
+        self.writer = pq.ParquetWriter(self.sink, table, **options)
         self._clear()
 
     def _clear(self) -> None:
-        self.columns: dict[str, list] = {name: [] for name, _type, _kind in COLUMNS}
+        self.columns: dict[str, list] = {name: [] for name in self.schema.names}
         self.rows = 0
         self.image_bytes = 0
+
+    def _full(self) -> bool:
+        return self.rows >= ROW_GROUP_ROWS or self.image_bytes >= ROW_GROUP_IMAGE_BYTES
+
+    def _flush(self) -> None:
+        if self.rows:
+            self.writer.write_batch(pa.RecordBatch.from_pydict(self.columns, schema=self.schema))
+        self._clear()
+
+    def close(self) -> None:
+        self._flush()
+        self.writer.close()
+        self.ledger.record(self.relative, self.sink)
+
+    def abort(self) -> None:
+        with contextlib.suppress(Exception):  # the folder is removed anyway
+            self.writer.close()
+        self.sink.close()
+
+
+class ParquetTaskWriter(RowGroupWriter):
+    def __init__(self, ledger: FileLedger, relative: str, images: ImageBytes):
+        self.images = images
+        super().__init__(ledger, relative, schema(), writer_options())
 
     def _images(self, parts: list | None, batch: RowBatch) -> list[dict]:
         images = []
@@ -120,7 +147,7 @@ class ParquetTaskWriter:
     def write(self, batch: RowBatch) -> None:
         for row in batch.rows:
             self._add(row, batch)
-            if self.rows >= ROW_GROUP_ROWS or self.image_bytes >= ROW_GROUP_IMAGE_BYTES:
+            if self._full():
                 self._flush()
 
     def _add(self, row: dict, batch: RowBatch) -> None:
@@ -161,18 +188,3 @@ class ParquetTaskWriter:
         for name, value in values.items():
             self.columns[name].append(value)
         self.rows += 1
-
-    def _flush(self) -> None:
-        if self.rows:
-            self.writer.write_batch(pa.RecordBatch.from_pydict(self.columns, schema=self.schema))
-        self._clear()
-
-    def close(self) -> None:
-        self._flush()
-        self.writer.close()
-        self.ledger.record(self.relative, self.sink)
-
-    def abort(self) -> None:
-        with contextlib.suppress(Exception):  # the folder is removed anyway
-            self.writer.close()
-        self.sink.close()

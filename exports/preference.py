@@ -21,20 +21,18 @@ the stored originals the other formats ship: a generator's name in a PNG text ch
 field would let a model learn the label from the file instead of the pixels. Each image is
 named by the hash of the bytes written (`images/<sha256>.<ext>`)."""
 
-import contextlib
 import hashlib
 import json
 from collections import defaultdict
 from pathlib import PurePosixPath
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from content.image_cleaning import clean_asset_bytes
 from content.models import Pair
 from exports.errors import ExportInvalid
 from exports.images import ImageRef
-from exports.parquet import ROW_GROUP_IMAGE_BYTES, ROW_GROUP_ROWS
+from exports.parquet import RowGroupWriter
 from exports.rows import RowBatch
 from exports.sink import FileLedger
 from projects.models import Task
@@ -155,23 +153,15 @@ def left_out_pairs(task: Task) -> dict[str, list[str]]:
     return left_out
 
 
-class PreferenceTaskWriter:
+class PreferenceTaskWriter(RowGroupWriter):
     """One task's `<task>.parquet`, in row groups bounded by rows and image bytes."""
 
     def __init__(self, ledger: FileLedger, relative: str, images: CleanImageBytes):
-        self.ledger, self.relative, self.images = ledger, relative, images
-        self.schema = schema()
-        self.sink = ledger.open(relative)
-        self.writer = pq.ParquetWriter(self.sink, self.schema, **writer_options())
+        self.images = images
         self.ties: list[str] = []
-        self._clear()
+        super().__init__(ledger, relative, schema(), writer_options())
 
     keeps = staticmethod(kept_with_side)
-
-    def _clear(self) -> None:
-        self.columns: dict[str, list] = {name: [] for name, _type, _f in COLUMNS}
-        self.rows = 0
-        self.image_bytes = 0
 
     def write(self, batch: RowBatch) -> None:
         for row in batch.rows:
@@ -180,7 +170,7 @@ class PreferenceTaskWriter:
                 self.ties.append(row["id"])
                 continue
             self._add(row, batch)
-            if self.rows >= ROW_GROUP_ROWS or self.image_bytes >= ROW_GROUP_IMAGE_BYTES:
+            if self._full():
                 self._flush()
 
     def _message(self, role: str, parts: list | None, batch: RowBatch) -> tuple[list, list]:
@@ -229,24 +219,9 @@ class PreferenceTaskWriter:
             self.columns[name].append(value)
         self.rows += 1
 
-    def _flush(self) -> None:
-        if self.rows:
-            self.writer.write_batch(pa.RecordBatch.from_pydict(self.columns, schema=self.schema))
-        self._clear()
-
     def left_out(self, task: Task) -> dict[str, list[str]]:
         """The task's pairs not in the file, by reason (call once the rows are written)."""
         reasons = left_out_pairs(task)
         if self.ties:
             reasons["tie"] = list(self.ties)
         return dict(sorted(reasons.items()))
-
-    def close(self) -> None:
-        self._flush()
-        self.writer.close()
-        self.ledger.record(self.relative, self.sink)
-
-    def abort(self) -> None:
-        with contextlib.suppress(Exception):  # the folder is removed anyway
-            self.writer.close()
-        self.sink.close()
