@@ -5,6 +5,7 @@ class FigurePage(models.TextChoices):
     AGREEMENT = "agreement", "Agreement"
     JUDGES = "judges", "Judges"
     MODELS = "models", "Models"
+    DISAGREEMENT = "disagreement", "Judges' disagreement with the experts (the pair browser)"
 
 
 class FigureSnapshot(models.Model):

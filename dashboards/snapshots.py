@@ -33,6 +33,7 @@ from content.models import Pair
 from core.outbox import dispatch_on_commit
 from dashboards.models import FigureSnapshot
 from dashboards.selectors.agreement import agreement
+from dashboards.selectors.judge_disagreement import judges_disagreement
 from dashboards.selectors.judges import judge_figures
 from dashboards.selectors.models import model_figures
 from judging.models import Judge, JudgeRun, JudgeRunChunk
@@ -40,7 +41,13 @@ from projects.models import Project, Task
 
 log = logging.getLogger(__name__)
 
-SELECTORS = {"agreement": agreement, "judges": judge_figures, "models": model_figures}
+SELECTORS = {
+    "agreement": agreement,
+    "judges": judge_figures,
+    "models": model_figures,
+    # Not a page: the pair browser's "judges disagree" sets (selectors/judge_disagreement.py).
+    "disagreement": judges_disagreement,
+}
 # Part of every data version: bump it when a selector's figures change shape, so that rows
 # pickled by the previous code are recomputed, never rendered by templates that expect more.
 FIGURES_SCHEMA = 2
@@ -55,8 +62,9 @@ def data_version(project: Project) -> str:
     ratings._pair_update, consensus.pairs_decide, the import), and every verdict write stamps
     its chunk (or, for a file import, makes a run)."""
     parts = [
+        # Count("*"), not of a column: PostgreSQL answers from the index pair_project_version.
         Pair.objects.filter(project=project).aggregate(
-            v=Max("updated_at"), n=Count("id"), r=Sum("rating_count")
+            v=Max("updated_at"), n=Count("*"), r=Sum("rating_count")
         ),
         # The project's judges and the operator's judges that ran on it (a rename shows).
         Judge.objects.filter(Q(project=project) | Q(runs__project=project))
@@ -149,12 +157,14 @@ def _compute(project: Project, page: str, version: str | None = None) -> tuple[s
     return version, figures, time.perf_counter() - started
 
 
-def figures_for(project: Project, page: str) -> Figures:
-    """The figures a view shows (see the module's docstring)."""
+def figures_for(project: Project, page: str, *, wait_for_first: bool = True) -> Figures:
+    """The figures a view shows (see the module's docstring). With wait_for_first=False,
+    never None: while the first figures are computed ahead they are computed here too (a
+    filter cannot say "come back later")."""
     version = data_version(project)
     row = FigureSnapshot.objects.filter(project=project, page=page).first()
     stored = _unpickled(row)  # None: no row yet, or written by code that no longer reads it
-    if row is not None and stored is None and _refreshing(row):
+    if row is not None and stored is None and _refreshing(row) and wait_for_first:
         # The first figures are being computed ahead (figures_prepare): wait for them
         # rather than compute them a second time in this request.
         return Figures(None, row.computed_at, 0.0, False)

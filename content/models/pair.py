@@ -129,6 +129,14 @@ class Pair(models.Model):
         ]
         indexes = [
             models.Index(fields=["project", "task", "status"]),
+            # The dashboards' data version (dashboards/snapshots.py::data_version) aggregates
+            # these columns over a project's pairs on every view: read from this index alone,
+            # not from rows made wide by their text (PostgreSQL; SQLite has no INCLUDE).
+            models.Index(
+                fields=["project"],
+                include=["updated_at", "rating_count"],
+                name="pair_project_version",
+            ),
             # The claim walks a task's open pairs, most rated first, and stops at the first
             # with a free slot.
             models.Index(

@@ -7,7 +7,9 @@ annotators and judges) and names each bad field, so a bad value is a form error,
 
 Query budget of a page, whatever its size: the count, the page's ids, its rows (task joined,
 the open-flag and adjudication marks as EXISTS columns), the project's tasks, annotators and
-judges for the form: six queries (asserted in tests/pair_browser/test_views.py).
+judges for the form: six queries (asserted in tests/pair_browser/test_views.py). The "judges
+disagree" filter reads its sets of pairs from the precomputed figures (dashboards/snapshots.py
+and selectors/judge_disagreement.py), never the verdicts: a fixed handful of queries more.
 
 Search: PostgreSQL full-text search (websearch syntax: words, "a phrase", -word, or; the
 `simple` configuration: words as written, no stemming, no stop words) over the stored vector
@@ -15,20 +17,23 @@ of `Pair.search_text` and its GIN index (content migration 0003), or an exact ex
 SQLite a case-insensitive substring of `search_text`.
 """
 
-import hashlib
+import json
+from array import array
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.db import connection
-from django.db.models import BooleanField, Count, Exists, F, Max, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, Exists, F, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from annotation.models import Adjudication, Flag, Rating
 from content.models import Pair
 from core.whole_numbers import whole_number
-from judging.models import Judge, JudgeRunChunk, Verdict
+from dashboards.selectors.judge_disagreement import ANY_JUDGE
+from dashboards.snapshots import Figures, figures_for
+from judging.models import Judge
 from projects.access import project_or_operator_wide
 from projects.models import Project
 from projects.scale import side_of
@@ -53,7 +58,6 @@ SORT_LABELS = {
 }
 SIDES = {"A": "A is better", "B": "B is better", "tie": "Tie"}
 YES_NO = {"yes": True, "no": False}
-ANY_JUDGE = "any"
 # The query-string fields of the filter (kept across pages, sorts, the CSV and bulk actions).
 FIELDS = (
     "q", "task", "status", "ratings_min", "ratings_max", "side", "span_min", "flagged", "gold",
@@ -203,31 +207,6 @@ def _adjudicated() -> Exists:
     return Exists(Adjudication.objects.filter(pair=OuterRef("pk")))
 
 
-def _judge_scope(project: Project, judge: str) -> Q:
-    """Verdicts of the chosen judge, or of any judge the project uses (ANY_JUDGE)."""
-    if judge == ANY_JUDGE:
-        return Q(judge__in=Judge.objects.filter(project_or_operator_wide(project)))
-    return Q(judge_id=int(judge))
-
-
-def _judges_disagree(project: Project, judge: str) -> Q:
-    """Pairs the experts decided (label A or B) on which a judge (of those the project uses,
-    or the chosen one) names the other side in more of its answers than it names theirs,
-    over both orders and every sample."""
-    verdicts = Verdict.objects.filter(pair=OuterRef("pk"), choice__in=("A", "B"))
-    verdicts = verdicts.filter(_judge_scope(project, judge))
-    against = (
-        verdicts.values("judge")
-        .annotate(
-            answers=Count("pk"),
-            with_experts=Count("pk", filter=Q(choice=OuterRef("label"))),
-        )
-        .filter(answers__gt=2 * F("with_experts"))
-        .values("judge")
-    )
-    return Q(label__in=("A", "B")) & Q(Exists(against))
-
-
 # PostgreSQL's stored vector of `search_text` (content migration 0003; not a model field, as
 # SQLite has no such type). The table's own name: browser_pairs is never used as a subquery.
 _MATCHES = (
@@ -242,61 +221,29 @@ def _search(pairs: QuerySet[Pair], text: str) -> QuerySet[Pair]:
     return pairs.filter(search_text__icontains=text)
 
 
-JUDGE_SET_SECONDS = 24 * 3600
+def judges_disagreement_now(project: Project) -> Figures:
+    """The judges' disagreement sets (selectors/judge_disagreement.py) as precomputed: current,
+    or, while a refresh runs behind, the last ones with the time they were computed."""
+    return figures_for(project, "disagreement", wait_for_first=False)
 
 
-def _judges_disagree_version(project: Project) -> str:
-    """What the set of pairs the judges disagree on depends on (three aggregates, none over
-    the verdicts of the project): its pairs' labels (every label change saves `updated_at`),
-    the newest verdict anywhere, and the latest verdicts stored by its runs' chunks (a retried
-    trial updates its row and stamps its chunk)."""
-    pairs = Pair.objects.filter(project=project).aggregate(v=Max("updated_at"), n=Count("id"))
-    newest = Verdict.objects.aggregate(v=Max("id"))["v"]
-    chunks = JudgeRunChunk.objects.filter(run__project=project).aggregate(
-        v=Max("verdicts_stored_at"), n=Count("id")
-    )
-    judges = Judge.objects.filter(project_or_operator_wide(project)).count()
-    return f"{pairs['v']}/{pairs['n']}/{newest}/{chunks['v']}/{chunks['n']}/{judges}"
+def _among(ids: array) -> Q:
+    """The pair's id is one of `ids`, passed as one parameter (not an IN list of tens of
+    thousands of values)."""
+    param: list[int] | str
+    if connection.vendor == "postgresql":
+        sql, param = "annotation_pair.id = ANY(%s)", list(ids)
+    else:
+        sql = "annotation_pair.id IN (SELECT value FROM json_each(%s))"
+        param = json.dumps(list(ids))
+    return Q(RawSQL(sql, (param,), output_field=BooleanField()))
 
 
-def _judges_disagree_ids(project: Project, judge: str) -> list[int]:
-    """`_judges_disagree`'s pairs in one pass over the verdicts, grouped by pair and judge
-    (twice as fast as a subquery per pair when every pair is asked about)."""
-    verdicts = Verdict.objects.filter(
-        pair__project=project, pair__label__in=("A", "B"), choice__in=("A", "B")
-    )
-    verdicts = verdicts.filter(_judge_scope(project, judge))
-    against = (
-        verdicts.values("pair_id", "judge_id")
-        .annotate(
-            answers=Count("pk"),
-            with_experts=Count("pk", filter=Q(choice=F("pair__label"))),
-        )
-        .filter(answers__gt=2 * F("with_experts"))
-        .values_list("pair_id", flat=True)
-    )
-    return sorted(set(against))
-
-
-def _judges_disagree_filter(project: Project, judge: str) -> Q:
-    """`_judges_disagree` as a filter. On PostgreSQL its set of pairs is computed once per
-    version of the data (`_judges_disagree_version`) and kept in the cache: at ten times
-    MMRB2 it reads every one of the project's 1.8 million verdicts, seconds of work that the
-    next pages, sorts and filters then skip (bench/pair_browser.py)."""
-    if connection.vendor != "postgresql":
-        return _judges_disagree(project, judge)
-    version = hashlib.sha1(_judges_disagree_version(project).encode()).hexdigest()
-    key = f"pair-browser:judges-disagree:{project.pk}:{judge}:{version}"
-    ids = cache.get(key)
-    if ids is None:
-        ids = _judges_disagree_ids(project, judge)
-        cache.set(key, ids, JUDGE_SET_SECONDS)
-    # One array parameter, not an IN list of tens of thousands of values.
-    return Q(RawSQL("annotation_pair.id = ANY(%s)", (ids,), output_field=BooleanField()))
-
-
-def browser_pairs(project: Project, filters: BrowserFilters) -> QuerySet[Pair]:
-    """The project's pairs that pass `filters`, in its order (id last, for a stable page)."""
+def browser_pairs(
+    project: Project, filters: BrowserFilters, disagreement: Figures | None = None
+) -> QuerySet[Pair]:
+    """The project's pairs that pass `filters`, in its order (id last, for a stable page).
+    `disagreement`: the judges' sets when the caller has read them already."""
     pairs = Pair.objects.filter(project=project)
     f = filters
     if f.q:
@@ -330,7 +277,9 @@ def browser_pairs(project: Project, filters: BrowserFilters) -> QuerySet[Pair]:
         rated = Rating.objects.filter(pair=OuterRef("pk"), annotator_id=f.annotator_id)
         pairs = pairs.filter(Exists(rated))
     if f.judge:
-        pairs = pairs.filter(_judges_disagree_filter(project, f.judge))
+        sets = (disagreement or judges_disagreement_now(project)).figures or {}
+        # A judge made since the sets were computed has no verdicts in them yet.
+        pairs = pairs.filter(_among(sets.get(f.judge, array("q"))))
     (column,) = SORTS[f.sort]
     ordering = F(column).desc(nulls_last=True) if f.descending else F(column).asc(nulls_last=True)
     tiebreak = "-id" if f.descending else "id"
@@ -350,13 +299,18 @@ class BrowserPage:
     total: int
     page: int
     pages: int
+    # Set when the "judges disagree" filter used sets computed before the latest data change
+    # (a refresh runs behind): when they were computed.
+    judges_as_of: datetime | None = None
 
 
 def browser_page(project: Project, filters: BrowserFilters) -> BrowserPage:
-    """One page of `browser_pairs` (three queries whatever the page size; past the last page,
-    the last). The page's ids are found first, then only those rows are read with their
-    marks: an offset deep into the table skips bare ids, not rows with their EXISTS columns."""
-    pairs = browser_pairs(project, filters)
+    """One page of `browser_pairs` (three queries whatever the page size, and the precomputed
+    judges' sets when that filter is on; past the last page, the last). The page's ids are
+    found first, then only those rows are read with their marks: an offset deep into the
+    table skips bare ids, not rows with their EXISTS columns."""
+    disagreement = judges_disagreement_now(project) if filters.judge else None
+    pairs = browser_pairs(project, filters, disagreement)
     total = pairs.count()
     pages = max(1, -(-total // filters.size))
     page = min(filters.page, pages)
@@ -371,7 +325,10 @@ def browser_page(project: Project, filters: BrowserFilters) -> BrowserPage:
     rows: list = [by_id[pk] for pk in ids if pk in by_id]
     for pair in rows:
         pair.side = _side(pair.consensus_mean, project.center)
-    return BrowserPage(rows=rows, total=total, page=page, pages=pages)
+    as_of = None
+    if disagreement is not None and not disagreement.current:
+        as_of = disagreement.computed_at
+    return BrowserPage(rows=rows, total=total, page=page, pages=pages, judges_as_of=as_of)
 
 
 CSV_HEADER = [

@@ -31,9 +31,10 @@ def test_a_decision_computes_every_page_ahead_and_the_page_waits_for_it(client, 
     project, lead = rated
     pair = Pair.objects.filter(project=project).first()
     pair_adjudicate(pair.pk, lead, "keep_a", "the left one follows the prompt")
-    assert sorted(page for _, page in started) == ["agreement", "judges", "models"]
+    pages = ["agreement", "disagreement", "judges", "models"]  # and the pair browser's sets
+    assert sorted(page for _, page in started) == pages
     assert (
-        FigureSnapshot.objects.filter(project=project, refreshing_since__isnull=False).count() == 3
+        FigureSnapshot.objects.filter(project=project, refreshing_since__isnull=False).count() == 4
     )
 
     client.force_login(lead)
@@ -52,11 +53,11 @@ def test_a_decision_computes_every_page_ahead_and_the_page_waits_for_it(client, 
 def test_an_import_or_a_finished_run_starts_the_refresh_once_per_page(rated, started):
     project, _lead = rated
     publish(project, "import.finished", {"job": 1})
-    assert len(started) == 3
+    assert len(started) == 4
     publish(project, "run.finished", {"run": 1})  # the first refreshes still hold the rows
-    assert len(started) == 3
+    assert len(started) == 4
     publish(project, "export.ready", {"job": 1})  # moves no figure
-    assert len(started) == 3
+    assert len(started) == 4
 
 
 def test_nothing_is_computed_ahead_when_turned_off(rated, started, settings):
