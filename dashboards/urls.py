@@ -2,7 +2,7 @@ from django.urls import path
 
 from dashboards import views
 from dashboards.views import pair_browser
-from dashboards.views.annotator import annotator_page
+from dashboards.views.annotator import annotator_page, annotator_pause_view
 
 urlpatterns = [
     path("projects/<slug:slug>/", views.overview_page, name="dash-overview"),
@@ -24,6 +24,11 @@ urlpatterns = [
         "projects/<slug:slug>/pairs/<int:pair_id>/decide/",
         views.pair_decide_view,
         name="dash-pair-decide",
+    ),
+    path(
+        "projects/<slug:slug>/tasks/<slug:task_slug>/pause/<int:user_id>/",
+        annotator_pause_view,
+        name="dash-pause",
     ),
     path(
         "projects/<slug:slug>/tasks/<slug:task_slug>/readmit/<int:annotator_id>/",

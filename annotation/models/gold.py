@@ -44,8 +44,8 @@ class GoldAnswer(models.Model):
 
 
 class AnnotatorPause(models.Model):
-    """An annotator's access to a task held back after failing its gold checks, until a lead
-    re-admits them. Their ratings stay; only new claims are refused."""
+    """An annotator's access to a task held back, after failing its gold checks or by a lead's
+    hand, until a lead re-admits them. Their ratings stay; only new claims are refused."""
 
     task = models.ForeignKey("projects.Task", on_delete=models.CASCADE, related_name="pauses")
     annotator = models.ForeignKey(
@@ -53,6 +53,10 @@ class AnnotatorPause(models.Model):
     )
     reason = models.TextField()
     paused_at = models.DateTimeField(auto_now_add=True)
+    # The lead who paused them by hand; empty when the task's gold rule did.
+    paused_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     readmitted_at = models.DateTimeField(null=True, blank=True)
     readmitted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -115,7 +115,7 @@ def _resume(user, task: Task, now: datetime) -> Assignment | None:
 def assignment_claim(user, task: Task, *, now: datetime | None = None) -> Assignment | None:
     """The user's next assignment in the task (their current lease if they have one; a gold
     check when one is due), or None when nothing is left for them, a failed gold check
-    paused their access to the task, or the task is archived."""
+    (or a lead) paused their access to the task, or the task is archived."""
     for _attempt in range(_BUSY_RETRIES):
         with transaction.atomic():
             outcome = _claim_once(user, task, now or timezone.now())

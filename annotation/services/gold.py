@@ -21,7 +21,7 @@ from content.importing.errors import ImportFailed
 from content.models import Pair
 from core.errors import Invalid, Refused
 from projects.events import publish
-from projects.models import Task
+from projects.models import Membership, Task
 from projects.scale import answers_expected_side
 
 GOLD_DRAWN_FROM = 1000  # a gold check is drawn at random among this many left to the annotator
@@ -286,6 +286,34 @@ def gold_review(user, task: Task) -> AnnotatorPause | None:
             return pause
     except IntegrityError:
         return annotator_paused(user, task)  # paused by a concurrent answer of theirs
+
+
+PAUSE_REASON_CHARS = 500
+
+
+def annotator_pause(task: Task, annotator_id: int, *, by, reason: str) -> AnnotatorPause:
+    """A lead holds an annotator back from the task (their ratings stay; new claims are
+    refused) until a lead re-admits them. Pausing someone already paused changes nothing.
+    Raises Invalid for an empty or over-long reason, Refused when the user is not one of the
+    project's annotators."""
+    reason = " ".join(str(reason).split())
+    if not reason:
+        raise Invalid("Say why, for the other leads and the annotator's record.")
+    if len(reason) > PAUSE_REASON_CHARS:
+        raise Invalid(f"The reason is at most {PAUSE_REASON_CHARS} characters.")
+    if not Membership.objects.filter(
+        project_id=task.project_id, user_id=annotator_id, role=Membership.Role.ANNOTATOR
+    ).exists():
+        raise Refused("Only the project's annotators can be paused.")
+    try:
+        with transaction.atomic():
+            return AnnotatorPause.objects.create(
+                task=task, annotator_id=annotator_id, reason=reason, paused_by=by
+            )
+    except IntegrityError:  # paused already (the gold rule, another lead)
+        return AnnotatorPause.objects.get(
+            task=task, annotator_id=annotator_id, readmitted_at__isnull=True
+        )
 
 
 def annotator_readmit(task: Task, annotator_id: int, *, by) -> bool:

@@ -220,7 +220,7 @@ def annotator_figures(project: Project, user, *, page: int = 1) -> dict[str, Any
     gold, gold_answers = _gold(project, user, tasks)
     pauses = list(
         AnnotatorPause.objects.filter(task__project=project, annotator=user)
-        .select_related("readmitted_by")
+        .select_related("readmitted_by", "paused_by")
         .order_by("-paused_at", "-id")
     )
     qualifications = {
@@ -271,6 +271,8 @@ def annotator_figures(project: Project, user, *, page: int = 1) -> dict[str, Any
         "annotator": user,
         "member": membership is not None,
         "role": membership.get_role_display() if membership else None,
+        # annotation.services.gold.annotator_pause's rule: only annotators are paused.
+        "can_pause": bool(membership and membership.role == Membership.Role.ANNOTATOR),
         "tasks": task_rows,
         "overall": _agreement(all_rows, user.pk, center),
         "speed": speed,

@@ -1,14 +1,27 @@
 """An annotator's page for the project's leads (issue 28): one person's ratings, agreement
-with the other experts, speed, gold checks, flags and access, with the re-admit action."""
+with the other experts, speed, gold checks, flags and access, with the pause action (re-admit is
+dashboards.views.readmit_view, shared with the agreement page)."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from annotation.selectors import project_for_lead
+from annotation.services.gold import annotator_pause
+from core.page_errors import refusal_as_message
 from core.whole_numbers import whole_number
 from dashboards.selectors.annotator import annotator_figures, project_annotator
+
+
+def _lead_project(user, slug: str):
+    try:
+        return project_for_lead(user, slug)
+    except PermissionDenied:
+        raise Http404("no such annotator in this project") from None
 
 
 @login_required
@@ -16,13 +29,24 @@ def annotator_page(request, slug: str, user_id: int):
     """404 for anyone but the project's leads (its annotators included: the page is about
     people, so nobody else learns whether an id belongs to the project) and for a user who is
     neither a member nor a former member who rated here."""
-    try:
-        project = project_for_lead(request.user, slug)
-    except PermissionDenied:
-        raise Http404("no such annotator in this project") from None
+    project = _lead_project(request.user, slug)
     annotator = project_annotator(project, user_id)
     if annotator is None:
         raise Http404("no such annotator in this project")
     page = whole_number(request.GET.get("page", "")) or 1
     figures = annotator_figures(project, annotator, page=page)
     return render(request, "dashboards/annotator.html", {"project": project, **figures})
+
+
+@login_required
+@require_POST
+def annotator_pause_view(request, slug: str, task_slug: str, user_id: int):
+    """A lead pauses an annotator in one task, saying why; 404 as the page for anyone else."""
+    project = _lead_project(request.user, slug)
+    task = project.tasks.filter(slug=task_slug).first()
+    if task is None or project_annotator(project, user_id) is None:
+        raise Http404("no such annotator in this project")
+    with refusal_as_message(request, "Not paused: "):
+        annotator_pause(task, user_id, by=request.user, reason=request.POST.get("reason", ""))
+        messages.success(request, f"Paused in {task.name}: they get no new pair until re-admitted.")
+    return redirect(f"{reverse('dash-annotator', args=[slug, user_id])}#quality")
