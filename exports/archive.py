@@ -24,6 +24,7 @@ def export_archive(
     task_slug: str | None = None,
     include_dropped: bool = False,
     with_verdicts: bool = False,
+    include_archived: bool = True,
 ) -> Path:
     """Export into a temporary folder and zip it; the path of the zip, which the caller
     moves or deletes."""
@@ -39,6 +40,7 @@ def export_archive(
             task_slug=task_slug,
             include_dropped=include_dropped,
             with_verdicts=with_verdicts,
+            include_archived=include_archived,
         )
         handle, name = tempfile.mkstemp(
             prefix=f"arbiter-{project.slug}-", suffix=".zip", dir=temp_root

@@ -34,10 +34,11 @@ def export_job_start(
     task_slug: str | None = None,
     include_dropped: bool = False,
     with_verdicts: bool = False,
+    include_archived: bool = True,
 ) -> ExportJob:
     """Record the job and enqueue it once the transaction commits. Bad options are refused
     here, with a message for the user, rather than as a failed job later."""
-    tasks = export_tasks(project, file_format, task_slug)
+    tasks = export_tasks(project, file_format, task_slug, include_archived=include_archived)
     task = tasks[0] if task_slug else None
     from exports.tasks import export_job  # the tasks module imports this one
 
@@ -49,6 +50,7 @@ def export_job_start(
             task=task,
             include_dropped=include_dropped,
             with_verdicts=with_verdicts,
+            include_archived=include_archived,
         )
         enqueue_on_commit(export_job, ExportJob, [job.pk])
     return job
@@ -80,6 +82,7 @@ def export_job_run(job_id: int) -> None:
             task_slug=job.task.slug if job.task else None,
             include_dropped=job.include_dropped,
             with_verdicts=job.with_verdicts,
+            include_archived=job.include_archived,
         )
         try:
             summary = _counts(archive)

@@ -33,6 +33,8 @@ class ExportJob(models.Model):
     file_format = models.CharField(max_length=16, choices=Format.choices, default=Format.JSONL)
     task = models.ForeignKey("projects.Task", null=True, blank=True, on_delete=models.CASCADE)
     include_dropped = models.BooleanField(default=False)
+    # Archived tasks are exported unless left out (a task named explicitly always is).
+    include_archived = models.BooleanField(default=True)
     with_verdicts = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     # The archive's name relative to MEDIA_ROOT (exports/<job id>/<slug>-<format>.zip).

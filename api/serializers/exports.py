@@ -16,6 +16,9 @@ class ExportStartSerializer(serializers.Serializer):
     )
     include_dropped = serializers.BooleanField(default=False)
     with_verdicts = serializers.BooleanField(default=False)
+    include_archived = serializers.BooleanField(
+        default=True, help_text="Archived tasks too (a task named in `task` always is)."
+    )
 
 
 class ExportJobSerializer(serializers.ModelSerializer):
@@ -38,8 +41,8 @@ class ExportJobSerializer(serializers.ModelSerializer):
         model = ExportJob
         fields = [
             "id", "status", "format", "task", "include_dropped", "with_verdicts",
-            "size_bytes", "summary", "error", "requested_by", "created_at", "started_at",
-            "finished_at", "url", "download",
+            "include_archived", "size_bytes", "summary", "error", "requested_by", "created_at",
+            "started_at", "finished_at", "url", "download",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -66,6 +66,7 @@ class ExportJobListView(ListModelMixin, _ExportJobs):
             task_slug=data.get("task"),
             include_dropped=data["include_dropped"],
             with_verdicts=data["with_verdicts"],
+            include_archived=data["include_archived"],
         )
         job = self.get_queryset().get(pk=job.pk)  # as it is now (done already when eager)
         return Response(

@@ -75,6 +75,7 @@ def _overview(project) -> dict:
     return {
         **figures,
         "export_tasks": [row["task"] for row in figures["by_task"]],
+        "export_has_archived": any(row["task"].archived_at for row in figures["by_task"]),
         "planner": judges.get("planner") if judges else None,
         "planner_target": judges.get("target_half_width") if judges else None,
     }
@@ -259,6 +260,7 @@ def export_start_view(request, slug: str):
             task_slug=None if task in ("", "all") else task,
             include_dropped=_flag(request.POST, "include_dropped"),
             with_verdicts=_flag(request.POST, "with_verdicts"),
+            include_archived=not _flag(request.POST, "without_archived"),
         )
         messages.success(request, "Export started; it appears below when ready.")
     return redirect("dash-exports", slug=slug)
@@ -269,11 +271,13 @@ def exports_page(request, slug: str):
     """The project's exports; htmx re-fetches the list while one is queued or running."""
     project = project_for_lead(request.user, slug)
     jobs = list(export_jobs_for_project(project)[:EXPORTS_SHOWN])
+    tasks = project.tasks.order_by("slug")  # read by the full page only, once
     context = {
         "project": project,
         "jobs": jobs,
         "active": any(job.active for job in jobs),
-        "export_tasks": project.tasks.order_by("slug"),
+        "export_tasks": tasks,
+        "export_has_archived": lambda: any(task.archived_at for task in tasks),
     }
     return render_fragment_or_page(
         request, "dashboards/_export_jobs.html", "dashboards/exports.html", context

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from exports.jobs import export_job_run, export_job_start
+from exports.jobs import export_job_path, export_job_run, export_job_start
 from exports.models import ExportJob
 from projects.models import Membership
 from tests.factories import member
@@ -176,3 +176,25 @@ def test_an_mmrb2_export_from_the_overview(client, rated, django_capture_on_comm
     assert {"manifest.json", "edit.json", "t2i.json"} <= set(names)
     benchmark = json.loads(archive.read("t2i.json"))
     assert {pair["chosen"] for pair in benchmark["pairs"]} <= {"A", "B"}
+
+
+def test_archived_tasks_are_exported_unless_the_lead_leaves_them_out(
+    client, rated, django_capture_on_commit_callbacks
+):
+    from django.utils import timezone
+
+    from projects.models import Task
+
+    Task.objects.filter(project__slug="exp", slug="edit").update(archived_at=timezone.now())
+    client.force_login(rated.lead)
+    page = client.get(reverse("dash-exports", args=["exp"])).content.decode()
+    assert 'name="without_archived"' in page  # offered only when a task is archived
+    _start(client, django_capture_on_commit_callbacks, format="jsonl")
+    _start(client, django_capture_on_commit_callbacks, format="jsonl", without_archived="1")
+    kept, left_out = ExportJob.objects.order_by("pk")
+    assert (kept.include_archived, left_out.include_archived) == (True, False)
+    names = {}
+    for job in (kept, left_out):
+        with zipfile.ZipFile(export_job_path(job)) as archive:
+            names[job.pk] = [n for n in archive.namelist() if n.endswith(".jsonl")]
+    assert names == {kept.pk: ["edit.jsonl", "t2i.jsonl"], left_out.pk: ["t2i.jsonl"]}
