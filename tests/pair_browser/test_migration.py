@@ -3,33 +3,22 @@
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from projects.models import Project, Task
+from tests.migration_steps import latest_schema_after, migrate_to  # noqa: F401  (a fixture)
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A real transaction: migrations cannot run inside the test's.
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("latest_schema_after"),
+]
 
 BEFORE = [("content", "0002_sample_draws")]
 AFTER = [("content", "0003_pair_search_text")]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
-@pytest.fixture(autouse=True)
-def back_to_the_latest_schema():
-    """The tests after this one (in a serial run, on the same database) need every migration."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 def test_existing_pairs_get_their_prompt_and_response_text_source_and_id():
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     # The projects app's tables stay at their latest schema: its own models make the rows.
     project = Project.objects.create(slug="p", name="P")
     task = Task.objects.create(project=project, slug="t", name="T").pk
@@ -51,7 +40,7 @@ def test_existing_pairs_get_their_prompt_and_response_text_source_and_id():
     pair.create(project_id=project, task_id=task, external_id="x-2", prompt=shipped_without_prompt,
                 response_a=b, response_b=a)  # fmt: skip
 
-    new = _migrate(AFTER)
+    new = migrate_to(AFTER)
     texts = dict(new.get_model("content", "Pair").objects.values_list("external_id", "search_text"))
     assert texts == {
         "x-1": "x-1\narena\nA lighthouse at dusk\nGulls over the rocks",

@@ -2,32 +2,21 @@
 that no project may use until the operator allows it, and leads leave the admin."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
-pytestmark = pytest.mark.django_db(transaction=True)
+from tests.migration_steps import latest_schema_after, migrate_to  # noqa: F401  (a fixture)
+
+# A real transaction: migrations cannot run inside the test's.
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("latest_schema_after"),
+]
 
 BEFORE = [("judging", "0003_verdict_covering_index"), ("annotation", "0005_export_job")]
 AFTER = [("judging", "0006_connections_constraints"), ("annotation", "0006_leads_leave_the_admin")]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
-@pytest.fixture(autouse=True)
-def back_to_the_latest_schema():
-    """The tests after this one (in a serial run, on the same database) need every migration."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 def test_global_judges_become_the_operators_with_unallowed_connections():
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     project = old.get_model("annotation", "Project").objects.create(slug="p", name="P")
     user_model = old.get_model("auth", "User")
     group = old.get_model("auth", "Group").objects.create(name="Leads")
@@ -50,7 +39,7 @@ def test_global_judges_become_the_operators_with_unallowed_connections():
     template.objects.create(name="house", version=1, answer_format="json", body="v1")
     template.objects.create(name="house", version=2, answer_format="json", body="v2")
 
-    new = _migrate(AFTER)
+    new = migrate_to(AFTER)
     judges = {j.name: j for j in new.get_model("judging", "Judge").objects.all()}
     assert all(j.project_id is None for j in judges.values())  # the operator's now
     assert judges["evil"].connection_id == judges["same"].connection_id
