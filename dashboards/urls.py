@@ -3,6 +3,7 @@ from django.urls import path
 from dashboards import views
 from dashboards.views import pair_browser
 from dashboards.views.annotator import annotator_page, annotator_pause_view
+from dashboards.views.own_work import own_work_page
 
 urlpatterns = [
     path("projects/<slug:slug>/", views.overview_page, name="dash-overview"),
@@ -48,6 +49,8 @@ urlpatterns = [
         annotator_page,
         name="dash-annotator",
     ),
+    # The expert's own page (any member, about themselves only): dashboards/views/own_work.py.
+    path("projects/<slug:slug>/me/", own_work_page, name="own-work"),
     path("projects/<slug:slug>/exports/", views.exports_page, name="dash-exports"),
     path(
         "projects/<slug:slug>/exports/start/",

@@ -1,0 +1,28 @@
+"""The expert's own page (issue 29): their work in one project of theirs, for them alone.
+
+It lives with the dashboards because it reads the hours page's computation
+(dashboards.selectors.hours), which the annotation app, below the dashboards in the layers,
+may not import."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import render
+from django.utils import timezone
+
+from dashboards.selectors.own_work import own_membership, own_work_figures
+
+
+@login_required
+def own_work_page(request, slug: str):
+    """The signed-in user's own figures in a project they are a member of (any role). Any
+    other slug, an existing project included, is the 404 of a project that does not exist."""
+    membership = own_membership(request.user, slug)
+    if membership is None:
+        raise Http404("no such project")
+    project = membership.project
+    figures = own_work_figures(project, request.user, now=timezone.now())
+    return render(
+        request,
+        "dashboards/own_work.html",
+        {"project": project, "membership": membership, **figures},
+    )
