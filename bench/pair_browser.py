@@ -66,7 +66,7 @@ def seed(pairs: int, judges: int) -> dict:
 
     from annotation.models import Adjudication, Assignment, Flag, GoldAnswer, Rating
     from annotation.services.consensus import pairs_decide
-    from content.models import Generator, Pair, Prompt, Response
+    from content.models import Generator, Pair, PairSearch, Prompt, Response
     from content.search_text import pair_search_text
     from judging.models import Judge
     from projects.models import Membership, Project, Task
@@ -106,6 +106,7 @@ def seed(pairs: int, judges: int) -> dict:
                 responses.append(Response(generator=rng.choice(generators), content=parts))
         Prompt.objects.bulk_create(prompts)
         Response.objects.bulk_create(responses)
+        texts = []
         for offset, prompt in enumerate(prompts):
             number = start + offset
             a, b = responses[2 * offset], responses[2 * offset + 1]
@@ -121,16 +122,21 @@ def seed(pairs: int, judges: int) -> dict:
                     source=prompt.source,
                     status=Pair.Status.CANDIDATE if rng.random() < 0.05 else Pair.Status.QUEUED,
                     reference_label=rng.choice(("A", "B", "")),
-                    search_text=pair_search_text(
-                        external_id=external_id,
-                        source=prompt.source,
-                        prompt=prompt.content,
-                        response_a=a.content,
-                        response_b=b.content,
-                    ),
+                )
+            )
+            texts.append(
+                pair_search_text(
+                    external_id=external_id,
+                    source=prompt.source,
+                    prompt=prompt.content,
+                    response_a=a.content,
+                    response_b=b.content,
                 )
             )
         Pair.objects.bulk_create(made)
+        PairSearch.objects.bulk_create(
+            [PairSearch(pair=pair, text=text) for pair, text in zip(made, texts, strict=True)]
+        )
         print(f"  {start + count} pairs", flush=True)
     queued = list(
         Pair.objects.filter(project=project, status=Pair.Status.QUEUED).values_list("pk", flat=True)

@@ -1,7 +1,7 @@
 """The text a lead searches a pair by (the pair browser): its prompt's and responses' text
-parts, its source and its external id, in one column (`Pair.search_text`) written when the
-pair is made. Prompts and responses are never edited after an import, so the column never goes
-stale; PostgreSQL indexes it for full-text search (content migration 0003)."""
+parts, its source and its external id, in one row of `PairSearch` written when the pair is
+made. Prompts and responses are never edited after an import, so the text never goes stale;
+PostgreSQL indexes it for full-text search (content migration 0005)."""
 
 # PostgreSQL refuses a tsvector over 1 MB; the start of a very long trace is enough to find it.
 MAX_SEARCH_CHARS = 200_000

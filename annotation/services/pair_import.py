@@ -60,7 +60,7 @@ from content.importing.images import (
     StagedImages,
     private_temp_folder,
 )
-from content.models import Asset, Generator, Pair, Prompt, Response
+from content.models import Asset, Generator, Pair, PairSearch, Prompt, Response
 from content.models.prompt import asset_storage_name
 from content.search_text import pair_search_text
 from projects.models import Project
@@ -436,7 +436,7 @@ def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> N
     summary.responses += len(responses)
     summary.graded_responses += sum(1 for r in responses if r.imported_grades)
 
-    pairs, adjudications = [], []
+    pairs, adjudications, searched_by = [], [], []
     for index, item in enumerate(new_records):
         record = item.record
         pair = Pair(
@@ -454,13 +454,15 @@ def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> N
             reference_label=record.reference,
             fingerprint=item.fingerprint,
             status=_initial_status(record, project, as_candidates, queue),
-            search_text=pair_search_text(
+        )
+        searched_by.append(
+            pair_search_text(
                 external_id=record.external_id,
                 source=record.prompt_source,
                 prompt=item.prompt_content,
                 response_a=item.content_a,
                 response_b=item.content_b,
-            ),
+            )
         )
         adjudication = imported_adjudication(record)
         decision_set(pair, record.scores, adjudication, project)
@@ -468,6 +470,10 @@ def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> N
         if adjudication is not None:
             adjudications.append((adjudication, pair))
     Pair.objects.bulk_create(pairs, batch_size=BATCH)
+    PairSearch.objects.bulk_create(
+        [PairSearch(pair=pair, text=text) for pair, text in zip(pairs, searched_by, strict=True)],
+        batch_size=BATCH,
+    )
     summary.pairs += len(pairs)
     for pair in pairs:
         summary.statuses[pair.status] = summary.statuses.get(pair.status, 0) + 1

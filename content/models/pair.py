@@ -90,10 +90,6 @@ class Pair(models.Model):
     draw = models.FloatField(default=uniform_draw)
     weight = models.FloatField(null=True, blank=True)
 
-    # What the pair browser searches (content/search_text.py): the text of the prompt and both
-    # responses, the source and the external id, written when the pair is made.
-    search_text = models.TextField(blank=True, default="")
-
     # SHA-256 of the imported record: re-importing the same record is a no-op.
     fingerprint = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -153,3 +149,19 @@ class Pair(models.Model):
         """How many ratings decide the pair: the project's N plus the extra annotators a lead
         asked for (pass the project when at hand, to save a query)."""
         return (project or self.project).annotators_per_pair + self.extra_annotators
+
+
+class PairSearch(models.Model):
+    """What the pair browser searches a pair by (content/search_text.py): the text of its prompt
+    and both responses, its source and its external id, written when the pair is made (content
+    never changes after an import). Kept apart from Pair: the text and, on PostgreSQL, its
+    stored full-text vector (content migration 0005, with its GIN index) are most of a pair's
+    bytes, and every dashboard scans the pairs' rows, never their text."""
+
+    pair = models.OneToOneField(
+        Pair, on_delete=models.CASCADE, primary_key=True, related_name="search"
+    )
+    text = models.TextField()
+
+    def __str__(self) -> str:
+        return f"search text of pair {self.pair_id}"

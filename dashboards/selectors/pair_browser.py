@@ -13,8 +13,8 @@ and selectors/judge_disagreement.py), never the verdicts: a fixed handful of que
 
 Search: PostgreSQL full-text search (websearch syntax: words, "a phrase", -word, or; the
 `simple` configuration: words as written, no stemming, no stop words) over the stored vector
-of `Pair.search_text` and its GIN index (content migration 0003), or an exact external id; on
-SQLite a case-insensitive substring of `search_text`.
+of `PairSearch.text` and its GIN index (content migration 0005), or an exact external id; on
+SQLite a case-insensitive substring of the text.
 """
 
 import json
@@ -29,7 +29,7 @@ from django.db.models import BooleanField, Exists, F, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from annotation.models import Adjudication, Flag, Rating
-from content.models import Pair
+from content.models import Pair, PairSearch
 from core.whole_numbers import whole_number
 from dashboards.selectors.judge_disagreement import ANY_JUDGE
 from dashboards.snapshots import Figures, figures_for
@@ -207,18 +207,23 @@ def _adjudicated() -> Exists:
     return Exists(Adjudication.objects.filter(pair=OuterRef("pk")))
 
 
-# PostgreSQL's stored vector of `search_text` (content migration 0003; not a model field, as
-# SQLite has no such type). The table's own name: browser_pairs is never used as a subquery.
-_MATCHES = (
-    "annotation_pair.search_vector @@ websearch_to_tsquery('simple'::regconfig, %s)"
-    " OR annotation_pair.external_id = %s"
+# PostgreSQL's stored vector of the search text (content migration 0005; not a model field, as
+# SQLite has no such type), searched through its GIN index.
+_MATCHING = (
+    "SELECT pair_id FROM content_pairsearch"
+    " WHERE search_vector @@ websearch_to_tsquery('simple'::regconfig, %s)"
 )
 
 
 def _search(pairs: QuerySet[Pair], text: str) -> QuerySet[Pair]:
+    """The pairs whose search text matches (content.PairSearch), or whose external id is the
+    text."""
+    found: RawSQL | QuerySet
     if connection.vendor == "postgresql":
-        return pairs.filter(RawSQL(_MATCHES, (text, text), output_field=BooleanField()))
-    return pairs.filter(search_text__icontains=text)
+        found = RawSQL(_MATCHING, (text,))
+    else:
+        found = PairSearch.objects.filter(text__icontains=text).values("pair_id")
+    return pairs.filter(Q(pk__in=found) | Q(external_id=text))
 
 
 def judges_disagreement_now(project: Project) -> Figures:

@@ -1,5 +1,6 @@
 """Content migration 0003 fills the searchable text of the pairs a database already holds
-(and, on PostgreSQL, their stored full-text vector), so the pair browser finds them."""
+(and, on PostgreSQL, their stored full-text vector), so the pair browser finds them; 0005
+moves text and vector to a table of their own (PairSearch), and back when migrated back."""
 
 import pytest
 from django.db import connection
@@ -53,3 +54,27 @@ def test_existing_pairs_get_their_prompt_and_response_text_source_and_id():
                 "websearch_to_tsquery('simple', 'lighthouse')"
             )
             assert cursor.fetchall() == [("x-1",)]
+
+    def _found(sql: str) -> list:
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+            return cursor.fetchall()
+
+    apart = migrate_to([("content", "0005_pair_search_apart")])
+    searched = apart.get_model("content", "PairSearch").objects
+    assert dict(searched.values_list("pair__external_id", "text")) == texts
+    if connection.vendor == "postgresql":
+        assert _found(
+            "SELECT p.external_id FROM content_pairsearch s JOIN annotation_pair p ON p.id = "
+            "s.pair_id WHERE s.search_vector @@ websearch_to_tsquery('simple', 'gulls') "
+            "ORDER BY 1"
+        ) == [("x-1",), ("x-2",)]
+
+    back = migrate_to([("content", "0004_pair_project_version")])
+    pairs = back.get_model("content", "Pair").objects
+    assert dict(pairs.values_list("external_id", "search_text")) == texts
+    if connection.vendor == "postgresql":
+        assert _found(
+            "SELECT external_id FROM annotation_pair WHERE search_vector @@ "
+            "websearch_to_tsquery('simple', 'lighthouse')"
+        ) == [("x-1",)]
