@@ -3,7 +3,10 @@
 // they keep working after htmx swaps in the next pair.
 //
 // Keyboard: a digit scores the highlighted row and stays there (moving on is an opt-in under
-// "View"), 0/Backspace clears it, j/k move between rows, ↑/↓ scroll the responses.
+// "View"), 0/Backspace clears it, j/k move between rows, ↑/↓ scroll the responses, z opens the
+// pair's first image in the viewer. Closing the viewer or the shortcuts hands the keyboard back
+// to the rating form (not to the image link or button that opened them, where Enter would open
+// them again instead of submitting).
 (function () {
   "use strict";
   const IDLE_AFTER_MS = 60000; // no input for a minute: the annotator is not rating
@@ -98,7 +101,9 @@
 
   function openDialog(id) {
     const dialog = document.getElementById(id);
-    if (dialog && !dialog.open) dialog.showModal();
+    if (!dialog || dialog.open) return;
+    focusRating(); // what the dialog gives the focus back to when it closes (see focusRating)
+    dialog.showModal();
   }
 
   function openPanel(id, focusSelector) {
@@ -107,6 +112,28 @@
     panel.open = true;
     const field = panel.querySelector(focusSelector);
     if (field) field.focus();
+  }
+
+  // The rating form takes the focus (not a row: arrows would change its score), so digits
+  // rate the highlighted row, Enter submits and Tab goes on to the scale. Called before a
+  // dialog opens too: a closing dialog gives the focus back to what had it, at once, while the
+  // `close` event comes a task later, when a fast Enter may already have gone elsewhere.
+  function focusRating() {
+    const form = ratingForm();
+    if (!form) return false;
+    if (!form.hasAttribute("tabindex")) form.tabIndex = -1;
+    form.focus({ preventScroll: true });
+    announce();
+    return true;
+  }
+
+  // The first image of the pair in reading order (the prompt's, then Left's, then Right's),
+  // opened by a click on its link as the expert would (viewer.js).
+  function openFirstImage() {
+    const first = ["#workspace .prompt", "#left", "#right"]
+      .map((scope) => document.querySelector(scope + " a.zoomable"))
+      .find(Boolean);
+    if (first) first.click();
   }
 
   function score(key) {
@@ -194,6 +221,19 @@
     const index = rows().indexOf(row);
     if (index >= 0 && index !== activeRow) highlight(index);
   });
+  // The viewer opens on a click on an image (or z, which clicks the first): the focus goes to
+  // the form first (capture phase, before viewer.js opens it), then comes back there on close.
+  document.addEventListener("click", (event) => {
+    const image = event.target.closest && event.target.closest("a.zoomable");
+    if (image && !(event.ctrlKey || event.metaKey || event.shiftKey || event.button)) focusRating();
+  }, true);
+  // The viewer would put the focus back on the image; the browser has already given it back to
+  // the form. This comes a task after the close: a key pressed since (s, r) keeps its field.
+  document.addEventListener("viewer:closed", (event) => {
+    if (!ratingForm()) return;
+    event.preventDefault();
+    if (!document.activeElement || document.activeElement === document.body) focusRating();
+  });
   document.addEventListener("toggle", (event) => {
     // A menu or panel that closes hands the keyboard back to the rating (Enter submits).
     const closed = event.target;
@@ -255,6 +295,7 @@
       r: () => form && form.elements.rationale && form.elements.rationale.focus(),
       s: () => openPanel("skip-panel", "input[name=skip_reason]:checked"),
       f: () => openPanel("flag-panel", "select"),
+      z: openFirstImage,
       "?": () => openDialog("shortcuts"),
     };
     if ((event.key === "ArrowDown" || event.key === "ArrowUp") && onPage) {

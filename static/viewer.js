@@ -6,6 +6,11 @@
 // the Left image: an editing task's input against an edit) three modes show both with ONE
 // transform, so the same region of each is in view: compare (c, side by side), flicker (x, one
 // stage, switches image) and swipe (w, the second drawn over the first, clipped at a slider).
+// [ and ] step to the previous / next image of the pair, in reading order: the prompt's, then
+// Left's, then Right's (no wrap-around: the ends are said, not jumped over).
+// Closing (Esc, Close, the backdrop) dispatches a cancelable `viewer:closed` on the dialog; a
+// page that takes the focus itself (the annotate page: back to the rating form) cancels it,
+// elsewhere the focus goes back to the image last shown.
 // Listeners sit on `document`: htmx replaces the workspace (and its images) on every pair.
 (function () {
   "use strict";
@@ -55,6 +60,14 @@
     const other = scope.id === "left" ? "#right" : "#left";
     const match = document.querySelectorAll(other + " a.zoomable")[index];
     return match ? { link: match, first: scope.id !== "right" } : null;
+  }
+
+  // The images [ and ] step through: the prompt's, Left's, Right's (page order inside each);
+  // an image outside those (a page without them) steps through every image of the page.
+  function gallery(link) {
+    const ordered = [".prompt", "#left", "#right"].flatMap((scope) =>
+      Array.from(document.querySelectorAll(scope + " a.zoomable")));
+    return ordered.includes(link) ? ordered : Array.from(document.querySelectorAll("a.zoomable"));
   }
 
   function stageSize() {
@@ -151,7 +164,14 @@
       compare: () => "comparing " + first.label + " and " + second.label,
       swipe: () => "swipe, " + second.label + " over " + first.label + " from " + view.split + " %",
     }[view.mode]();
-    const text = "Zoom " + Math.round(view.scale * 100) + " %" + (view.fitted ? " (fit)" : "") + ", " + doing;
+    say("Zoom " + Math.round(view.scale * 100) + " %" + (view.fitted ? " (fit)" : "") + ", " + doing + position());
+  }
+
+  function position() {
+    return view.count > 1 ? " (" + (view.index + 1) + " of " + view.count + ")" : "";
+  }
+
+  function say(text) {
     // A wheel spins through many zoom levels: the live region reads the one it settles on.
     clearTimeout(statusTimer);
     statusTimer = setTimeout(() => { part(".viewer-status").textContent = text; }, 150);
@@ -188,7 +208,7 @@
     two.querySelector(".viewer-label").textContent = paired ? second.label : "";
     part(".viewer-divider").hidden = view.mode !== "swipe";
     part(".viewer-split").hidden = view.mode !== "swipe";
-    part("[data-viewer-name]").textContent = view.images[0].alt + " · " + view.ref.w + " × " + view.ref.h;
+    part("[data-viewer-name]").textContent = view.images[0].alt + " · " + view.ref.w + " × " + view.ref.h + position();
     for (const mode of ["compare", "flicker", "swipe"]) {
       const button = part('[data-viewer="' + mode + '"]');
       button.disabled = !paired; // nothing to compare with: the modes are shown but off
@@ -212,6 +232,15 @@
     render();
   }
 
+  // [ / ]: the previous / next image of the pair, fitted, in the same mode when it has a
+  // counterpart too (compare step N of Left with step N of Right, then step N+1).
+  function step(delta) {
+    const all = gallery(view.opener);
+    const next = all[all.indexOf(view.opener) + delta];
+    if (next) open(next, view.mode);
+    else say((delta < 0 ? "First" : "Last") + " image of " + all.length + ", " + view.images[0].alt);
+  }
+
   const actions = {
     in: () => zoomTo(view.scale * STEP),
     out: () => zoomTo(view.scale / STEP),
@@ -224,24 +253,27 @@
 
   const keys = {
     "+": actions.in, "=": actions.in, "-": actions.out, _: actions.out, "0": fit, "1": actions.actual,
-    c: actions.compare, x: flicker, w: actions.swipe,
+    c: actions.compare, x: flicker, w: actions.swipe, "[": () => step(-1), "]": () => step(1),
     ArrowLeft: () => pan(stageSize()[0] * PAN_STEP, 0),
     ArrowRight: () => pan(-stageSize()[0] * PAN_STEP, 0),
     ArrowUp: () => pan(0, stageSize()[1] * PAN_STEP),
     ArrowDown: () => pan(0, -stageSize()[1] * PAN_STEP),
   };
 
-  function open(link) {
+  function open(link, mode) {
     const box = dialog();
     if (!box) return;
     const match = counterpart(link);
     const opened = describe(link);
+    const all = gallery(link);
+    const split = view && mode === "swipe" ? view.split : 50;
     view = {
       opener: link, images: [opened, match ? describe(match.link) : null], ref: opened,
-      firstIsOpened: match ? match.first : true, mode: "single", shown: 0,
-      scale: 1, x: 0, y: 0, fitted: true, split: 50, size: [1, 1],
+      firstIsOpened: match ? match.first : true, mode: match && mode ? mode : "single", shown: 0,
+      scale: 1, x: 0, y: 0, fitted: true, split: split, size: [1, 1],
+      index: all.indexOf(link), count: all.length,
     };
-    part("[data-viewer-split]").value = "50";
+    part("[data-viewer-split]").value = String(split);
     if (!box.open) box.showModal();
     render();
     part(".viewer-stages").focus({ preventScroll: true });
@@ -329,14 +361,16 @@
     document.addEventListener(type, (event) => { pointers.delete(event.pointerId); });
   }
 
-  // `close` does not bubble: listen in the capture phase. Focus goes back to the image.
+  // `close` does not bubble: listen in the capture phase. The page may take the focus (see the
+  // top); if it does not, the focus goes back to the image last shown.
   document.addEventListener("close", (event) => {
     if (event.target !== dialog() || !view) return;
     const opener = view.opener;
     view = null;
     pointers.clear();
     clearTimeout(statusTimer);
-    if (opener.isConnected) opener.focus({ preventScroll: true });
+    const closed = new CustomEvent("viewer:closed", { bubbles: true, cancelable: true, detail: { opener: opener } });
+    if (event.target.dispatchEvent(closed) && opener.isConnected) opener.focus({ preventScroll: true });
   }, true);
 
   window.addEventListener("resize", () => { if (isOpen()) relayout(); });
