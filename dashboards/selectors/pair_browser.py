@@ -208,21 +208,25 @@ def _adjudicated() -> Exists:
 
 
 # PostgreSQL's stored vector of the search text (content migration 0005; not a model field, as
-# SQLite has no such type), searched through its GIN index.
-_MATCHING = (
-    "SELECT pair_id FROM content_pairsearch"
-    " WHERE search_vector @@ websearch_to_tsquery('simple'::regconfig, %s)"
+# SQLite has no such type), on the pair's joined PairSearch row (browser_pairs is never used as
+# a subquery, so the joined table keeps its own name), or the pair of that exact external id.
+# Both conditions are on the joined table, so PostgreSQL ORs its GIN and primary-key indexes
+# (a condition on the pairs' table in the OR would make it test every pair).
+_MATCHES = (
+    "content_pairsearch.search_vector @@ websearch_to_tsquery('simple'::regconfig, %s)"
+    " OR content_pairsearch.pair_id = (SELECT id FROM annotation_pair"
+    " WHERE project_id = %s AND external_id = %s)"
 )
 
 
-def _search(pairs: QuerySet[Pair], text: str) -> QuerySet[Pair]:
+def _search(pairs: QuerySet[Pair], project_id: int, text: str) -> QuerySet[Pair]:
     """The pairs whose search text matches (content.PairSearch), or whose external id is the
     text."""
-    found: RawSQL | QuerySet
     if connection.vendor == "postgresql":
-        found = RawSQL(_MATCHING, (text,))
-    else:
-        found = PairSearch.objects.filter(text__icontains=text).values("pair_id")
+        joined = pairs.filter(search__isnull=False)  # the INNER JOIN _MATCHES reads
+        condition = RawSQL(_MATCHES, (text, project_id, text), output_field=BooleanField())
+        return joined.filter(condition)
+    found = PairSearch.objects.filter(text__icontains=text).values("pair_id")
     return pairs.filter(Q(pk__in=found) | Q(external_id=text))
 
 
@@ -252,7 +256,7 @@ def browser_pairs(
     pairs = Pair.objects.filter(project=project)
     f = filters
     if f.q:
-        pairs = _search(pairs, f.q)
+        pairs = _search(pairs, project.pk, f.q)
     if f.task_id is not None:
         pairs = pairs.filter(task_id=f.task_id)
     if f.status:
