@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation.selectors import project_for_lead
-from annotation.services.gold import annotator_pause
+from annotation.services.gold import PAUSE_REASON_CHARS, annotator_pause
 from core.page_errors import refusal_as_message
 from core.whole_numbers import whole_number
 from dashboards.selectors.annotator import annotator_figures, project_annotator
@@ -35,7 +35,8 @@ def annotator_page(request, slug: str, user_id: int):
         raise Http404("no such annotator in this project")
     page = whole_number(request.GET.get("page", "")) or 1
     figures = annotator_figures(project, annotator, page=page)
-    return render(request, "dashboards/annotator.html", {"project": project, **figures})
+    context = {"project": project, "pause_reason_chars": PAUSE_REASON_CHARS, **figures}
+    return render(request, "dashboards/annotator.html", context)
 
 
 @login_required
