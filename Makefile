@@ -14,7 +14,7 @@ PYTEST_ARGS ?=
 PYTEST_WORKERS ?= auto
 HOST ?= 127.0.0.1:8000
 
-.PHONY: install demo serve test lint format bench bench-import bench-annotate bench-judges bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser clean
+.PHONY: install demo serve test lint format messages bench bench-import bench-annotate bench-judges bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser clean
 
 # One stamp per install: the runtime dependencies (what the demo and the image need), then the
 # `dev` extras on top (pytest, Playwright, ruff, datasets, ...: half of a ~800 MB virtualenv).
@@ -47,6 +47,15 @@ lint: install
 # mypy (mypy.ini) loads the settings: the SQLite ones, whatever the environment says.
 	env -u DATABASE_URL -u REDIS_URL $(BIN)/mypy config core projects content annotation judging metrics exports dashboards api demo operations notifications webhooks
 	$(BIN)/python manage.py makemigrations --check --dry-run
+
+# The translation catalogs (locale/, issue 29): gather the strings of the templates, the Python
+# code and the scripts, then compile them (GNU gettext). Both django.mo files are committed, so
+# a fresh machine needs no gettext; tests/i18n checks that they are complete and current.
+I18N_IGNORE := --ignore='.venv/*' --ignore='var/*' --ignore='tests/*' --ignore='bench/*' --ignore='devtools/*' --ignore='static/vendor/*'
+messages: install
+	$(BIN)/python manage.py makemessages -l zh_Hans --no-location --no-obsolete $(I18N_IGNORE)
+	$(BIN)/python manage.py makemessages -l zh_Hans -d djangojs --no-location --no-obsolete $(I18N_IGNORE)
+	$(BIN)/python manage.py compilemessages -l zh_Hans $(I18N_IGNORE)
 
 format: install
 	$(BIN)/ruff check --fix .

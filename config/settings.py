@@ -69,6 +69,7 @@ MIDDLEWARE = [
     "core.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",  # after sessions, before common (docs)
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -93,6 +94,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",  # LANGUAGE_CODE, LANGUAGE_BIDI
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "notifications.context_processors.bell",  # the header's unread count
@@ -125,7 +127,11 @@ AUTHENTICATION_BACKENDS = ["config.auth_backends.PeopleOnlyBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 
-LANGUAGE_CODE = "en-us"
+# The interface's languages (issue 29): the browser's Accept-Language chooses, the header's
+# switch overrides it (a cookie, django.views.i18n.set_language). Catalogs in locale/.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 
 from config import account_views
 from operations.views import metrics, readyz
@@ -21,6 +22,9 @@ urlpatterns = [
     path("readyz", readyz, name="readyz"),  # readiness: database, Redis, workers, queue
     path("metrics", metrics, name="metrics"),  # Prometheus, for operators
     path("admin/", admin.site.urls),
+    # The header's language switch (POST, CSRF) and the strings of the pages' scripts.
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("api/", include("api.urls")),
     # Before django.contrib.auth.urls, whose "login" and password-reset pages these replace.
     path("accounts/login/", account_views.SignInView.as_view(), name="login"),
