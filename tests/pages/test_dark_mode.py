@@ -149,11 +149,12 @@ def drawn_in(page) -> str:
     return "light"
 
 
-def log_in(browser, base_url: str, user, color_scheme: str, viewport=DESKTOP):
-    """A page signed in as `user` in a new context whose system prefers `color_scheme`."""
+def log_in(browser, base_url: str, user, color_scheme: str, viewport=DESKTOP, locale="en-US"):
+    """A page signed in as `user` in a new context whose system prefers `color_scheme` and
+    whose browser asks for pages in `locale` (Accept-Language)."""
     user.set_password(PASSWORD)
     user.save()
-    context = browser.new_context(viewport=viewport, color_scheme=color_scheme)
+    context = browser.new_context(viewport=viewport, color_scheme=color_scheme, locale=locale)
     page = watch_errors(context.new_page())
     page.goto(base_url + reverse("login"))
     page.fill("input[name=username]", user.username)
@@ -216,15 +217,17 @@ def test_axe_finds_nothing_serious_on_the_annotate_page_in_either_scheme(
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_axe_finds_nothing_serious_on_any_page_of_a_lead_in_either_scheme(
-    lead_site, live_server, chromium_browser, scheme
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])  # English, Simplified Chinese (i18n)
+def test_axe_finds_nothing_serious_on_any_page_of_a_lead_in_either_scheme_and_language(
+    lead_site, live_server, chromium_browser, scheme, locale
 ):
     # `lead_site` first: its judge runs use asyncio, which cannot start inside Playwright's loop.
     project, lead = lead_site
-    page = log_in(chromium_browser, live_server.url, lead, scheme)
+    page = log_in(chromium_browser, live_server.url, lead, scheme, locale=locale)
     found, drawn = {}, {}
     for name, path in lead_pages(project):
         open_settled(page, live_server.url + path)
+        assert page.get_attribute("html", "lang") == ("en" if locale == "en-US" else "zh-hans")
         drawn[name] = drawn_in(page)
         lines = serious_violations(page)
         if lines:
