@@ -76,6 +76,44 @@ def test_next_and_previous_follow_the_queue_with_its_filters(client, rated):
     assert queue_neighbours(project, outside.pk, reason="span")["position"] is None
 
 
+def test_the_neighbours_are_those_of_the_queue_read_in_full_for_every_pair_and_filter(rated):
+    """queue_neighbours numbers the queue in the database; reading the whole queue in its
+    order gives the same previous, next, place and count, for every pair of the project
+    (in the queue or not), every reason and every state, with one pair decided."""
+    from content.models import Pair
+    from dashboards.selectors.disagreements import REASONS, STATES, _queue_rows
+
+    project, _lead = rated
+    decided = disagreements(project)["pairs"][1]
+    Pair.objects.filter(pk=decided.pk).update(decided_by=Pair.DecidedBy.ADJUDICATION)
+    for reason in ["", *REASONS]:
+        for state in STATES:
+            rows = _queue_rows(project, "", reason, state)
+            ids = [pk for pk, chosen in rows if chosen]
+            for pair in project.pairs.all():
+                order = [pk for pk, _chosen in rows]
+                if pair.pk in ids:
+                    at = ids.index(pair.pk)
+                    expected = {
+                        "previous": ids[at - 1] if at else None,
+                        "next": ids[at + 1] if at + 1 < len(ids) else None,
+                        "position": at + 1,
+                        "of": len(ids),
+                    }
+                else:
+                    at = order.index(pair.pk) if pair.pk in order else None
+                    before = [pk for pk in ids if at is not None and order.index(pk) < at]
+                    after = [pk for pk in ids if at is None or order.index(pk) > at]
+                    expected = {
+                        "previous": before[-1] if before else None,
+                        "next": after[0] if after else None,
+                        "position": None,
+                        "of": len(ids),
+                    }
+                found = queue_neighbours(project, pair.pk, reason=reason, state=state)
+                assert found == expected, (reason, state, pair.pk)
+
+
 def test_the_queue_is_the_leads_own(client, rated, tmp_path):
     from tests.factories import member, queued_pairs
 
