@@ -200,5 +200,11 @@ def invite(request, token: str):
             return redirect("home")
         login_failed(request, _limit_key(token))
     member = signed_in and Membership.objects.filter(user=request.user, project=project).exists()
-    context = {"invitation": invitation, "project": project, "form": form, "member": member}
+    context = {
+        "invitation": invitation,
+        "project": project,
+        "form": form,
+        "member": member,
+        "task_names": ", ".join(task.name for task in invitation.tasks.all()),
+    }
     return render(request, "annotation/invite.html", context, status=400 if posting else 200)
