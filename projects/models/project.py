@@ -3,6 +3,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from projects.scale import center as scale_center
@@ -137,7 +138,12 @@ class Project(models.Model):
             and self.pairs.filter(ratings__isnull=False).exists()
         ):
             raise ValidationError(
-                {"scale_points": f"ratings exist on the {stored_k}-point scale; K cannot change"}
+                {
+                    "scale_points": gettext(
+                        "ratings exist on the %(k)s-point scale; K cannot change"
+                    )
+                    % {"k": stored_k}
+                }
             )
 
     @property
