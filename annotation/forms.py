@@ -173,6 +173,9 @@ QUEUE_CHOICES = [
 ]
 
 
+# A format's name in the list; the others are names of datasets or file types.
+FORMAT_NAMES = {"native": gettext_lazy("native")}
+
 NEW_TASK = "+new"  # the task list's "new task" choice: never a slug, so never a task's
 
 
@@ -202,7 +205,10 @@ class ImportForm(forms.Form):
     )
     file_format = forms.ChoiceField(
         label=gettext_lazy("File format"),
-        choices=[("", gettext_lazy("From the file")), *((f, f) for f in FORMATS)],
+        choices=[
+            ("", gettext_lazy("From the file")),
+            *((f, FORMAT_NAMES.get(f, f)) for f in FORMATS),
+        ],
         required=False,
     )
     destination = forms.ChoiceField(

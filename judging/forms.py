@@ -2,6 +2,8 @@
 
 from django import forms
 from django.forms.fields import InvalidJSONInput
+from django.utils.safestring import mark_safe
+from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -128,7 +130,13 @@ class JudgeForm(forms.Form):
         label=gettext_lazy("Sampling"),
         required=False,
         initial=dict,
-        help_text=gettext_lazy('JSON, e.g. {"temperature": 0, "max_tokens": 1024, "seed": 1}'),
+        help_text=mark_safe(  # an example of code, shown as code  # noqa: S308
+            format_lazy(
+                "{} <code>{}</code>",
+                gettext_lazy("JSON, e.g."),
+                "{&quot;temperature&quot;: 0, &quot;max_tokens&quot;: 1024, &quot;seed&quot;: 1}",
+            )
+        ),
     )
     templates = SettingsJSONField(
         label=gettext_lazy("Templates"),
