@@ -24,7 +24,6 @@ def notification_text(kind: str, data: dict[str, Any], *, about_recipient: bool 
         "task": _(" in task %(task)s") % {"task": data["task"]} if data.get("task") else "",
         "pair": _("pair %(pair)s") % {"pair": data["pair"]} if data.get("pair") else _("a pair"),
         "file": _file(data),
-        "error": _error(data),
         "run": data.get("run"),
         "job": data.get("job"),
     }
@@ -33,11 +32,14 @@ def notification_text(kind: str, data: dict[str, Any], *, about_recipient: bool 
     if kind == Kind.QUESTION_ANSWERED:
         return _("A lead answered your question about %(pair)s%(task)s.") % values
     if kind == Kind.FLAG_RAISED:
-        values["reason"] = f": {data['reason']}" if data.get("reason") else ""
+        values.update(by=data.get("by"), reason=data.get("reason"))
+        if data.get("by") and data.get("reason"):
+            return _("%(by)s flagged %(pair)s%(task)s: %(reason)s.") % values
         if data.get("by"):
-            values["by"] = data["by"]
-            return _("%(by)s flagged %(pair)s%(task)s%(reason)s.") % values
-        return _("An annotator flagged %(pair)s%(task)s%(reason)s.") % values
+            return _("%(by)s flagged %(pair)s%(task)s.") % values
+        if data.get("reason"):
+            return _("An annotator flagged %(pair)s%(task)s: %(reason)s.") % values
+        return _("An annotator flagged %(pair)s%(task)s.") % values
     if kind == Kind.IMPORT_FINISHED:
         pairs = data.get("pairs")
         if pairs is None:
@@ -52,7 +54,10 @@ def notification_text(kind: str, data: dict[str, Any], *, about_recipient: bool 
             % values
         )
     if kind == Kind.IMPORT_FAILED:
-        return _("The import of %(file)s%(task)s failed%(error)s.") % values
+        if data.get("error"):
+            values["error"] = data["error"]
+            return _("The import of %(file)s%(task)s failed: %(error)s.") % values
+        return _("The import of %(file)s%(task)s failed.") % values
     if kind == Kind.RUN_FINISHED:
         failed = data.get("failed") or 0
         values.update(judge=data.get("judge") or _("a judge"), failed=failed)
@@ -86,7 +91,10 @@ def notification_text(kind: str, data: dict[str, Any], *, about_recipient: bool 
             % values
         )
     if kind == Kind.EXPORT_FAILED:
-        return _("Export #%(job)s failed%(error)s.") % values
+        if data.get("error"):
+            values["error"] = data["error"]
+            return _("Export #%(job)s failed: %(error)s.") % values
+        return _("Export #%(job)s failed.") % values
     if kind == Kind.ANNOTATOR_PAUSED:
         if about_recipient:
             return (
@@ -130,10 +138,6 @@ def notification_link(
 
 def _file(data: dict[str, Any]) -> str:
     return _("“%(file)s”") % {"file": data["file"]} if data.get("file") else _("a file")
-
-
-def _error(data: dict[str, Any]) -> str:
-    return f": {data['error']}" if data.get("error") else ""
 
 
 def _judge(data: dict[str, Any]) -> str:
