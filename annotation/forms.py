@@ -4,6 +4,8 @@ services (annotation/services/projects.py, import_jobs.py) hold the rules and wr
 from typing import cast
 
 from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.services.projects import PROJECT_FIELDS, QUALITY_SETTINGS, aspects_text
 from content.importing.formats import FORMATS
@@ -15,13 +17,52 @@ class ProjectForm(forms.ModelForm):
         model = Project
         fields = ["slug", *PROJECT_FIELDS]
         widgets = {"guidelines": forms.Textarea(attrs={"rows": 6})}
+        # The model's field names and help texts, marked for translation (the model keeps
+        # its own English texts: no migration for a label).
+        labels = {
+            "slug": gettext_lazy("Slug"),
+            "name": gettext_lazy("Name"),
+            "scale_points": gettext_lazy("Likert points (K)"),
+            "annotators_per_pair": gettext_lazy("Annotators per pair (N)"),
+            "max_span": gettext_lazy("Max span"),
+            "ambiguous_half_width": gettext_lazy("Ambiguous half width"),
+            "ensemble_threshold": gettext_lazy("Ensemble threshold"),
+            "lease_minutes": gettext_lazy("Lease minutes"),
+            "edit_grace_minutes": gettext_lazy("Edit grace minutes"),
+            "guidelines": gettext_lazy("Guidelines"),
+            "target_half_width": gettext_lazy("Target interval (±)"),
+            "judge_labels": gettext_lazy("Export judge labels with a guarantee"),
+            "judge_labels_alpha": gettext_lazy("Disagreement allowed (α)"),
+            "judge_labels_delta": gettext_lazy("Risk that the guarantee fails (δ)"),
+        }
         help_texts = {
-            "slug": "Letters, digits and dashes; in every URL and file of the project.",
-            "ensemble_threshold": "Share of ensemble judges that must agree for a pair to "
-            "be removed as easy (0–1).",
-            "lease_minutes": "How long a pair stays with an annotator who opened it.",
-            "edit_grace_minutes": "How long after submitting an annotator may still correct "
-            "a rating, even once the pair is complete (0: never after completion).",
+            "slug": gettext_lazy(
+                "Letters, digits and dashes; in every URL and file of the project."
+            ),
+            "scale_points": gettext_lazy("Scores run 1..K; above the centre means A is better."),
+            "max_span": gettext_lazy(
+                "A complete pair whose max − min score exceeds this is dropped."
+            ),
+            "ambiguous_half_width": gettext_lazy(
+                "Pairs whose mean lies within centre ± this are dropped as ambiguous."
+            ),
+            "ensemble_threshold": gettext_lazy(
+                "Share of ensemble judges that must agree for a pair to be removed as easy (0–1)."
+            ),
+            "lease_minutes": gettext_lazy("How long a pair stays with an annotator who opened it."),
+            "edit_grace_minutes": gettext_lazy(
+                "How long after submitting an annotator may still correct a rating, even once "
+                "the pair is complete (0: never after completion)."
+            ),
+            "guidelines": gettext_lazy("Markdown, shown to annotators."),
+            "target_half_width": gettext_lazy(
+                "Rate until every judge's accuracy is known to ± this (0.03: ±3 points) at 95 %."
+            ),
+            "judge_labels": gettext_lazy(
+                "Pairs no expert rated get the judges' label where the judges are confident "
+                "enough that, with probability 1 − δ, at least 1 − α of such labels agree with "
+                "the experts."
+            ),
         }
 
     def __init__(self, *args, editing: bool = False, **kwargs):
@@ -37,52 +78,70 @@ class ProjectForm(forms.ModelForm):
 
 
 class TaskForm(forms.Form):
-    slug = forms.SlugField(max_length=64, help_text="Names the task in files and exports.")
-    name = forms.CharField(max_length=200)
-    kind = forms.ChoiceField(choices=Task.Kind.choices)
+    slug = forms.SlugField(
+        label=gettext_lazy("Slug"),
+        max_length=64,
+        help_text=gettext_lazy("Names the task in files and exports."),
+    )
+    name = forms.CharField(label=gettext_lazy("Name"), max_length=200)
+    kind = forms.ChoiceField(label=gettext_lazy("Kind"), choices=Task.Kind.choices)
     aspects = forms.CharField(
+        label=gettext_lazy("Aspects"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 5}),
-        help_text="Rated beside the overall score, one per line: key | Label | help.",
+        help_text=gettext_lazy("Rated beside the overall score, one per line: key | Label | help."),
     )
     guidelines = forms.CharField(
+        label=gettext_lazy("Guidelines"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 10}),
-        help_text="Markdown, shown to annotators with the project's guidelines.",
+        help_text=gettext_lazy("Markdown, shown to annotators with the project's guidelines."),
     )
 
     # Quality control (issue 15). Left empty, a setting keeps its current value.
     gold_rate = forms.FloatField(
+        label=gettext_lazy("Gold rate"),
         required=False,
         min_value=0,
         max_value=0.5,
-        help_text="Share of each annotator's pairs that are gold checks (0.1: one in ten).",
+        help_text=gettext_lazy(
+            "Share of each annotator's pairs that are gold checks (0.1: one in ten)."
+        ),
     )
     gold_min_accuracy = forms.FloatField(
+        label=gettext_lazy("Gold min accuracy"),
         required=False,
         min_value=0,
         max_value=1,
-        help_text="Gold accuracy below this, after the minimum answers, triggers the action.",
+        help_text=gettext_lazy(
+            "Gold accuracy below this, after the minimum answers, triggers the action."
+        ),
     )
     gold_min_answers = forms.IntegerField(
+        label=gettext_lazy("Gold min answers"),
         required=False,
         min_value=1,
         max_value=1000,
-        help_text="Gold answers before an annotator is judged on them.",
+        help_text=gettext_lazy("Gold answers before an annotator is judged on them."),
     )
-    gold_action = forms.ChoiceField(choices=Task.GoldAction.choices, required=False)
+    gold_action = forms.ChoiceField(
+        label=gettext_lazy("Gold action"), choices=Task.GoldAction.choices, required=False
+    )
     min_active_seconds = forms.FloatField(
-        required=False, min_value=0, max_value=3600, label="Speed floor (s)",
-        help_text="Ratings with less active time than this count as too fast.",
+        required=False, min_value=0, max_value=3600, label=gettext_lazy("Speed floor (s)"),
+        help_text=gettext_lazy("Ratings with less active time than this count as too fast."),
     )  # fmt: skip
 
     qualification_required = forms.BooleanField(
+        label=gettext_lazy("Qualification required"),
         required=False,
-        help_text="Annotators answer the qualification set (gold pairs marked for it) first.",
+        help_text=gettext_lazy(
+            "Annotators answer the qualification set (gold pairs marked for it) first."
+        ),
     )
     qualification_pass = forms.FloatField(
-        required=False, min_value=0, max_value=1,
-        help_text="Share of the qualification set to get right to be admitted (0.8).",
+        label=gettext_lazy("Qualification pass"), required=False, min_value=0, max_value=1,
+        help_text=gettext_lazy("Share of the qualification set to get right to be admitted (0.8)."),
     )  # fmt: skip
 
     QUALITY_FIELDS = QUALITY_SETTINGS
@@ -109,10 +168,13 @@ class TaskForm(forms.Form):
 
 
 QUEUE_CHOICES = [
-    ("queue", "Straight to annotation (queued)"),
-    ("candidates", "Candidates for the judge ensemble filter"),
+    ("queue", gettext_lazy("Straight to annotation (queued)")),
+    ("candidates", gettext_lazy("Candidates for the judge ensemble filter")),
 ]
 
+
+# A format's name in the list; the others are names of datasets or file types.
+FORMAT_NAMES = {"native": gettext_lazy("native")}
 
 NEW_TASK = "+new"  # the task list's "new task" choice: never a slug, so never a task's
 
@@ -122,23 +184,38 @@ class ImportForm(forms.Form):
     project's (not archived) from a list; a new task is its own choice, with its slug typed
     in its own field, so a typo cannot make a task by accident."""
 
-    task = forms.ChoiceField(help_text="The task the file's pairs go into.")
+    task = forms.ChoiceField(
+        label=gettext_lazy("Task"), help_text=gettext_lazy("The task the file's pairs go into.")
+    )
     new_task = forms.SlugField(
         max_length=64,
         required=False,
-        label="New task's slug",
-        help_text="Only with “New task…”: letters, digits and dashes. t2i, edit, interleaved "
-        "and reasoning get their default aspects; rename it later in the settings.",
+        label=gettext_lazy("New task's slug"),
+        help_text=gettext_lazy(
+            "Only with “New task…”: letters, digits and dashes. t2i, edit, interleaved "
+            "and reasoning get their default aspects; rename it later in the settings."
+        ),
     )
     file = forms.FileField(
-        help_text="JSONL/JSON (native, MMRB2, MJ-Bench) in a zip with its images, or Parquet "
-        "with the images inside. See the sample files."
+        label=gettext_lazy("File"),
+        help_text=gettext_lazy(
+            "JSONL/JSON (native, MMRB2, MJ-Bench) in a zip with its images, or Parquet "
+            "with the images inside. See the sample files."
+        ),
     )
     file_format = forms.ChoiceField(
-        choices=[("", "From the file"), *((f, f) for f in FORMATS)], required=False
+        label=gettext_lazy("File format"),
+        choices=[
+            ("", gettext_lazy("From the file")),
+            *((f, FORMAT_NAMES.get(f, f)) for f in FORMATS),
+        ],
+        required=False,
     )
     destination = forms.ChoiceField(
-        choices=QUEUE_CHOICES, initial="queue", widget=forms.RadioSelect
+        label=gettext_lazy("Destination"),
+        choices=QUEUE_CHOICES,
+        initial="queue",
+        widget=forms.RadioSelect,
     )
 
     def __init__(self, project: Project, *args, **kwargs):
@@ -150,7 +227,7 @@ class ImportForm(forms.Form):
             for task in tasks
         ]
         task_field = cast(forms.ChoiceField, self.fields["task"])
-        task_field.choices = [*choices, (NEW_TASK, "New task…")]
+        task_field.choices = [*choices, (NEW_TASK, _("New task…"))]
         task_field.initial = tasks[0].slug if tasks else NEW_TASK
 
     def clean(self):
@@ -161,23 +238,29 @@ class ImportForm(forms.Form):
         if task != NEW_TASK:
             if new_slug:
                 self.add_error(
-                    "new_task", "Choose “New task…” above to create a task, or leave this empty."
+                    "new_task",
+                    _("Choose “New task…” above to create a task, or leave this empty."),
                 )
             data["task_slug"] = task
             return data
         if not new_slug:
-            self.add_error("new_task", "Give the new task a slug, or choose a task above.")
+            self.add_error("new_task", _("Give the new task a slug, or choose a task above."))
             return data
         existing = Task.objects.filter(project=self.project, slug=new_slug).first()
         if existing is not None and existing.archived_at is not None:
             self.add_error(
                 "new_task",
-                f"Task {existing.name} ({new_slug}) is archived: restore it in the settings "
-                "to import into it.",
+                _(
+                    "Task %(name)s (%(slug)s) is archived: restore it in the settings "
+                    "to import into it."
+                )
+                % {"name": existing.name, "slug": new_slug},
             )
         elif existing is not None:
             self.add_error(
-                "new_task", f"Task {existing.name} ({new_slug}) exists: choose it in the list."
+                "new_task",
+                _("Task %(name)s (%(slug)s) exists: choose it in the list.")
+                % {"name": existing.name, "slug": new_slug},
             )
         data["task_slug"] = new_slug
         return data

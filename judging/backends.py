@@ -14,6 +14,7 @@ from http import HTTPStatus
 
 import aiohttp
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from judging.models import (
     API_BACKENDS,
@@ -72,7 +73,8 @@ def api_key(judge: Judge) -> str | None:
     if not key:
         # The lead reading this never sees the variable's name (it is the operator's).
         raise ConfigurationError(
-            f"connection {connection.name!r} has no key configured on the server; ask the operator"
+            gettext("connection %(name)s has no key configured on the server; ask the operator")
+            % {"name": repr(connection.name)}
         )
     return key
 
@@ -87,18 +89,24 @@ def connection_url(judge: Judge) -> str:
 def check_callable(judge: Judge, project) -> None:
     """Raise ConfigurationError now rather than fail every call of a run."""
     if judge.project_id is not None and judge.project_id != project.pk:
-        raise ConfigurationError(f"judge {judge.name!r} belongs to another project")
+        raise ConfigurationError(
+            gettext("judge %(name)s belongs to another project") % {"name": repr(judge.name)}
+        )
     if judge.backend in API_BACKENDS:
         if judge.connection is None or not connection_allows(judge.connection, project):
             raise ConfigurationError(
-                f"judge {judge.name!r}: its connection is not allowed for this project"
+                gettext("judge %(name)s: its connection is not allowed for this project")
+                % {"name": repr(judge.name)}
             )
         if not judge.model:
-            raise ConfigurationError(f"judge {judge.name!r} needs a model name")
+            raise ConfigurationError(
+                gettext("judge %(name)s needs a model name") % {"name": repr(judge.name)}
+            )
         api_key(judge)
     elif judge.backend == Judge.Backend.EXTERNAL:
         raise ConfigurationError(
-            f"judge {judge.name!r} is external: import its predictions with import_verdicts"
+            gettext("judge %(name)s is external: import its predictions with import_verdicts")
+            % {"name": repr(judge.name)}
         )
 
 

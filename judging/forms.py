@@ -2,6 +2,10 @@
 
 from django import forms
 from django.forms.fields import InvalidJSONInput
+from django.utils.safestring import mark_safe
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from content.importing.errors import ImportFailed, require_storable_text
 from content.importing.upload_limits import json_too_deep
@@ -29,11 +33,11 @@ class SettingsJSONField(forms.JSONField):
 
     def to_python(self, value):
         if isinstance(value, str) and json_too_deep(value, limit=8):
-            raise forms.ValidationError("Nested too deep for a settings object.")
+            raise forms.ValidationError(_("Nested too deep for a settings object."))
         try:
             parsed = super().to_python(value)
         except (ValueError, RecursionError):  # e.g. an integer of 5,000 digits
-            raise forms.ValidationError("Enter a valid JSON object.") from None
+            raise forms.ValidationError(_("Enter a valid JSON object.")) from None
         try:
             require_storable_text(parsed, None, "the value")
         except ImportFailed as failed:
@@ -89,41 +93,70 @@ class JudgeForm(forms.Form):
     """A project's judge. The connection (where calls go, which key) is the operator's: a
     lead picks one allowed for the project and never types a URL or a variable name."""
 
-    name = forms.CharField(max_length=100)
+    name = forms.CharField(label=gettext_lazy("Name"), max_length=100)
     backend = forms.ChoiceField(
-        choices=[c for c in Judge.Backend.choices if c[0] != Judge.Backend.EXTERNAL]
+        label=gettext_lazy("Backend"),
+        choices=[c for c in Judge.Backend.choices if c[0] != Judge.Backend.EXTERNAL],
     )
     connection = forms.ModelChoiceField(
         queryset=Connection.objects.none(),  # the project's, set in __init__
         required=False,
         to_field_name="name",
-        help_text="Set up by the operator; needed by OpenAI- and Anthropic-style judges.",
+        label=gettext_lazy("Connection"),
+        help_text=gettext_lazy(
+            "Set up by the operator; needed by OpenAI- and Anthropic-style judges."
+        ),
     )
-    model = forms.CharField(max_length=200, required=False)
-    concurrency = forms.IntegerField(min_value=1, max_value=MAX_CONCURRENCY, initial=4)
+    model = forms.CharField(label=gettext_lazy("Model"), max_length=200, required=False)
+    concurrency = forms.IntegerField(
+        label=gettext_lazy("Concurrency"), min_value=1, max_value=MAX_CONCURRENCY, initial=4
+    )
     requests_per_minute = forms.IntegerField(
         min_value=1,
         max_value=MAX_REQUESTS_PER_MINUTE,
         required=False,
-        label="Requests per minute (cap)",
-        help_text="Empty: no cap; calls adapt to what the API takes (429s shrink them).",
+        label=gettext_lazy("Requests per minute (cap)"),
+        help_text=gettext_lazy(
+            "Empty: no cap; calls adapt to what the API takes (429s shrink them)."
+        ),
     )
-    timeout_seconds = forms.FloatField(min_value=0.1, max_value=MAX_TIMEOUT_SECONDS, initial=60)
+    timeout_seconds = forms.FloatField(
+        label=gettext_lazy("Timeout seconds"),
+        min_value=0.1,
+        max_value=MAX_TIMEOUT_SECONDS,
+        initial=60,
+    )
     sampling = SettingsJSONField(
+        label=gettext_lazy("Sampling"),
         required=False,
         initial=dict,
-        help_text='JSON, e.g. {"temperature": 0, "max_tokens": 1024, "seed": 1}',
+        help_text=mark_safe(  # an example of code, shown as code  # noqa: S308
+            format_lazy(
+                "{} <code>{}</code>",
+                gettext_lazy("JSON, e.g."),
+                "{&quot;temperature&quot;: 0, &quot;max_tokens&quot;: 1024, &quot;seed&quot;: 1}",
+            )
+        ),
     )
     templates = SettingsJSONField(
+        label=gettext_lazy("Templates"),
         required=False,
         initial=dict,
-        help_text='JSON {task kind: template name}, e.g. {"t2i": "mjbench-t2i"}',
+        help_text=gettext_lazy('JSON {task kind: template name}, e.g. {"t2i": "mjbench-t2i"}'),
     )
     price_input_per_mtok = forms.DecimalField(
-        max_digits=10, decimal_places=4, min_value=0, initial=0, label="Price input / 1M tokens"
+        max_digits=10,
+        decimal_places=4,
+        min_value=0,
+        initial=0,
+        label=gettext_lazy("Price input / 1M tokens"),
     )
     price_output_per_mtok = forms.DecimalField(
-        max_digits=10, decimal_places=4, min_value=0, initial=0, label="Price output / 1M tokens"
+        max_digits=10,
+        decimal_places=4,
+        min_value=0,
+        initial=0,
+        label=gettext_lazy("Price output / 1M tokens"),
     )
 
     def __init__(self, project, *args, judge: Judge | None = None, **kwargs):
@@ -150,23 +183,37 @@ class JudgeForm(forms.Form):
 class TemplateForm(forms.Form):
     """A new version of a project's template (or a project copy of a built-in)."""
 
-    name = forms.SlugField(max_length=64)
-    answer_format = forms.ChoiceField(choices=PromptTemplate.AnswerFormat.choices)
+    name = forms.SlugField(label=gettext_lazy("Name"), max_length=64)
+    answer_format = forms.ChoiceField(
+        label=gettext_lazy("Answer format"), choices=PromptTemplate.AnswerFormat.choices
+    )
     body = forms.CharField(
+        label=gettext_lazy("Body"),
         widget=forms.Textarea(attrs={"rows": 18}),
         max_length=100_000,
-        help_text="Must contain {prompt}, {first} and {second} once each.",
+        help_text=gettext_lazy("Must contain {prompt}, {first} and {second} once each."),
     )
 
 
 class RunStartForm(forms.Form):
-    judge = IdChoiceField(queryset=Judge.objects.none())
-    task = IdChoiceField(queryset=Task.objects.none(), required=False, empty_label="All tasks")
-    samples = forms.IntegerField(min_value=1, max_value=MAX_SAMPLES, initial=1)
+    judge = IdChoiceField(label=gettext_lazy("Judge"), queryset=Judge.objects.none())
+    task = IdChoiceField(
+        label=gettext_lazy("Task"),
+        queryset=Task.objects.none(),
+        required=False,
+        empty_label=gettext_lazy("All tasks"),
+    )
+    samples = forms.IntegerField(
+        label=gettext_lazy("Samples"), min_value=1, max_value=MAX_SAMPLES, initial=1
+    )
     mode = forms.ChoiceField(
+        label=gettext_lazy("Mode"),
         choices=[
-            (JudgeRun.Mode.LIVE, "Live calls (answers now)"),
-            (JudgeRun.Mode.BATCH, "Provider batch (about half the price, answers within 24 h)"),
+            (JudgeRun.Mode.LIVE, gettext_lazy("Live calls (answers now)")),
+            (
+                JudgeRun.Mode.BATCH,
+                gettext_lazy("Provider batch (about half the price, answers within 24 h)"),
+            ),
         ],
         initial=JudgeRun.Mode.LIVE,
         required=False,
@@ -184,10 +231,16 @@ class RunStartForm(forms.Form):
 
 class EnsembleForm(forms.Form):
     judges = IdMultipleChoiceField(
-        queryset=Judge.objects.none(), widget=forms.CheckboxSelectMultiple
+        label=gettext_lazy("Judges"),
+        queryset=Judge.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
     )
     threshold = forms.FloatField(
-        min_value=0.51, max_value=1.0, required=False, help_text="Empty: the project's setting."
+        label=gettext_lazy("Threshold"),
+        min_value=0.51,
+        max_value=1.0,
+        required=False,
+        help_text=gettext_lazy("Empty: the project's setting."),
     )
 
     def __init__(self, project, *args, **kwargs):
@@ -198,11 +251,15 @@ class EnsembleForm(forms.Form):
 class SamplingForm(forms.Form):
     """Which pairs the experts rate: every pair, or a sample chosen for information."""
 
-    mode = forms.ChoiceField(choices=Project.RatingMode.choices, widget=forms.RadioSelect)
+    mode = forms.ChoiceField(
+        label=gettext_lazy("Mode"), choices=Project.RatingMode.choices, widget=forms.RadioSelect
+    )
     budget = forms.IntegerField(
         min_value=1,
         max_value=10_000_000,
         required=False,
-        label="Pairs to rate per task",
-        help_text="In a sample: no more pairs per task are started (empty: no limit).",
+        label=gettext_lazy("Pairs to rate per task"),
+        help_text=gettext_lazy(
+            "In a sample: no more pairs per task are started (empty: no limit)."
+        ),
     )

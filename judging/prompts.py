@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from core.errors import Invalid
 from judging.models import POINTWISE_SCALES, Judge, PromptTemplate
@@ -110,7 +111,7 @@ class TemplateInvalid(Invalid, ValueError):
 
 def template_check(body: str, answer_format: str) -> None:
     if answer_format not in PromptTemplate.AnswerFormat.values:
-        message = f"unknown answer format {answer_format!r}"
+        message = gettext("unknown answer format %(format)s") % {"format": repr(answer_format)}
         raise TemplateInvalid(message, {"answer_format": [message]})
     wanted: tuple[str, ...] = MARKERS
     unwanted: tuple[str, ...] = ("{response}",)
@@ -118,12 +119,17 @@ def template_check(body: str, answer_format: str) -> None:
         wanted, unwanted = POINTWISE_MARKERS, ("{first}", "{second}")
     missing = [marker for marker in wanted if body.count(marker) != 1]
     if missing:
-        message = f"the template must contain each of {', '.join(missing)} once"
+        message = gettext("the template must contain each of %(markers)s once") % {
+            "markers": ", ".join(missing)
+        }
         raise TemplateInvalid(message, {"body": [message]})
     stray = [marker for marker in unwanted if marker in body]
     if stray:
-        kind = "a pointwise" if is_pointwise(answer_format) else "a pairwise"
-        message = f"{', '.join(stray)} has no place in {kind} template"
+        if is_pointwise(answer_format):
+            message = gettext("%(markers)s has no place in a pointwise template")
+        else:
+            message = gettext("%(markers)s has no place in a pairwise template")
+        message = message % {"markers": ", ".join(stray)}
         raise TemplateInvalid(message, {"body": [message]})
 
 
@@ -131,7 +137,7 @@ def template_save(name: str, body: str, answer_format: str, project) -> PromptTe
     """A new version of the project's template (or its first one, e.g. a lead's edit of a
     built-in). Unchanged text makes no version. Built-ins are never saved through here."""
     if project is None:
-        raise TemplateInvalid("built-in templates are read-only; edit a copy in a project")
+        raise TemplateInvalid(gettext("built-in templates are read-only; edit a copy in a project"))
     template_check(body, answer_format)
     versions = PromptTemplate.objects.filter(project=project, name=name)
     for _attempt in range(3):
@@ -149,7 +155,10 @@ def template_save(name: str, body: str, answer_format: str, project) -> PromptTe
                 )
         except IntegrityError:  # another process saved a version at the same moment
             continue
-    raise TemplateInvalid(f"could not save template {name!r}: too many concurrent edits")
+    raise TemplateInvalid(
+        gettext("could not save template %(name)s: too many concurrent edits")
+        % {"name": repr(name)}
+    )
 
 
 def built_in_template_stored(name: str) -> PromptTemplate:

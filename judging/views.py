@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.selectors import project_for_lead
@@ -58,7 +59,7 @@ def judge_edit(request, slug: str, judge_id: int | None = None):
         name = judge.name if judge else form.cleaned_data["name"]
         with errors_on_form(form):
             saved, _created = judge_save(name, project=project, check_ready=True, **form.changes())
-            messages.success(request, f"Judge {saved.name} saved.")
+            messages.success(request, _("Judge %(name)s saved.") % {"name": saved.name})
             return redirect("judge-list", slug=project.slug)
     status = 400 if request.method == "POST" else 200
     context = {
@@ -84,32 +85,60 @@ def judge_test_call(request, slug: str, judge_id: int):
     with refusal_as_message(request):
         check = judge_call_check(judge=judge, project=project)
         if check.error:
-            messages.error(request, f"Test call failed: {check.error}")
+            messages.error(request, _("Test call failed: %(error)s") % {"error": check.error})
         elif check.answer == INVALID:
-            missing = "holds no score on its scale" if check.scale else "names no side"
-            messages.error(
-                request,
-                f"Test call: the reply {missing} with template {check.template} (invalid); "
-                "check the model and the template's answer format.",
-            )
+            messages.error(request, _test_call_invalid(check))
         else:
-            if check.scale:
-                low, high = check.scale
-                answered = f"scored the right answer {check.score:g} on {low}-{high}"
-            else:
-                right = "right" if check.right else f"the right answer is {SAMPLE_RIGHT}"
-                answered = f"answered {check.answer} ({right})"
-            tokens = (
-                f", {check.input_tokens} tokens in, {check.output_tokens} out"
-                if check.input_tokens is not None
-                else ""
-            )
-            messages.success(
-                request,
-                f"Test call {answered} in {check.seconds:.1f} s with "
-                f"template {check.template}{tokens}.",
-            )
+            messages.success(request, _test_call_answered(check))
     return redirect("judge-edit", slug=project.slug, judge_id=judge.pk)
+
+
+def _test_call_invalid(check) -> str:
+    values = {"template": check.template}
+    if check.scale:
+        return (
+            _(
+                "Test call: the reply holds no score on its scale with template %(template)s "
+                "(invalid); check the model and the template's answer format."
+            )
+            % values
+        )
+    return (
+        _(
+            "Test call: the reply names no side with template %(template)s (invalid); "
+            "check the model and the template's answer format."
+        )
+        % values
+    )
+
+
+def _test_call_answered(check) -> str:
+    """What the judge answered, in one sentence per case (each whole, for translation)."""
+    values = {
+        "template": check.template,
+        "seconds": f"{check.seconds:.1f}",
+        "answer": check.answer,
+        "right": SAMPLE_RIGHT,
+    }
+    if check.scale:
+        low, high = check.scale
+        values.update(score=f"{check.score:g}", low=low, high=high)
+        answered = _("Test call scored the right answer %(score)s on %(low)s-%(high)s") % values
+    elif check.right:
+        answered = _("Test call answered %(answer)s (right)") % values
+    else:
+        answered = _("Test call answered %(answer)s (the right answer is %(right)s)") % values
+    values["answered"] = answered
+    if check.input_tokens is None:
+        return _("%(answered)s in %(seconds)s s with template %(template)s.") % values
+    values.update(tokens_in=check.input_tokens, tokens_out=check.output_tokens)
+    return (
+        _(
+            "%(answered)s in %(seconds)s s with template %(template)s, "
+            "%(tokens_in)s tokens in, %(tokens_out)s out."
+        )
+        % values
+    )
 
 
 @login_required
@@ -119,7 +148,7 @@ def judge_remove(request, slug: str, judge_id: int):
     judge = get_object_or_404(Judge, pk=judge_id, project=project)
     with refusal_as_message(request):
         judge_delete(judge)
-        messages.success(request, f"Judge {judge.name} deleted.")
+        messages.success(request, _("Judge %(name)s deleted.") % {"name": judge.name})
     return redirect("judge-list", slug=project.slug)
 
 
@@ -154,7 +183,11 @@ def template_edit(request, slug: str, name: str | None = None):
                 form.cleaned_data["answer_format"],
                 project,
             )
-            messages.success(request, f"Template {saved.name} v{saved.version} saved.")
+            messages.success(
+                request,
+                _("Template %(name)s v%(version)s saved.")
+                % {"name": saved.name, "version": saved.version},
+            )
             return redirect("template-edit", slug=project.slug, name=saved.name)
     status = 400 if request.method == "POST" else 200
     context = {
@@ -256,26 +289,35 @@ def ensemble(request, slug: str):
 
 def _ensemble_post(request, project, task):
     if request.POST.get("action") == "gold":
-        with refusal_as_message(request, "No gold checks set: "):
+        with refusal_as_message(request, _("No gold checks set: ")):
             made = ensemble_gold_set(task, by=request.user)
             messages.success(
                 request,
-                f"{made} easy pairs of {task.name} are gold checks now, with the side the "
-                "ensemble named unanimously.",
+                _(
+                    "%(count)s easy pairs of %(task)s are gold checks now, with the side the "
+                    "ensemble named unanimously."
+                )
+                % {"count": made, "task": task.name},
             )
         return redirect("ensemble", slug=project.slug)
     if request.POST.get("action") == "run":
         with refusal_as_message(request):
             ensemble_start(project, task, user=request.user, background=True)
-            messages.success(request, f"Ensemble filter of {task.name} started.")
+            messages.success(
+                request, _("Ensemble filter of %(task)s started.") % {"task": task.name}
+            )
         return redirect("ensemble", slug=project.slug)
     form = EnsembleForm(project, request.POST, prefix=task.slug)
     if form.is_valid():
         with refusal_as_message(request):
             ensemble_set(task, form.cleaned_data["judges"], form.cleaned_data["threshold"])
-            messages.success(request, f"Ensemble of {task.name} saved.")
+            messages.success(request, _("Ensemble of %(task)s saved.") % {"task": task.name})
     else:
-        messages.error(request, f"Ensemble of {task.name} not saved: {form.errors.as_text()}")
+        messages.error(
+            request,
+            _("Ensemble of %(task)s not saved: %(errors)s")
+            % {"task": task.name, "errors": form.errors.as_text()},
+        )
     return redirect("ensemble", slug=project.slug)
 
 
@@ -287,20 +329,24 @@ def sampling(request, slug: str):
     project = project_for_lead(request.user, slug)
     form = SamplingForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose every pair or a sample, and a budget of 1 or more.")
+        messages.error(request, _("Choose every pair or a sample, and a budget of 1 or more."))
     elif form.cleaned_data["mode"] == Project.RatingMode.SAMPLE:
         weighed = sample_start(project, budget=form.cleaned_data["budget"])
         budget = form.cleaned_data["budget"]
-        limit = f"at most {budget} pairs per task" if budget else "no limit"
+        limit = (
+            _("at most %(budget)s pairs per task") % {"budget": budget} if budget else _("no limit")
+        )
         weights = (
-            f"{weighed} pairs were weighed by the judges' uncertainty"
+            _("%(count)s pairs were weighed by the judges' uncertainty") % {"count": weighed}
             if weighed
-            else "the weights frozen when the sample started stay"
+            else _("the weights frozen when the sample started stay")
         )
         messages.success(
-            request, f"The experts now rate a sample chosen for information ({limit}); {weights}."
+            request,
+            _("The experts now rate a sample chosen for information (%(limit)s); %(weights)s.")
+            % {"limit": limit, "weights": weights},
         )
     else:
         sample_stop(project)
-        messages.success(request, "The experts now rate every pair.")
+        messages.success(request, _("The experts now rate every pair."))
     return redirect("project-settings", slug=slug)

@@ -5,6 +5,8 @@ e-mail is text only. A key missing from `data` gives a vaguer sentence, never an
 from typing import Any
 
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from notifications.models import NotificationKind as Kind
 
@@ -15,48 +17,96 @@ def about_self(kind: str, data: dict[str, Any], user_id: int) -> bool:
 
 
 def notification_text(kind: str, data: dict[str, Any], *, about_recipient: bool = False) -> str:
-    """One sentence; `about_recipient` when the event is the recipient's own (their pause)."""
-    task = f" in task {data['task']}" if data.get("task") else ""
-    pair = f"pair {data['pair']}" if data.get("pair") else "a pair"
+    """One sentence, in the active language; `about_recipient` when the event is the
+    recipient's own (their pause). Optional parts (the task, a count) are phrases of their
+    own, each translated whole."""
+    values = {
+        "task": _(" in task %(task)s") % {"task": data["task"]} if data.get("task") else "",
+        "pair": _("pair %(pair)s") % {"pair": data["pair"]} if data.get("pair") else _("a pair"),
+        "file": _file(data),
+        "run": data.get("run"),
+        "job": data.get("job"),
+    }
     if kind == Kind.QUESTION_ASKED:
-        return f"An annotator asked a question about {pair}{task}."
+        return _("An annotator asked a question about %(pair)s%(task)s.") % values
     if kind == Kind.QUESTION_ANSWERED:
-        return f"A lead answered your question about {pair}{task}."
+        return _("A lead answered your question about %(pair)s%(task)s.") % values
     if kind == Kind.FLAG_RAISED:
-        reason = f": {data['reason']}" if data.get("reason") else ""
-        by = f"{data['by']} flagged" if data.get("by") else "An annotator flagged"
-        return f"{by} {pair}{task}{reason}."
+        values.update(by=data.get("by"), reason=data.get("reason"))
+        if data.get("by") and data.get("reason"):
+            return _("%(by)s flagged %(pair)s%(task)s: %(reason)s.") % values
+        if data.get("by"):
+            return _("%(by)s flagged %(pair)s%(task)s.") % values
+        if data.get("reason"):
+            return _("An annotator flagged %(pair)s%(task)s: %(reason)s.") % values
+        return _("An annotator flagged %(pair)s%(task)s.") % values
     if kind == Kind.IMPORT_FINISHED:
         pairs = data.get("pairs")
-        written = f": {pairs} pair{'' if pairs == 1 else 's'} written" if pairs is not None else ""
-        return f"The import of {_file(data)}{task} finished{written}."
+        if pairs is None:
+            return _("The import of %(file)s%(task)s finished.") % values
+        values["count"] = pairs
+        return (
+            ngettext(
+                "The import of %(file)s%(task)s finished: %(count)s pair written.",
+                "The import of %(file)s%(task)s finished: %(count)s pairs written.",
+                pairs if isinstance(pairs, int) else 2,
+            )
+            % values
+        )
     if kind == Kind.IMPORT_FAILED:
-        return f"The import of {_file(data)}{task} failed{_error(data)}."
+        if data.get("error"):
+            values["error"] = data["error"]
+            return _("The import of %(file)s%(task)s failed: %(error)s.") % values
+        return _("The import of %(file)s%(task)s failed.") % values
     if kind == Kind.RUN_FINISHED:
         failed = data.get("failed") or 0
-        errors = f", {failed} of {data.get('trials')} trials failed" if failed else ""
+        values.update(judge=data.get("judge") or _("a judge"), failed=failed)
+        if not failed:
+            return _("Judge run #%(run)s (%(judge)s)%(task)s finished.") % values
+        values["trials"] = data.get("trials")
         return (
-            f"Judge run #{data.get('run')} ({data.get('judge', 'a judge')}){task} finished{errors}."
+            _(
+                "Judge run #%(run)s (%(judge)s)%(task)s finished, "
+                "%(failed)s of %(trials)s trials failed."
+            )
+            % values
         )
     if kind == Kind.RUN_FAILED:
+        values["judge"] = _judge(data)
         return (
-            f"Judge run #{data.get('run')} ({_judge(data)}){task} failed: "
-            "every trial ended in an error."
+            _("Judge run #%(run)s (%(judge)s)%(task)s failed: every trial ended in an error.")
+            % values
         )
     if kind == Kind.EXPORT_READY:
         pairs = data.get("pairs")
-        counted = f" ({pairs} pair{'' if pairs == 1 else 's'})" if pairs is not None else ""
-        return f"Export #{data.get('job')}{counted} is ready to download."
+        if pairs is None:
+            return _("Export #%(job)s is ready to download.") % values
+        values["count"] = pairs
+        return (
+            ngettext(
+                "Export #%(job)s (%(count)s pair) is ready to download.",
+                "Export #%(job)s (%(count)s pairs) is ready to download.",
+                pairs if isinstance(pairs, int) else 2,
+            )
+            % values
+        )
     if kind == Kind.EXPORT_FAILED:
-        return f"Export #{data.get('job')} failed{_error(data)}."
+        if data.get("error"):
+            values["error"] = data["error"]
+            return _("Export #%(job)s failed: %(error)s.") % values
+        return _("Export #%(job)s failed.") % values
     if kind == Kind.ANNOTATOR_PAUSED:
         if about_recipient:
             return (
-                f"You are paused{task}: too few of your gold checks were right. "
-                "A lead can let you back in."
+                _(
+                    "You are paused%(task)s: too few of your gold checks were right. "
+                    "A lead can let you back in."
+                )
+                % values
             )
-        return f"{data.get('username', 'An annotator')} was paused{task} by the gold checks."
-    return "Something happened in the project."
+        values["name"] = data.get("username") or _("An annotator")
+        return _("%(name)s was paused%(task)s by the gold checks.") % values
+    return _("Something happened in the project.")
 
 
 def notification_link(
@@ -87,12 +137,8 @@ def notification_link(
 
 
 def _file(data: dict[str, Any]) -> str:
-    return f"“{data['file']}”" if data.get("file") else "a file"
-
-
-def _error(data: dict[str, Any]) -> str:
-    return f": {data['error']}" if data.get("error") else ""
+    return _("“%(file)s”") % {"file": data["file"]} if data.get("file") else _("a file")
 
 
 def _judge(data: dict[str, Any]) -> str:
-    return str(data.get("judge") or "a judge")
+    return str(data.get("judge") or _("a judge"))

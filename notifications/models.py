@@ -9,21 +9,22 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class NotificationKind(models.TextChoices):
     """The events a person can be told about (a subset of projects.events.KINDS)."""
 
-    QUESTION_ASKED = "question.asked", "A question about a pair"
-    QUESTION_ANSWERED = "question.answered", "An answer to my question"
-    FLAG_RAISED = "flag.raised", "A pair flagged by an annotator"
-    IMPORT_FINISHED = "import.finished", "An import finished"
-    IMPORT_FAILED = "import.failed", "An import failed"
-    RUN_FINISHED = "run.finished", "A judge run finished"
-    RUN_FAILED = "run.failed", "A judge run failed"
-    EXPORT_READY = "export.ready", "An export is ready"
-    EXPORT_FAILED = "export.failed", "An export failed"
-    ANNOTATOR_PAUSED = "annotator.paused", "An annotator paused by the gold checks"
+    QUESTION_ASKED = "question.asked", _("A question about a pair")
+    QUESTION_ANSWERED = "question.answered", _("An answer to my question")
+    FLAG_RAISED = "flag.raised", _("A pair flagged by an annotator")
+    IMPORT_FINISHED = "import.finished", _("An import finished")
+    IMPORT_FAILED = "import.failed", _("An import failed")
+    RUN_FINISHED = "run.finished", _("A judge run finished")
+    RUN_FAILED = "run.failed", _("A judge run failed")
+    EXPORT_READY = "export.ready", _("An export is ready")
+    EXPORT_FAILED = "export.failed", _("An export failed")
+    ANNOTATOR_PAUSED = "annotator.paused", _("An annotator paused by the gold checks")
 
 
 class Notification(models.Model):

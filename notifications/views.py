@@ -5,6 +5,7 @@ another user's id answers 404, exactly like a missing one."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.mail import mail_configured
@@ -58,7 +59,13 @@ def notification_read(request, notification_id: int):
 @require_POST
 def notification_read_all(request):
     marked = notifications_mark_all_read(user=request.user)
-    messages.success(request, f"{marked} notification{'' if marked == 1 else 's'} marked read.")
+    messages.success(
+        request,
+        ngettext(
+            "%(count)s notification marked read.", "%(count)s notifications marked read.", marked
+        )
+        % {"count": marked},
+    )
     return redirect("notifications")
 
 
@@ -80,7 +87,7 @@ def notification_settings(request):
                 for kind in kinds
             },
         )
-        messages.success(request, "Notification settings saved.")
+        messages.success(request, gettext("Notification settings saved."))
         return redirect("notification-settings")
     labels = dict(NotificationKind.choices)
     rows = [

@@ -3,6 +3,9 @@ services (projects/services/members.py, invitations.py) hold the rules and write
 
 from django import forms
 from django.contrib.auth.password_validation import password_validators_help_texts
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from projects.models import Membership, Project, Task
 from projects.services.invitations import DEFAULT_DAYS, MAX_DAYS
@@ -21,25 +24,36 @@ def _tasks_field(project: Project, *, archived: bool = False) -> _ProjectTasksFi
         queryset=(tasks if archived else tasks.active()).order_by("slug"),
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="None ticked: every task of the project, including tasks added later.",
+        label=_("Tasks"),
+        help_text=_("None ticked: every task of the project, including tasks added later."),
     )
 
 
 class InvitationForm(forms.Form):
-    role = forms.ChoiceField(choices=Membership.Role.choices, initial=Membership.Role.ANNOTATOR)
+    role = forms.ChoiceField(
+        label=gettext_lazy("Role"),
+        choices=Membership.Role.choices,
+        initial=Membership.Role.ANNOTATOR,
+    )
     days = forms.IntegerField(
-        label="Valid for (days)",
+        label=gettext_lazy("Valid for (days)"),
         min_value=1,
         max_value=MAX_DAYS,
         initial=DEFAULT_DAYS,
-        help_text=f"1 to {MAX_DAYS} days; the link works once.",
+        help_text=format_lazy(
+            gettext_lazy("1 to {days} days; the link works once."), days=MAX_DAYS
+        ),
     )
     email = forms.EmailField(
+        label=gettext_lazy("Email"),
         required=False,
-        help_text="Optional: the link is mailed there when this server sends mail.",
+        help_text=gettext_lazy("Optional: the link is mailed there when this server sends mail."),
     )
     note = forms.CharField(
-        required=False, max_length=200, help_text="Optional, for the leads: who it is for."
+        label=gettext_lazy("Note"),
+        required=False,
+        max_length=200,
+        help_text=gettext_lazy("Optional, for the leads: who it is for."),
     )
 
     def __init__(self, project: Project, *args, **kwargs):
@@ -48,7 +62,7 @@ class InvitationForm(forms.Form):
 
 
 class MembershipForm(forms.Form):
-    role = forms.ChoiceField(choices=Membership.Role.choices)
+    role = forms.ChoiceField(label=gettext_lazy("Role"), choices=Membership.Role.choices)
 
     def __init__(self, project: Project, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -59,17 +73,18 @@ class AcceptForm(forms.Form):
     """A new account on an invitation link (the password validators run in the service)."""
 
     username = forms.CharField(
+        label=gettext_lazy("Username"),
         max_length=150,
-        help_text="Letters, digits and @ . + - _ only; how you sign in.",
+        help_text=gettext_lazy("Letters, digits and @ . + - _ only; how you sign in."),
         widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
     )
     password1 = forms.CharField(
-        label="Password",
+        label=gettext_lazy("Password"),
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
     password2 = forms.CharField(
-        label="Password (again)",
+        label=gettext_lazy("Password (again)"),
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
@@ -81,5 +96,5 @@ class AcceptForm(forms.Form):
     def clean(self):
         data = super().clean()
         if data.get("password1") and data.get("password1") != data.get("password2"):
-            self.add_error("password2", "The two passwords differ.")
+            self.add_error("password2", _("The two passwords differ."))
         return data

@@ -5,6 +5,7 @@
 // clock. Without JavaScript, or when the answer is not a menu, the form posts normally.
 (function () {
   "use strict";
+  const gettext = window.gettext || function (s) { return s; }; // English without the catalog
   const SHOWN_IN_PLACE = [200, 409, 422]; // sent, refused, or the input to correct
 
   async function send(form) {
@@ -22,7 +23,7 @@
     } catch (error) {
       // The question may or may not have arrived: say so rather than send it twice.
       const status = menu && menu.querySelector("[role=status]");
-      if (status) status.textContent = "Not sent? The connection failed; reload the page to see.";
+      if (status) status.textContent = gettext("Not sent? The connection failed; reload the page to see.");
       if (button) button.disabled = false;
       return;
     }

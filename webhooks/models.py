@@ -11,19 +11,20 @@ their outcome), sent through the outbox (core/outbox.py), never inside a request
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class WebhookKind(models.TextChoices):
     """The events a pipeline can subscribe to (a subset of projects.events.KINDS)."""
 
-    PAIR_DECIDED = "pair.decided", "A pair was decided"
-    TASK_COMPLETE = "task.complete", "Every pair of a task is decided"
-    IMPORT_FINISHED = "import.finished", "An import finished"
-    IMPORT_FAILED = "import.failed", "An import failed"
-    RUN_FINISHED = "run.finished", "A judge run finished"
-    RUN_FAILED = "run.failed", "A judge run failed"
-    EXPORT_READY = "export.ready", "An export is ready"
-    EXPORT_FAILED = "export.failed", "An export failed"
+    PAIR_DECIDED = "pair.decided", _("A pair was decided")
+    TASK_COMPLETE = "task.complete", _("Every pair of a task is decided")
+    IMPORT_FINISHED = "import.finished", _("An import finished")
+    IMPORT_FAILED = "import.failed", _("An import failed")
+    RUN_FINISHED = "run.finished", _("A judge run finished")
+    RUN_FAILED = "run.failed", _("A judge run failed")
+    EXPORT_READY = "export.ready", _("An export is ready")
+    EXPORT_FAILED = "export.failed", _("An export failed")
 
 
 class Destination(models.Model):
@@ -78,9 +79,9 @@ class Subscription(models.Model):
 
 
 class DeliveryStatus(models.TextChoices):
-    PENDING = "pending", "Waiting to be sent"
-    DELIVERED = "delivered", "Delivered"
-    FAILED = "failed", "Failed (no attempt left)"
+    PENDING = "pending", _("Waiting to be sent")
+    DELIVERED = "delivered", _("Delivered")
+    FAILED = "failed", _("Failed (no attempt left)")
 
 
 class Delivery(models.Model):

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from core.errors import Invalid, NotFound
 from core.outbox import enqueue_on_commit, running_embedded
@@ -79,10 +80,10 @@ def subscription_save(*, project: Project, destination_id: int, kinds: list[str]
         raise NotFound("no such destination for this project")
     unknown = sorted(set(kinds) - set(WebhookKind.values))
     if unknown:
-        message = f"unknown kind of event: {', '.join(unknown)}"
+        message = gettext("unknown kind of event: %(kinds)s") % {"kinds": ", ".join(unknown)}
         raise Invalid(message, {"kinds": [message]})
     if not kinds:
-        message = "choose at least one kind of event"
+        message = gettext("choose at least one kind of event")
         raise Invalid(message, {"kinds": [message]})
     ordered = [kind for kind in WebhookKind.values if kind in kinds]
     subscription, _ = Subscription.objects.update_or_create(

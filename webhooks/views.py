@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.errors import Invalid, NotFound
@@ -41,7 +42,7 @@ def webhooks_page(request, slug: str):
         except Invalid as invalid:
             error, status = invalid.message, 400
         else:
-            messages.success(request, "Subscription saved.")
+            messages.success(request, _("Subscription saved."))
             return redirect("project-webhooks", slug=slug)
     labels = dict(WebhookKind.choices)
     subscriptions = [
@@ -67,7 +68,7 @@ def subscription_remove(request, slug: str, subscription_id: int):
         subscription_delete(project=project, subscription_id=subscription_id)
     except NotFound:
         raise Http404("no such subscription") from None
-    messages.success(request, "Subscription removed.")
+    messages.success(request, _("Subscription removed."))
     return redirect("project-webhooks", slug=slug)
 
 
@@ -79,5 +80,9 @@ def delivery_resend_view(request, slug: str, delivery_id: int):
         copy = delivery_resend(project=project, delivery_id=delivery_id)
     except NotFound:
         raise Http404("no such delivery") from None
-    messages.success(request, f"Delivery {delivery_id} re-sent as delivery {copy.pk}.")
+    messages.success(
+        request,
+        _("Delivery %(delivery)s re-sent as delivery %(copy)s.")
+        % {"delivery": delivery_id, "copy": copy.pk},
+    )
     return redirect("project-webhooks", slug=slug)

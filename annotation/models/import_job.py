@@ -1,15 +1,16 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from content.importing.formats import FORMATS
 
 
 class ImportJobStatus(models.TextChoices):
-    QUEUED = "queued", "Waiting for a worker"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Refused"
+    QUEUED = "queued", _("Waiting for a worker")
+    RUNNING = "running", _("Running")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Refused")
 
 
 class ImportJob(models.Model):

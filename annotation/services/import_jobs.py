@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import ImportJob
 from annotation.services.pair_upload import pairs_import_stored, upload_store
@@ -44,7 +45,7 @@ def import_job_start(
     transaction commits. A refused upload (size, kind) raises ImportFailed and leaves nothing."""
     if file_format and file_format not in FORMATS:
         raise Invalid(
-            f"unknown format {file_format!r}", fields={"file_format": ["Choose a format."]}
+            f"unknown format {file_format!r}", fields={"file_format": [gettext("Choose a format.")]}
         )
     from annotation.tasks import import_job  # the tasks module imports this one
 

@@ -17,6 +17,7 @@ where the selectors apply the blinding rules.
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.access import led_pairs, own_assignments
 from annotation.models import Assignment, PairMessage, PairThread
@@ -47,9 +48,12 @@ class QuestionRefused(Refused):
 def _body_check(body: str) -> str:
     body = (body or "").strip()
     if not body:
-        raise MessageInvalid("Write your message first.")
+        raise MessageInvalid(gettext("Write your message first."))
     if len(body) > MAX_BODY_CHARS:
-        raise MessageInvalid(f"Keep it under {MAX_BODY_CHARS} characters ({len(body)} now).")
+        raise MessageInvalid(
+            gettext("Keep it under %(limit)s characters (%(count)s now).")
+            % {"limit": MAX_BODY_CHARS, "count": len(body)}
+        )
     return body
 
 
@@ -71,14 +75,16 @@ def question_ask(*, assignment_id: int, user, body: str) -> PairMessage:
         .first()
     )
     if pair_id is None:
-        raise ThreadNotFound("No such assignment.")
+        raise ThreadNotFound(gettext("No such assignment."))
     with transaction.atomic():
         pair = _lock_pair(pair_id)
         assignment = Assignment.objects.select_for_update().get(pk=assignment_id)
         if assignment.status not in _MAY_ASK:
             raise QuestionRefused(
-                "You no longer hold this pair, so you cannot ask about it. "
-                "Ask about the pair you are rating."
+                gettext(
+                    "You no longer hold this pair, so you cannot ask about it. "
+                    "Ask about the pair you are rating."
+                )
             )
         thread = PairThread.objects.filter(assignment=assignment).first()
         if thread is None:
@@ -113,7 +119,7 @@ def question_answer(*, thread_id: int, lead, body: str) -> PairMessage:
         .first()
     )
     if pair_id is None:
-        raise ThreadNotFound("No such question.")
+        raise ThreadNotFound(gettext("No such question."))
     with transaction.atomic():
         pair = _lock_pair(pair_id)
         thread = PairThread.objects.select_for_update().get(pk=thread_id)
@@ -145,7 +151,7 @@ def pair_note_add(*, pair_id: int, lead, body: str) -> PairMessage:
     to lead."""
     body = _body_check(body)
     if not led_pairs(lead).filter(pk=pair_id).exists():
-        raise ThreadNotFound("No such pair.")
+        raise ThreadNotFound(gettext("No such pair."))
     return PairMessage.objects.create(
         pair_id=pair_id, thread=None, author=lead, kind=PairMessage.Kind.NOTE, body=body
     )

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from annotation.services.pair_import import ImportSummary, Progress, pairs_import
 from content.importing.errors import ImportFailed
@@ -151,8 +152,10 @@ def pairs_import_stored(
 def _upload_suffix(name: str) -> str:
     suffix = Path(name.replace("\\", "/")).suffix.lower()
     if suffix not in UPLOAD_SUFFIXES:
-        shown = _shown(name) if name else "a file without a name"
-        raise ImportFailed(f"upload a .jsonl, .json, .parquet or .zip file, not {shown}")
+        shown = _shown(name) if name else gettext("a file without a name")
+        raise ImportFailed(
+            gettext("upload a .jsonl, .json, .parquet or .zip file, not %(name)s") % {"name": shown}
+        )
     return suffix
 
 
@@ -164,16 +167,22 @@ def _receive(uploaded, target: Path, limits: UploadLimits) -> Path:
     """Write the upload to `target`, refusing it past the size limit (declared or counted)."""
     declared = getattr(uploaded, "size", None)
     if declared is not None and declared > limits.max_bytes:
-        raise ImportFailed(f"the upload is {declared} bytes, above the {limits.max_bytes} limit")
+        raise ImportFailed(
+            gettext("the upload is %(size)s bytes, above the %(limit)s limit")
+            % {"size": declared, "limit": limits.max_bytes}
+        )
     written = 0
     with open(target, "xb") as out:
         for chunk in uploaded.chunks():
             written += len(chunk)
             if written > limits.max_bytes:
-                raise ImportFailed(f"the upload is above the {limits.max_bytes} bytes limit")
+                raise ImportFailed(
+                    gettext("the upload is above the %(limit)s bytes limit")
+                    % {"limit": limits.max_bytes}
+                )
             out.write(chunk)
     if written == 0:
-        raise ImportFailed("the uploaded file is empty")
+        raise ImportFailed(gettext("the uploaded file is empty"))
     return target
 
 

@@ -5,6 +5,7 @@ import re
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import AspectScore, Rating
 from annotation.services.adjudication import project_filter_apply
@@ -121,7 +122,8 @@ def _checked(instance, exclude=()) -> None:
 def project_create(*, creator, slug: str, **values) -> Project:
     """A new project, with `creator` as its lead. `values` are PROJECT_FIELDS."""
     if slug in RESERVED_SLUGS:
-        raise Invalid("reserved slug", fields={"slug": [f"{slug!r} names a page; choose another."]})
+        names_a_page = gettext("%(slug)s names a page; choose another.") % {"slug": repr(slug)}
+        raise Invalid("reserved slug", fields={"slug": [names_a_page]})
     project = Project(slug=slug, **{k: v for k, v in values.items() if k in PROJECT_FIELDS})
     _checked(project)
     try:
@@ -129,7 +131,7 @@ def project_create(*, creator, slug: str, **values) -> Project:
             project.save()
     except IntegrityError:
         raise Invalid(
-            "a project with this slug exists", fields={"slug": ["This slug is taken."]}
+            "a project with this slug exists", fields={"slug": [gettext("This slug is taken.")]}
         ) from None
     Membership.objects.create(user=creator, project=project, role=Membership.Role.LEAD)
     return project
@@ -159,9 +161,15 @@ def aspects_parse(text: str) -> list[dict]:
             continue
         key, label, help_text = ([p.strip() for p in line.split("|", 2)] + ["", ""])[:3]
         if not _ASPECT_KEY.fullmatch(key):
-            errors.append(f"line {number}: the key must be letters, digits, - or _ (≤ 40)")
+            errors.append(
+                gettext("line %(number)s: the key must be letters, digits, - or _ (≤ 40)")
+                % {"number": number}
+            )
         elif key in seen:
-            errors.append(f"line {number}: {key!r} is listed twice")
+            errors.append(
+                gettext("line %(number)s: %(key)s is listed twice")
+                % {"number": number, "key": repr(key)}
+            )
         seen.add(key)
         aspects.append({"key": key, "label": label or key, "help": help_text})
     if errors:
@@ -194,7 +202,9 @@ def task_save(
         task = Task.objects.select_for_update().get(pk=task.pk, project=project)
         rated = Rating.objects.filter(pair__task=task).exists()
         if rated and slug != task.slug:
-            raise Invalid("rated task", fields={"slug": ["Ratings exist: the slug stays."]})
+            raise Invalid(
+                "rated task", fields={"slug": [gettext("Ratings exist: the slug stays.")]}
+            )
         if rated:
             kept = {a["key"] for a in aspects}
             scored = set(
@@ -205,7 +215,12 @@ def task_save(
             if missing := sorted(scored - kept):
                 raise Invalid(
                     "rated aspects removed",
-                    fields={"aspects": [f"Ratings score {', '.join(missing)}: keep them."]},
+                    fields={
+                        "aspects": [
+                            gettext("Ratings score %(aspects)s: keep them.")
+                            % {"aspects": ", ".join(missing)}
+                        ]
+                    },
                 )
     else:
         task = Task(project=project)
@@ -220,7 +235,7 @@ def task_save(
         with transaction.atomic():
             task.save()
     except IntegrityError:
-        taken = ["This project has a task with this slug."]
+        taken = [gettext("This project has a task with this slug.")]
         raise Invalid("slug taken", fields={"slug": taken}) from None
     return task
 
@@ -232,7 +247,10 @@ def pairs_queue(project: Project, *, task: Task | None = None) -> int:
     are (no annotator would see them): `Refused` when it is the task named."""
     candidates = Pair.objects.filter(project=project, status=Pair.Status.CANDIDATE)
     if task is not None and task.archived_at is not None:
-        raise Refused(f"task {task.name} is archived: restore it in the settings first")
+        raise Refused(
+            gettext("task %(name)s is archived: restore it in the settings first")
+            % {"name": task.name}
+        )
     if task is not None:
         candidates = candidates.filter(task=task)
     else:

@@ -5,6 +5,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.forms import ImportForm
@@ -21,10 +23,10 @@ from projects.models import Task
 RECENT_JOBS = 20
 # What each sample file of the upload form holds (content/importing/formats.py).
 SAMPLE_NAMES = {
-    "native": "Arbiter's native JSONL, with its images (zip)",
-    "mmrb2": "MMRB2's JSON, with the experts' scores and images (zip)",
-    "mjbench": "MJ-Bench's JSON rows, with images (zip)",
-    "parquet": "Parquet, images inside (MMRB2's Hugging Face layout)",
+    "native": gettext_lazy("Arbiter's native JSONL, with its images (zip)"),
+    "mmrb2": gettext_lazy("MMRB2's JSON, with the experts' scores and images (zip)"),
+    "mjbench": gettext_lazy("MJ-Bench's JSON rows, with images (zip)"),
+    "parquet": gettext_lazy("Parquet, images inside (MMRB2's Hugging Face layout)"),
 }
 
 
@@ -57,7 +59,11 @@ def data_page(request, slug: str):
             )
             job.refresh_from_db()
             if job.status == ImportJob.Status.DONE:
-                messages.success(request, f"{job.file_name}: {job.pairs_written} pairs imported.")
+                messages.success(
+                    request,
+                    _("%(file)s: %(count)s pairs imported.")
+                    % {"file": job.file_name, "count": job.pairs_written},
+                )
             return redirect("project-data", slug=slug)
     jobs = ImportJob.objects.filter(project=project).select_related("requested_by")
     context = {
@@ -82,8 +88,11 @@ def queue_view(request, slug: str):
     project = project_for_lead(request.user, slug)
     task_slug = request.POST.get("task", "")
     task = get_object_or_404(Task, project=project, slug=task_slug) if task_slug else None
-    with refusal_as_message(request, "Not queued: "):
+    with refusal_as_message(request, _("Not queued: ")):
         queued = pairs_queue(project, task=task)
-        where = f"task {task.name}" if task else "the project"
-        messages.success(request, f"{queued} candidate pairs of {where} sent to annotation.")
+        if task:
+            sent = _("%(count)s candidate pairs of task %(task)s sent to annotation.")
+        else:
+            sent = _("%(count)s candidate pairs of the project sent to annotation.")
+        messages.success(request, sent % {"count": queued, "task": task.name if task else ""})
     return redirect("project-data", slug=slug)

@@ -14,6 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -101,14 +102,17 @@ def member_update(request, slug: str, membership_id: int):
     form = MembershipForm(project, request.POST)
     if not form.is_valid():
         messages.error(
-            request, f"{membership.user.username} not changed: check the role and tasks."
+            request,
+            _("%(name)s not changed: check the role and tasks.")
+            % {"name": membership.user.username},
         )
         return redirect("project-members", slug=slug)
-    with refusal_as_message(request, prefix=f"{membership.user.username} not changed: "):
+    prefix = _("%(name)s not changed: ") % {"name": membership.user.username}
+    with refusal_as_message(request, prefix=prefix):
         membership_update(
             membership=membership, role=form.cleaned_data["role"], tasks=form.cleaned_data["tasks"]
         )
-        messages.success(request, f"{membership.user.username} saved.")
+        messages.success(request, _("%(name)s saved.") % {"name": membership.user.username})
     if membership.user_id == request.user.pk and membership.role != Membership.Role.LEAD:
         return redirect("home")  # they no longer lead the project
     return redirect("project-members", slug=slug)
@@ -120,10 +124,12 @@ def member_deactivate(request, slug: str, membership_id: int):
     project = project_for_lead(request.user, slug)
     membership = membership_in_project(project, membership_id)
     name = membership.user.username
-    with refusal_as_message(request, prefix=f"{name} not removed: "):
+    with refusal_as_message(request, prefix=_("%(name)s not removed: ") % {"name": name}):
         membership_deactivate(membership=membership)
         messages.success(
-            request, f"{name} no longer has access to {project.name}; their ratings stay."
+            request,
+            _("%(name)s no longer has access to %(project)s; their ratings stay.")
+            % {"name": name, "project": project.name},
         )
         if membership.user_id == request.user.pk:
             return redirect("home")
@@ -137,7 +143,7 @@ def invitation_revoke_view(request, slug: str, invitation_id: int):
     invitation = invitation_in_project(project, invitation_id)
     with refusal_as_message(request):
         invitation_revoke(invitation=invitation)
-        messages.success(request, "Invitation revoked: its link no longer works.")
+        messages.success(request, _("Invitation revoked: its link no longer works."))
     return redirect("project-members", slug=slug)
 
 
@@ -195,10 +201,18 @@ def invite(request, token: str):
                 login(request, membership.user)
         if membership is not None:
             messages.success(
-                request, f"Welcome to {project.name} ({membership.get_role_display().lower()})."
+                request,
+                _("Welcome to %(project)s (%(role)s).")
+                % {"project": project.name, "role": membership.get_role_display().lower()},
             )
             return redirect("home")
         login_failed(request, _limit_key(token))
     member = signed_in and Membership.objects.filter(user=request.user, project=project).exists()
-    context = {"invitation": invitation, "project": project, "form": form, "member": member}
+    context = {
+        "invitation": invitation,
+        "project": project,
+        "form": form,
+        "member": member,
+        "task_names": ", ".join(task.name for task in invitation.tasks.all()),
+    }
     return render(request, "annotation/invite.html", context, status=400 if posting else 200)

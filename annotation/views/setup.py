@@ -6,6 +6,8 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.forms import ProjectForm, TaskForm
@@ -28,14 +30,17 @@ from projects.services.tasks import task_archive, task_delete, task_restore
 @require_http_methods(["GET", "POST"])
 def project_new(request):
     if not may_create_projects(request.user):
-        raise PermissionDenied("ask an operator for a lead account that may create projects")
+        raise PermissionDenied(_("ask an operator for a lead account that may create projects"))
     form = ProjectForm(request.POST or None, initial={"scale_points": 7})
     if request.method == "POST" and form.is_valid():
         with errors_on_form(form):
             project = project_create(
                 creator=request.user, slug=form.cleaned_data["slug"], **form.values()
             )
-            messages.success(request, f"Project {project.name} created. Add its first task.")
+            messages.success(
+                request,
+                _("Project %(name)s created. Add its first task.") % {"name": project.name},
+            )
             return redirect("task-new", slug=project.slug)
     status = 400 if request.method == "POST" else 200
     return render(request, "annotation/project_form.html", {"form": form}, status=status)
@@ -49,8 +54,14 @@ def project_settings(request, slug: str):
     if request.method == "POST" and form.is_valid():
         with errors_on_form(form):
             changed = project_update(project, **form.values())
-            note = f" {changed} pairs changed status under the new rules." if changed else ""
-            messages.success(request, f"Settings saved.{note}")
+            if changed:
+                messages.success(
+                    request,
+                    _("Settings saved. %(count)s pairs changed status under the new rules.")
+                    % {"count": changed},
+                )
+            else:
+                messages.success(request, _("Settings saved."))
             return redirect("project-settings", slug=slug)
     project.refresh_from_db()
     rated = Rating.objects.filter(pair__project=project).exists()
@@ -90,7 +101,7 @@ def task_edit(request, slug: str, task_slug: str | None = None):
                 guidelines=data["guidelines"],
                 quality=form.quality_settings(),
             )
-            messages.success(request, f"Task {saved.name} saved.")
+            messages.success(request, _("Task %(name)s saved.") % {"name": saved.name})
             return redirect("project-settings", slug=slug)
     context = {"project": project, "task": task, "form": form}
     status = 400 if request.method == "POST" else 200
@@ -104,7 +115,9 @@ def guidelines_preview(request, slug: str):
     project_for_lead(request.user, slug)
     text = request.POST.get("guidelines", "")[:100_000]
     html = guidelines_html(text) if text.strip() else ""
-    return HttpResponse(html or '<p class="muted">Nothing to preview.</p>')
+    if not html:
+        html = format_html('<p class="muted">{}</p>', _("Nothing to preview."))
+    return HttpResponse(html)
 
 
 def _lead_task(request, slug: str, task_slug: str) -> tuple:
@@ -119,9 +132,9 @@ def _lead_task(request, slug: str, task_slug: str) -> tuple:
 def task_delete_view(request, slug: str, task_slug: str):
     """Delete a task with no pairs (the settings page asks first)."""
     project, task = _lead_task(request, slug, task_slug)
-    with refusal_as_message(request, "Not deleted: "):
+    with refusal_as_message(request, _("Not deleted: ")):
         task_delete(project=project, task=task)
-        messages.success(request, f"Task {task.name} deleted.")
+        messages.success(request, _("Task %(name)s deleted.") % {"name": task.name})
     return redirect("project-settings", slug=slug)
 
 
@@ -133,8 +146,11 @@ def task_archive_view(request, slug: str, task_slug: str):
     task_archive(project=project, task=task, user=request.user)
     messages.success(
         request,
-        f"Task {task.name} archived: annotators no longer see it and imports refuse it. "
-        "Its pairs and ratings are kept; restore it below.",
+        _(
+            "Task %(name)s archived: annotators no longer see it and imports refuse it. "
+            "Its pairs and ratings are kept; restore it below."
+        )
+        % {"name": task.name},
     )
     return redirect("project-settings", slug=slug)
 
@@ -144,5 +160,8 @@ def task_archive_view(request, slug: str, task_slug: str):
 def task_restore_view(request, slug: str, task_slug: str):
     project, task = _lead_task(request, slug, task_slug)
     task_restore(project=project, task=task)
-    messages.success(request, f"Task {task.name} restored: annotators and imports see it again.")
+    messages.success(
+        request,
+        _("Task %(name)s restored: annotators and imports see it again.") % {"name": task.name},
+    )
     return redirect("project-settings", slug=slug)

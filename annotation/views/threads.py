@@ -13,6 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
@@ -58,7 +59,7 @@ def question_ask_view(request, assignment_id: int):
         raise Http404("no such assignment") from None
     except DomainError as error:
         if not wants_fragment(request):
-            messages.error(request, f"Question not sent: {error.message}")
+            messages.error(request, _("Question not sent: %(error)s") % {"error": error.message})
             return redirect(back)
         # Shown in place, with what was typed: 422 for an input error, 409 for a refusal
         # (the annotate page swaps both in: annotate.html's responseHandling).
@@ -66,10 +67,11 @@ def question_ask_view(request, assignment_id: int):
         return _annotator_menu(
             request, assignment_id, status=status, thread_error=error.message, thread_body=body
         )
+    sent = _("Your question went to the leads.")
     if not wants_fragment(request):
-        messages.success(request, "Your question went to the leads.")
+        messages.success(request, sent)
         return redirect(back)
-    return _annotator_menu(request, assignment_id, thread_sent="Your question went to the leads.")
+    return _annotator_menu(request, assignment_id, thread_sent=sent)
 
 
 def _led_pair(request, slug: str, pair_id: int) -> Pair:
@@ -97,9 +99,11 @@ def thread_answer_view(request, slug: str, pair_id: int, thread_id: int):
     except ThreadNotFound:
         raise Http404("no such question") from None
     except DomainError as error:
-        messages.error(request, f"Answer not sent: {error.message}")
+        messages.error(request, _("Answer not sent: %(error)s") % {"error": error.message})
     else:
-        messages.success(request, "Answer sent; the annotator sees it on their page of the pair.")
+        messages.success(
+            request, _("Answer sent; the annotator sees it on their page of the pair.")
+        )
     return _back_to_pair(slug, pair_id)
 
 
@@ -112,7 +116,7 @@ def pair_note_view(request, slug: str, pair_id: int):
     except ThreadNotFound:
         raise Http404("no such pair") from None
     except DomainError as error:
-        messages.error(request, f"Note not saved: {error.message}")
+        messages.error(request, _("Note not saved: %(error)s") % {"error": error.message})
     else:
-        messages.success(request, "Note saved; only the project's leads see it.")
+        messages.success(request, _("Note saved; only the project's leads see it."))
     return _back_to_pair(slug, pair_id)

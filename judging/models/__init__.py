@@ -3,6 +3,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 # The package's models, split for length: the batch one names the others by string.
 from judging.models.batches import BatchStatus, ProviderBatch  # noqa: F401
@@ -32,8 +33,8 @@ class Connection(models.Model):
     connection the operator allowed for their project and never see its URL or variable."""
 
     class Backend(models.TextChoices):
-        OPENAI = "openai", "OpenAI-compatible chat completions"
-        ANTHROPIC = "anthropic", "Anthropic Messages"
+        OPENAI = "openai", _("OpenAI-compatible chat completions")
+        ANTHROPIC = "anthropic", _("Anthropic Messages")
 
     name = models.SlugField(max_length=64, unique=True)
     backend = models.CharField(max_length=16, choices=Backend.choices)
@@ -58,11 +59,11 @@ class Connection(models.Model):
 
 
 class JudgeBackend(models.TextChoices):
-    OPENAI = "openai", "OpenAI-compatible chat completions"
-    ANTHROPIC = "anthropic", "Anthropic Messages"
-    ALWAYS_A = "always-a", "Baseline: always A"
-    RANDOM = "random", "Baseline: random (seeded)"
-    EXTERNAL = "external", "External predictions (imported)"
+    OPENAI = "openai", _("OpenAI-compatible chat completions")
+    ANTHROPIC = "anthropic", _("Anthropic Messages")
+    ALWAYS_A = "always-a", _("Baseline: always A")
+    RANDOM = "random", _("Baseline: random (seeded)")
+    EXTERNAL = "external", _("External predictions (imported)")
 
 
 class Judge(models.Model):
@@ -149,23 +150,23 @@ class Judge(models.Model):
 
 
 class JudgeRunStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    RUNNING = "running", "Running"
-    CANCELLED = "cancelled", "Cancelled"
-    FINISHED = "finished", "Finished"
+    PENDING = "pending", _("Pending")
+    RUNNING = "running", _("Running")
+    CANCELLED = "cancelled", _("Cancelled")
+    FINISHED = "finished", _("Finished")
 
 
 class JudgeRunPurpose(models.TextChoices):
-    EVALUATE = "evaluate", "Evaluate against the experts"
-    ENSEMBLE = "ensemble", "Ensemble filter of candidate pairs"
-    IMPORT = "import", "Imported predictions"
+    EVALUATE = "evaluate", _("Evaluate against the experts")
+    ENSEMBLE = "ensemble", _("Ensemble filter of candidate pairs")
+    IMPORT = "import", _("Imported predictions")
 
 
 class JudgeRunMode(models.TextChoices):
-    LIVE = "live", "Live calls"
+    LIVE = "live", _("Live calls")
     # The provider's batch API (OpenAI /v1/batches, Anthropic Message Batches): about half
     # the price, answers within 24 hours (judging/services/batches.py).
-    BATCH = "batch", "Provider batch"
+    BATCH = "batch", _("Provider batch")
 
 
 # What a provider's batch API charges against live calls (OpenAI and Anthropic: half).
@@ -391,11 +392,11 @@ class CachedReply(models.Model):
 
 
 class PromptTemplateAnswerFormat(models.TextChoices):
-    JSON = "json", 'JSON with "better_response" (MMRB2)'
-    MJBENCH = "mjbench", "BETTER IMAGE: 0|1|2 (MJ-Bench)"
-    LIKERT_5 = "likert-5", "SCORE: 1-5, each response alone (pointwise)"
-    LIKERT_10 = "likert-10", "SCORE: 1-10, each response alone (pointwise)"
-    SCORE_100 = "score-100", "SCORE: 0-100, each response alone (pointwise)"
+    JSON = "json", _('JSON with "better_response" (MMRB2)')
+    MJBENCH = "mjbench", _("BETTER IMAGE: 0|1|2 (MJ-Bench)")
+    LIKERT_5 = "likert-5", _("SCORE: 1-5, each response alone (pointwise)")
+    LIKERT_10 = "likert-10", _("SCORE: 1-10, each response alone (pointwise)")
+    SCORE_100 = "score-100", _("SCORE: 0-100, each response alone (pointwise)")
 
 
 # The answer formats of pointwise templates and the range of their scores (inclusive).

@@ -2,15 +2,16 @@
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 class BatchStatus(models.TextChoices):
     # The row is written before the provider is asked, so a worker that dies in between
     # leaves a trace: a re-delivered chunk submits such a part again.
-    SUBMITTING = "submitting", "Submitting"
-    IN_PROGRESS = "in_progress", "Waiting for the provider"
-    COLLECTED = "collected", "Answers stored"
-    FAILED = "failed", "Failed"  # refused by the provider; its trials are stored as failures
+    SUBMITTING = "submitting", _("Submitting")
+    IN_PROGRESS = "in_progress", _("Waiting for the provider")
+    COLLECTED = "collected", _("Answers stored")
+    FAILED = "failed", _("Failed")  # refused by the provider; its trials are stored as failures
 
 
 class ProviderBatch(models.Model):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import aiohttp
 from django.core.cache import cache
+from django.utils.translation import gettext
 
 from core.errors import Refused
 from judging.backends import CallFailed, ConfigurationError, call_backend, check_callable
@@ -79,7 +80,8 @@ def judge_call_check(*, judge: Judge, project: Project) -> CallCheck:
     when the judge was tested less than CALL_SPACING_SECONDS ago."""
     if not cache.add(f"judge-call-check:{judge.pk}", 1, timeout=CALL_SPACING_SECONDS):
         raise CallCheckRefused(
-            f"judge {judge.name!r} was tested a moment ago; try again in a few seconds"
+            gettext("judge %(name)s was tested a moment ago; try again in a few seconds")
+            % {"name": repr(judge.name)}
         )
     try:
         check_callable(judge, project)  # also loads the connection before the event loop

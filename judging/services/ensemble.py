@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from annotation.services.gold import GoldEntry, gold_set
 from content.models import Pair
@@ -40,10 +41,12 @@ def ensemble_of(task: Task) -> TaskEnsemble | None:
 
 def ensemble_set(task: Task, judges, threshold: float | None = None) -> TaskEnsemble:
     if threshold is not None and not 0.5 < threshold <= 1:
-        raise RunRefused("the agreement threshold must be above 0.5 and at most 1")
+        raise RunRefused(gettext("the agreement threshold must be above 0.5 and at most 1"))
     judges = list(judges)
     if any(judge.project_id not in (None, task.project_id) for judge in judges):
-        raise RunRefused("an ensemble takes the project's own judges and the operator's only")
+        raise RunRefused(
+            gettext("an ensemble takes the project's own judges and the operator's only")
+        )
     ensemble, _ = TaskEnsemble.objects.update_or_create(
         task=task, defaults={"threshold": threshold}
     )
@@ -56,12 +59,16 @@ def ensemble_start(project: Project, task: Task, *, user=None, background=False)
     together so that the pairs are decided only when the last one finishes."""
     ensemble = ensemble_of(task)
     if ensemble is None or not ensemble.judges.exists():
-        raise RunRefused(f"task {task.slug!r} names no ensemble judges")
+        raise RunRefused(
+            gettext("task %(task)s names no ensemble judges") % {"task": repr(task.slug)}
+        )
     candidates = list(
         Pair.objects.filter(task=task, status=Pair.Status.CANDIDATE).values_list("id", flat=True)
     )
     if not candidates:
-        raise RunRefused(f"task {task.slug!r} has no candidate pairs")
+        raise RunRefused(
+            gettext("task %(task)s has no candidate pairs") % {"task": repr(task.slug)}
+        )
     with transaction.atomic():  # the chunks are enqueued when this commits
         return [
             judge_run_start(
@@ -196,5 +203,8 @@ def ensemble_gold_set(task: Task, *, by=None) -> int:
     became gold."""
     entries = ensemble_unanimous_easy(task)
     if not entries:
-        raise RunRefused(f"task {task.slug!r} has no easy pair its ensemble judged unanimously")
+        raise RunRefused(
+            gettext("task %(task)s has no easy pair its ensemble judged unanimously")
+            % {"task": repr(task.slug)}
+        )
     return gold_set(task, entries, by=by)

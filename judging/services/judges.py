@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext
 
 from core.errors import Invalid, Refused
 from judging.backends import ConfigurationError, api_key
@@ -64,11 +65,15 @@ def sampling_check(sampling) -> dict:
     if sampling in (None, ""):
         return {}
     if not isinstance(sampling, dict):
-        raise _invalid("sampling", "a JSON object")
+        raise _invalid("sampling", gettext("a JSON object"))
     for key, value in sampling.items():
         if key not in SAMPLING_RANGES:
             known = ", ".join(SAMPLING_RANGES)
-            raise _invalid("sampling", f"unknown parameter {key!r} (known: {known})")
+            raise _invalid(
+                "sampling",
+                gettext("unknown parameter %(key)s (known: %(known)s)")
+                % {"key": repr(key), "known": known},
+            )
         low, high = SAMPLING_RANGES[key]
         integer = key in _INTEGER_SAMPLING
         if (
@@ -78,8 +83,12 @@ def sampling_check(sampling) -> dict:
             or not math.isfinite(value)
             or not low <= value <= high
         ):
-            kind = "an integer" if integer else "a number"
-            raise _invalid("sampling", f"{key} must be {kind} from {low} to {high}")
+            values = {"key": key, "low": low, "high": high}
+            if integer:
+                message = gettext("%(key)s must be an integer from %(low)s to %(high)s")
+            else:
+                message = gettext("%(key)s must be a number from %(low)s to %(high)s")
+            raise _invalid("sampling", message % values)
     return sampling
 
 
@@ -90,11 +99,15 @@ def templates_check(templates, project: Project | None) -> dict:
     if not isinstance(templates, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in templates.items()
     ):
-        raise _invalid("templates", "a JSON object {task kind: template name}")
+        raise _invalid("templates", gettext("a JSON object {task kind: template name}"))
     kinds = sorted(set(templates) - set(Task.Kind.values))
     if kinds:  # a misspelt kind would be ignored by every run
         known = ", ".join(Task.Kind.values)
-        raise _invalid("templates", f"no task kind {', '.join(kinds)} (kinds: {known})")
+        raise _invalid(
+            "templates",
+            gettext("no task kind %(kinds)s (kinds: %(known)s)")
+            % {"kinds": ", ".join(kinds), "known": known},
+        )
     own = set()
     if project is not None:
         own = set(
@@ -104,7 +117,10 @@ def templates_check(templates, project: Project | None) -> dict:
         )
     unknown = sorted(set(templates.values()) - own - set(BUILT_IN))
     if unknown:
-        raise _invalid("templates", f"no template named {', '.join(unknown)}")
+        raise _invalid(
+            "templates",
+            gettext("no template named %(names)s") % {"names": ", ".join(unknown)},
+        )
     return templates
 
 
@@ -116,7 +132,8 @@ def judge_get_or_create_external(name: str, project: Project) -> Judge:
     if judge is None:
         if Judge.objects.filter(name=name, project__isnull=True).exists():
             raise _invalid(
-                "name", "imports go under a judge of this project; this name is the operator's"
+                "name",
+                gettext("imports go under a judge of this project; this name is the operator's"),
             )
         judge = judge_save(name, project=project, backend=Judge.Backend.EXTERNAL)[0]
     return judge
@@ -139,7 +156,7 @@ def judge_ready_check(judge: Judge) -> None:
         return
     errors = {}
     if not judge.model:
-        errors["model"] = "an OpenAI or Anthropic judge needs a model name"
+        errors["model"] = gettext("an OpenAI or Anthropic judge needs a model name")
     try:
         api_key(judge)
     except ConfigurationError as missing:
@@ -156,7 +173,7 @@ def judge_save(
     the lead's form). Raises Invalid with field messages."""
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:
-        raise _invalid_fields({field: "not a judge setting" for field in sorted(unknown)})
+        raise _invalid_fields({field: gettext("not a judge setting") for field in sorted(unknown)})
     if "sampling" in changes:
         changes["sampling"] = sampling_check(changes["sampling"])
     if "templates" in changes:
@@ -166,7 +183,10 @@ def judge_save(
         created = judge is None
         if judge is None:
             if _name_clash(name, project):
-                raise _invalid("name", f"a judge named {name!r} exists already")
+                raise _invalid(
+                    "name",
+                    gettext("a judge named %(name)s exists already") % {"name": repr(name)},
+                )
             judge = Judge(name=name, project=project)
         for field, value in changes.items():
             setattr(judge, field, value)
@@ -186,13 +206,17 @@ def _connection_check(judge: Judge) -> None:
         return
     connection = judge.connection
     if connection is None:
-        raise _invalid("connection", "an API judge needs a connection")
+        raise _invalid("connection", gettext("an API judge needs a connection"))
     if connection.backend != judge.backend:
-        raise _invalid("connection", f"connection {connection.name} is for {connection.backend}")
+        raise _invalid(
+            "connection",
+            gettext("connection %(name)s is for %(backend)s")
+            % {"name": connection.name, "backend": connection.backend},
+        )
     if judge.project is not None and not connection_allows(connection, judge.project):
         # The same words as for a connection that does not exist: names of connections
         # allowed to other projects are not a lead's to learn.
-        raise _invalid("connection", "no such connection for this project")
+        raise _invalid("connection", gettext("no such connection for this project"))
 
 
 class JudgeInUse(Refused):
@@ -212,7 +236,8 @@ def judge_delete(judge: Judge) -> None:
             or TaskEnsemble.objects.filter(judges=locked).exists()
         ):
             raise JudgeInUse(
-                f"judge {locked.name!r} has runs, verdicts or an ensemble role; it stays"
+                gettext("judge %(name)s has runs, verdicts or an ensemble role; it stays")
+                % {"name": repr(locked.name)}
             )
         locked.delete()
 

@@ -13,6 +13,7 @@ from functools import partial
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
+from django.utils.translation import gettext
 
 from content.models import Pair
 from core.outbox import enqueue_on_commit
@@ -181,7 +182,10 @@ def judge_run_cancel(run: JudgeRun) -> JudgeRun:
         pk=run.pk, status__in=[JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING]
     ).update(status=JudgeRun.Status.CANCELLED)
     if not updated:
-        raise RunRefused(f"run {run.pk} is {run.status}; only a pending or running run stops")
+        raise RunRefused(
+            gettext("run %(run)s is %(status)s; only a pending or running run stops")
+            % {"run": run.pk, "status": run.status}
+        )
     run.refresh_from_db()
     return run
 
@@ -191,9 +195,11 @@ def judge_run_resume(run: JudgeRun, *, background: bool = False) -> JudgeRun:
     with a missing trial is enqueued again and calls only for what is missing."""
     run.refresh_from_db()
     if run.purpose == JudgeRun.Purpose.IMPORT:
-        raise RunRefused("imported predictions cannot be resumed; import the file again")
+        raise RunRefused(gettext("imported predictions cannot be resumed; import the file again"))
     if run.status in (JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING):
-        raise RunRefused(f"run {run.pk} is already {run.status}")
+        raise RunRefused(
+            gettext("run %(run)s is already %(status)s") % {"run": run.pk, "status": run.status}
+        )
     try:
         check_callable(run.judge, run.project)
     except ConfigurationError as error:
@@ -202,7 +208,7 @@ def judge_run_resume(run: JudgeRun, *, background: bool = False) -> JudgeRun:
         chunks = list(JudgeRunChunk.objects.select_for_update().filter(run=run))
         reopen = [c.pk for c in chunks if not c.done or c.failed]
         if not reopen:
-            raise RunRefused(f"run {run.pk} has nothing missing")
+            raise RunRefused(gettext("run %(run)s has nothing missing") % {"run": run.pk})
         JudgeRunChunk.objects.filter(pk__in=reopen).update(done=False, finished_at=None)
         JudgeRun.objects.filter(pk=run.pk).update(status=JudgeRun.Status.RUNNING, finished_at=None)
         _enqueue(reopen, background, run)

@@ -18,6 +18,7 @@ from collections import defaultdict
 
 from django.db import transaction
 from django.db.models import Count, Q
+from django.utils.translation import gettext
 
 from content.models import Pair
 from core.errors import Invalid
@@ -51,7 +52,7 @@ def sample_start(project: Project, *, budget: int | None) -> int:
     """Switch the project to rating a sample of at most `budget` pairs per task (None: no
     limit), freezing the weights of its pairs that have none. Returns how many were weighed."""
     if budget is not None and budget < 1:
-        raise Invalid("budget below 1", fields={"budget": ["At least 1 pair per task."]})
+        raise Invalid("budget below 1", fields={"budget": [gettext("At least 1 pair per task.")]})
     locked = Project.objects.select_for_update().get(pk=project.pk)
     already = locked.rating_mode == Project.RatingMode.SAMPLE
     for each in (locked, project):  # the caller's copy says it too

@@ -3,6 +3,7 @@ import unicodedata
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import gettext
 
 # The names imports give their placeholder accounts (annotation/services/pair_import_ratings.py).
 PLACEHOLDER_PREFIX = "imported-"
@@ -16,8 +17,8 @@ def username_not_reserved(username: str) -> None:
     # saved as "imported-".
     if unicodedata.normalize("NFKC", username or "").casefold().startswith(PLACEHOLDER_PREFIX):
         raise ValidationError(
-            f"Names starting with {PLACEHOLDER_PREFIX!r} are kept for imported ratings; "
-            "choose another.",
+            gettext("Names starting with %(prefix)s are kept for imported ratings; choose another.")
+            % {"prefix": repr(PLACEHOLDER_PREFIX)},
             code="reserved",
         )
 

@@ -3,13 +3,15 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from projects.scale import center as scale_center
 
 
 class RatingMode(models.TextChoices):
-    ALL = "all", "Rate every pair"
-    SAMPLE = "sample", "Rate a sample chosen for information"
+    ALL = "all", _("Rate every pair")
+    SAMPLE = "sample", _("Rate a sample chosen for information")
 
 
 class Project(models.Model):
@@ -136,7 +138,12 @@ class Project(models.Model):
             and self.pairs.filter(ratings__isnull=False).exists()
         ):
             raise ValidationError(
-                {"scale_points": f"ratings exist on the {stored_k}-point scale; K cannot change"}
+                {
+                    "scale_points": gettext(
+                        "ratings exist on the %(k)s-point scale; K cannot change"
+                    )
+                    % {"k": stored_k}
+                }
             )
 
     @property
@@ -145,16 +152,16 @@ class Project(models.Model):
 
 
 class TaskKind(models.TextChoices):
-    T2I = "t2i", "Text to image"
-    EDIT = "edit", "Image editing"
-    INTERLEAVED = "interleaved", "Interleaved text and images"
-    REASONING = "reasoning", "Multimodal reasoning"
-    OTHER = "other", "Other"
+    T2I = "t2i", _("Text to image")
+    EDIT = "edit", _("Image editing")
+    INTERLEAVED = "interleaved", _("Interleaved text and images")
+    REASONING = "reasoning", _("Multimodal reasoning")
+    OTHER = "other", _("Other")
 
 
 class GoldAction(models.TextChoices):
-    FLAG = "flag", "Flag the annotator"
-    PAUSE = "pause", "Pause their access until a lead re-admits them"
+    FLAG = "flag", _("Flag the annotator")
+    PAUSE = "pause", _("Pause their access until a lead re-admits them")
 
 
 class TaskQuerySet(models.QuerySet):
@@ -272,8 +279,8 @@ class Task(models.Model):
 
 
 class MembershipRole(models.TextChoices):
-    ANNOTATOR = "annotator", "Annotator"
-    LEAD = "lead", "Lead"
+    ANNOTATOR = "annotator", _("Annotator")
+    LEAD = "lead", _("Lead")
 
 
 class Membership(models.Model):

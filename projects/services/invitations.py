@@ -30,6 +30,7 @@ from django.core.mail import BadHeaderError, send_mail
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from core.errors import Invalid, NotFound, Refused
 from core.mail import mail_configured  # noqa: F401  (the members page asks here)
@@ -49,7 +50,7 @@ class InvitationNotValid(NotFound):
     """Unknown, used, revoked or expired: one answer for all (the page is a 404)."""
 
     def __init__(self):
-        super().__init__(NOT_VALID)
+        super().__init__(gettext(NOT_VALID))
 
 
 @dataclass(frozen=True)
@@ -72,18 +73,18 @@ def invitation_create(
     `created_by` leads the project)."""
     errors: dict[str, list[str]] = {}
     if role not in Membership.Role.values:
-        errors["role"] = ["Choose annotator or lead."]
+        errors["role"] = [gettext("Choose annotator or lead.")]
     if not isinstance(days, int) or not 1 <= days <= MAX_DAYS:
-        errors["days"] = [f"Choose between 1 and {MAX_DAYS} days."]
+        errors["days"] = [gettext("Choose between 1 and %(days)s days.") % {"days": MAX_DAYS}]
     email = (email or "").strip()
     if email:
         try:
             validate_email(email)
         except ValidationError:
-            errors["email"] = ["Enter a valid email address, or leave it empty."]
+            errors["email"] = [gettext("Enter a valid email address, or leave it empty.")]
     note = (note or "").strip()
     if len(note) > 200:
-        errors["note"] = ["Use 200 characters or fewer."]
+        errors["note"] = [gettext("Use 200 characters or fewer.")]
     if errors:
         raise Invalid(next(iter(errors.values()))[0], fields=errors)
     tasks = tasks_of_project(project, tasks)
@@ -109,7 +110,7 @@ def invitation_revoke(*, invitation: Invitation) -> None:
         pk=invitation.pk, used_at__isnull=True, revoked_at__isnull=True
     ).update(revoked_at=timezone.now())
     if not changed:
-        raise Refused("This invitation was already used or revoked.")
+        raise Refused(gettext("This invitation was already used or revoked."))
 
 
 def _locked_open(token: str) -> Invitation:
@@ -138,7 +139,10 @@ def _use(invitation: Invitation, user) -> Membership:
                 user=user, project=invitation.project, role=invitation.role
             )
     except IntegrityError:  # joined meanwhile through another link: the whole accept undoes
-        raise Refused(f"You are already a member of {invitation.project.name}.") from None
+        raise Refused(
+            gettext("You are already a member of %(project)s.")
+            % {"project": invitation.project.name}
+        ) from None
     membership.tasks.set(invitation.tasks.all())
     return membership
 
@@ -156,13 +160,16 @@ def invitation_accept(
         invitation = _locked_open(token)
         if user is not None:
             if Membership.objects.filter(user=user, project=invitation.project).exists():
-                raise Refused(f"You are already a member of {invitation.project.name}.")
+                raise Refused(
+                    gettext("You are already a member of %(project)s.")
+                    % {"project": invitation.project.name}
+                )
         else:
             try:
                 username_not_reserved(username)
             except ValidationError as error:
                 raise Invalid(
-                    f"Account not created: {error.messages[0]}",
+                    gettext("Account not created: %(error)s") % {"error": error.messages[0]},
                     fields={"username": list(error.messages)},
                 ) from None
             user = account_create(username=username, password=password)

@@ -17,6 +17,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from core.errors import Invalid, Refused
 from projects.models import Membership, Project, Task
@@ -39,9 +40,9 @@ def account_check(*, username: str, password: str, email: str = ""):
     username = User.normalize_username(username or "")
     errors: dict[str, list[str]] = {}
     if not username:
-        errors["username"] = ["Enter a username."]
+        errors["username"] = [gettext("Enter a username.")]
     elif len(username) > 150:
-        errors["username"] = ["Use 150 characters or fewer."]
+        errors["username"] = [gettext("Use 150 characters or fewer.")]
     else:
         try:
             User.username_validator(username)
@@ -49,16 +50,16 @@ def account_check(*, username: str, password: str, email: str = ""):
             errors["username"] = list(error.messages)
         else:
             if User.objects.filter(username__iexact=username).exists():
-                errors["username"] = ["This username is taken; choose another."]
+                errors["username"] = [gettext("This username is taken; choose another.")]
     email = (email or "").strip()
     if email:
         try:
             validate_email(email)
         except ValidationError:
-            errors["email"] = ["Enter a valid email address, or none."]
+            errors["email"] = [gettext("Enter a valid email address, or none.")]
     user = User(username=username, email=email)
     if not password:
-        errors["password"] = ["Enter a password."]
+        errors["password"] = [gettext("Enter a password.")]
     else:
         try:
             validate_password(password, user=user)
@@ -66,7 +67,7 @@ def account_check(*, username: str, password: str, email: str = ""):
             errors["password"] = list(error.messages)
     if errors:
         first = next(iter(errors.values()))[0]
-        raise Invalid(f"Account not created: {first}", fields=errors)
+        raise Invalid(gettext("Account not created: %(error)s") % {"error": first}, fields=errors)
     user.set_password(password)
     return user
 
@@ -89,8 +90,8 @@ def account_create(
             user.save()
     except IntegrityError:  # the same name, created meanwhile
         raise Invalid(
-            "Account not created: this username is taken; choose another.",
-            fields={"username": ["This username is taken; choose another."]},
+            gettext("Account not created: this username is taken; choose another."),
+            fields={"username": [gettext("This username is taken; choose another.")]},
         ) from None
     if may_create_projects and not operator:
         project_creator_grant(user)
@@ -108,7 +109,9 @@ def tasks_of_project(project: Project, tasks) -> list[Task]:
     """The tasks, when all are the project's; else `Invalid` on the field `tasks`."""
     tasks = list(tasks or [])
     if any(task.project_id != project.pk for task in tasks):
-        raise Invalid("Choose tasks of this project.", fields={"tasks": ["Unknown task."]})
+        raise Invalid(
+            gettext("Choose tasks of this project."), fields={"tasks": [gettext("Unknown task.")]}
+        )
     return tasks
 
 
@@ -121,15 +124,17 @@ def lead_kept_check(project: Project, leaving: Membership) -> None:
     )
     if leaving.pk in leads and len(leads) == 1:
         raise Refused(
-            f"{leaving.user.username} is the last lead of {project.name}: make another member "
-            "a lead first."
+            gettext("%(name)s is the last lead of %(project)s: make another member a lead first.")
+            % {"name": leaving.user.username, "project": project.name}
         )
 
 
 def membership_update(*, membership: Membership, role: str, tasks) -> Membership:
     """Change a member's role and task limits (no tasks: all of the project's)."""
     if role not in Membership.Role.values:
-        raise Invalid("Choose annotator or lead.", fields={"role": ["Unknown role."]})
+        raise Invalid(
+            gettext("Choose annotator or lead."), fields={"role": [gettext("Unknown role.")]}
+        )
     tasks = tasks_of_project(membership.project, tasks)
     with transaction.atomic():
         if role != Membership.Role.LEAD:

@@ -19,6 +19,7 @@ into the same task take turns, and the "no pairs" check holds when the row goes.
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 from core.errors import Refused
 from projects.models import Invitation, Membership, Project, Task
@@ -36,7 +37,10 @@ def task_delete(*, project: Project, task: Task) -> None:
     would open every task to a member limited to it alone."""
     task = _locked(project, task)
     if task.pairs.exists():
-        raise Refused(f"Task {task.name} holds pairs, so it cannot be deleted; archive it instead.")
+        raise Refused(
+            gettext("Task %(name)s holds pairs, so it cannot be deleted; archive it instead.")
+            % {"name": task.name}
+        )
     alone = (
         Membership.objects.filter(project=project, tasks=task)
         .annotate(named=Count("tasks"))
@@ -52,12 +56,18 @@ def task_delete(*, project: Project, task: Task) -> None:
     if alone or invited:
         who = []
         if alone:
-            who.append(f"{alone} member{'s' if alone != 1 else ''}")
+            who.append(ngettext("%(count)s member", "%(count)s members", alone) % {"count": alone})
         if invited:
-            who.append(f"{invited} open invitation{'s' if invited != 1 else ''}")
+            who.append(
+                ngettext("%(count)s open invitation", "%(count)s open invitations", invited)
+                % {"count": invited}
+            )
         raise Refused(
-            f"Task {task.name} is the only task of {' and '.join(who)}; without it they would "
-            "cover every task. Change their tasks on the members page first, or archive it."
+            gettext(
+                "Task %(name)s is the only task of %(who)s; without it they would cover every "
+                "task. Change their tasks on the members page first, or archive it."
+            )
+            % {"name": task.name, "who": gettext(" and ").join(who)}
         )
     task.delete()
 
