@@ -2,7 +2,9 @@
 ids, no other annotator's rating, no judge verdict."""
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
+
+from django.utils.timesince import timesince
 
 from annotation.models import Assignment, Flag
 from annotation.selectors import (
@@ -11,6 +13,7 @@ from annotation.selectors import (
     assignment_position,
     rating_can_change,
     recent_submissions,
+    undoable_skip,
 )
 from annotation.selectors.pair_threads import annotator_threads
 from annotation.services.assignments import SKIP_PRESETS
@@ -33,6 +36,15 @@ def _stored_form_values(assignment: Assignment) -> dict[str, str]:
     return values
 
 
+def _ago(moment: datetime | None, now: datetime) -> str:
+    """How long ago, in words: "just now" under a minute (timesince says "0 minutes")."""
+    if moment is None:
+        return ""
+    if now - moment < timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(moment, now)} ago"
+
+
 def _recent(user, task, current: Assignment, now: datetime) -> list[dict]:
     """The annotator's latest ratings as the list shows them: the pair's prompt, the overall
     score in words (their Left/Right) and whether it can still be corrected."""
@@ -50,6 +62,7 @@ def _recent(user, task, current: Assignment, now: datetime) -> list[dict]:
                 "assignment": assignment,
                 "prompt": content_summary(assignment.pair.prompt.content, limit=60),
                 "score": words,
+                "when": _ago(assignment.submitted_at, now),
                 "editable": rating_can_change(assignment, now),
             }
         )
@@ -91,6 +104,9 @@ def workspace_context(
         for aspect in task.aspects
     ]
     progress = annotator_progress(user, [task], now)[0]
+    # Undo is offered beside the pair the annotator holds, not on a pair reopened from the list.
+    leased = assignment.status == Assignment.Status.LEASED
+    undo = undoable_skip(user, task, now) if leased else None
     guidelines = "\n\n".join(text for text in (project.guidelines, task.guidelines) if text)
     return {
         "assignment": assignment,
@@ -114,6 +130,9 @@ def workspace_context(
         "progress": progress,
         "position": assignment_position(assignment),
         "total": max(progress.total, 1),
+        "finished": progress.finished,  # the bar: pairs done (rated, skipped, flagged) of total
+        "undo": undo,
+        "undo_flagged": undo is not None and getattr(undo, "flag", None) is not None,
         "recent": _recent(user, task, assignment, now),
         "flag_reasons": Flag.Reason.choices,
         "skip_presets": SKIP_PRESETS,
