@@ -93,9 +93,7 @@ def _qualification_decided(user, pair: Pair) -> bool:
 
 def _flag_withdraw(flag: Flag, pair: Pair, user) -> None:
     if flag.resolved_at is not None:
-        raise UndoRefused(
-            "A lead has already acted on your flag, so it cannot be withdrawn."
-        )
+        raise UndoRefused("A lead has already acted on your flag, so it cannot be withdrawn.")
     about = {"flag": flag.pk, "pair": pair.pk, "task": pair.task.slug, "by": user.username}
     flag.delete()
     publish(pair.project, "flag.withdrawn", about, actor=user)

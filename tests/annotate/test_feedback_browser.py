@@ -5,7 +5,7 @@ Playwright at 1366×768 and 390×844."""
 
 import pytest
 
-from tests.annotate.test_browser import WAIT_MS, log_in_and_start, wait_for_next_pair
+from tests.annotate.test_browser import log_in_and_start, wait_for_next_pair
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

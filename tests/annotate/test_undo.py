@@ -107,7 +107,9 @@ def test_after_the_grace_period_the_skip_is_final(task, annotators):
 
     assert state(first.pk) == before
     # A moment before the end it still could be undone.
-    assignment_undo(assignment_id=first.pk, user=user, now=skipped_at + grace - timedelta(seconds=1))
+    assignment_undo(
+        assignment_id=first.pk, user=user, now=skipped_at + grace - timedelta(seconds=1)
+    )
     assert state(first.pk)[0] == "leased"
 
 
@@ -232,9 +234,11 @@ def page_client(user) -> Client:
 
 def skip_on_page(client, task) -> tuple[int, int]:
     """Start, skip the first pair with htmx; (skipped id, next id)."""
-    first = int(client.post(reverse("task-next", args=[task.project.slug, task.slug]))[
-        "Location"
-    ].rstrip("/").split("/")[-1])
+    first = int(
+        client.post(reverse("task-next", args=[task.project.slug, task.slug]))["Location"]
+        .rstrip("/")
+        .split("/")[-1]
+    )
     answer = client.post(
         reverse("annotate", args=[first]),
         {"action": "skip", "skip_reason": "Outside my expertise"},
@@ -318,7 +322,9 @@ def test_the_correction_page_links_back_to_the_current_pair(task, annotators):
     client = page_client(user)
     start = client.post(reverse("task-next", args=[task.project.slug, task.slug]))
     first = int(start["Location"].rstrip("/").split("/")[-1])
-    answer = client.post(reverse("annotate", args=[first]), {"overall": "2"}, HTTP_HX_REQUEST="true")
+    answer = client.post(
+        reverse("annotate", args=[first]), {"overall": "2"}, HTTP_HX_REQUEST="true"
+    )
     second = int(answer["HX-Push-Url"].rstrip("/").split("/")[-1])
 
     correction = client.get(reverse("annotate", args=[first]) + f"?from={second}").content.decode()
