@@ -32,7 +32,7 @@ from annotation.services.assignments import (
 )
 from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
 from annotation.services.skip_undo import assignment_undo
-from annotation.views.workspace import workspace_context
+from annotation.views.workspace import undo_context, workspace_context
 from content.models import Pair
 from core.errors import DomainError
 from core.htmx import render_fragment_or_page, varies_on_htmx, wants_fragment
@@ -44,10 +44,12 @@ from core.whole_numbers import whole_number
 
 
 def _done(request, task, template: str = "annotation/done.html"):
+    now = timezone.now()
     context = {
         "task": task,
-        "next_task": next_task_for(request.user, task, timezone.now()),
+        "next_task": next_task_for(request.user, task, now),
         "held": task_hold_reason(request.user, task),
+        **undo_context(request.user, task, now),  # the last pair's skip can still be undone
     }
     return varies_on_htmx(render(request, template, context))
 

@@ -45,6 +45,13 @@ def _ago(moment: datetime | None, now: datetime) -> str:
     return f"{timesince(moment, now)} ago"
 
 
+def undo_context(user, task, now: datetime) -> dict:
+    """What annotation/_feedback.html needs to offer Undo: the skip or flag it would take back
+    (annotation.selectors.undoable_skip), and whether it is a flag."""
+    undo = undoable_skip(user, task, now)
+    return {"undo": undo, "undo_flagged": undo is not None and hasattr(undo, "flag")}
+
+
 def _recent(user, task, current: Assignment, now: datetime) -> list[dict]:
     """The annotator's latest ratings as the list shows them: the pair's prompt, the overall
     score in words (their Left/Right) and whether it can still be corrected."""
@@ -104,9 +111,6 @@ def workspace_context(
         for aspect in task.aspects
     ]
     progress = annotator_progress(user, [task], now)[0]
-    # Undo is offered beside the pair the annotator holds, not on a pair reopened from the list.
-    leased = assignment.status == Assignment.Status.LEASED
-    undo = undoable_skip(user, task, now) if leased else None
     guidelines = "\n\n".join(text for text in (project.guidelines, task.guidelines) if text)
     return {
         "assignment": assignment,
@@ -131,8 +135,8 @@ def workspace_context(
         "position": assignment_position(assignment),
         "total": max(progress.total, 1),
         "finished": progress.finished,  # the bar: pairs done (rated, skipped, flagged) of total
-        "undo": undo,
-        "undo_flagged": undo is not None and getattr(undo, "flag", None) is not None,
+        # Undo is offered beside the pair the annotator holds, not on a pair reopened.
+        **(undo_context(user, task, now) if assignment.status == Assignment.Status.LEASED else {}),
         "recent": _recent(user, task, assignment, now),
         "flag_reasons": Flag.Reason.choices,
         "skip_presets": SKIP_PRESETS,

@@ -333,3 +333,23 @@ def test_the_correction_page_links_back_to_the_current_pair(task, annotators):
     )
     current = client.get(reverse("annotate", args=[second])).content.decode()
     assert "Back to the current pair" not in current  # on the current pair itself: no link
+
+
+def test_after_skipping_the_last_pair_the_end_of_task_page_offers_undo(tmp_path):
+    task = queued_pairs(tmp_path, count=1)
+    user = member("last", task.project)
+    client = page_client(user)
+    start = client.post(reverse("task-next", args=[task.project.slug, task.slug]))
+    only = int(start["Location"].rstrip("/").split("/")[-1])
+    done = client.post(
+        reverse("annotate", args=[only]),
+        {"action": "skip", "skip_reason": "Outside my expertise"},
+        HTTP_HX_REQUEST="true",
+    )
+    body = done.content.decode()
+    assert "nothing left for you" in body and "Pair skipped." in body
+    assert f'action="{reverse("annotate-undo", args=[only])}"' in body
+
+    back = client.post(reverse("annotate-undo", args=[only]), HTTP_HX_REQUEST="true")
+    assert back.status_code == 200
+    assert f'data-assignment="{only}"' in back.content.decode()
