@@ -11,6 +11,7 @@ urlpatterns = [
         name="task-next",
     ),
     path("annotate/<int:assignment_id>/", annotate.annotate, name="annotate"),
+    path("annotate/<int:assignment_id>/undo/", annotate.annotate_undo, name="annotate-undo"),
     # The lead's setup and data pages.
     path("projects/new/", setup.project_new, name="project-new"),
     path("projects/<slug:slug>/settings/", setup.project_settings, name="project-settings"),

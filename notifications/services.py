@@ -71,6 +71,19 @@ def notifications_record(
     return rows
 
 
+def notifications_withdraw_flag(*, project: Project, data: dict[str, Any]) -> int:
+    """The annotator took their flag back (annotation/services/skip_undo.py): its notification
+    leaves the leads' lists, read or not, so that none points at a flag that is gone. An
+    e-mail already sent stays sent. How many were removed."""
+    flag_id = data.get("flag")
+    if flag_id is None:
+        return 0
+    deleted, _ = Notification.objects.filter(
+        project=project, kind=NotificationKind.FLAG_RAISED, data__flag=flag_id
+    ).delete()
+    return deleted
+
+
 def _recipients(project: Project, kind: str, data: dict[str, Any], actor) -> dict[int, tuple]:
     """{user id: (user, about_recipient)}: who is told, and whether it is about themselves."""
     users = get_user_model().objects.filter(is_active=True)

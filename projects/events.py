@@ -33,6 +33,7 @@ KINDS = {
     "question.asked": "an annotator asked a question about a pair",
     "question.answered": "a lead answered a question about a pair",
     "flag.raised": "an annotator flagged a pair",
+    "flag.withdrawn": "an annotator took back their flag (undo) before a lead acted on it",
     "import.finished": "an import finished",
     "import.failed": "an import failed",
     "run.finished": "a judge run finished",

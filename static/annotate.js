@@ -106,6 +106,12 @@
     dialog.showModal();
   }
 
+  // Take back the last skip or flag, when the page offers it (its Undo form).
+  function undoLast() {
+    const undo = document.querySelector("#workspace form.undo");
+    if (undo) undo.requestSubmit();
+  }
+
   function openPanel(id, focusSelector) {
     const panel = document.getElementById(id);
     if (!panel) return;
@@ -295,6 +301,7 @@
       r: () => form && form.elements.rationale && form.elements.rationale.focus(),
       s: () => openPanel("skip-panel", "input[name=skip_reason]:checked"),
       f: () => openPanel("flag-panel", "select"),
+      u: undoLast,
       z: openFirstImage,
       "?": () => openDialog("shortcuts"),
     };

@@ -25,6 +25,8 @@ class Assignment(models.Model):
     skip_reason = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
+    # When the annotator skipped or flagged the pair: the undo's grace period starts here.
+    skipped_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -9,8 +9,10 @@ from annotation.selectors.assignments import (
     assignment_for_annotator,
     assignment_position,
     current_lease,
+    last_finished,
     recent_submissions,
     task_of_assignment,
+    undoable_skip,
 )
 from annotation.selectors.members import former_members, project_members
 from annotation.selectors.pairs import (
@@ -55,6 +57,7 @@ __all__ = [
     "invitation_for_token",
     "invitation_in_project",
     "is_lead_anywhere",
+    "last_finished",
     "latest_adjudications",
     "live_assignments",
     "may_create_projects",
@@ -70,4 +73,5 @@ __all__ = [
     "task_for_annotator",
     "task_of_assignment",
     "tasks_for_membership",
+    "undoable_skip",
 ]

@@ -1,7 +1,10 @@
 """Reads of an annotator's own assignments: the lease they hold, a pair's place in their
-sequence, the annotate page's assignment, their recent ratings."""
+sequence, the annotate page's assignment, their recent ratings, the skip they may undo."""
 
-from django.db.models import Q
+from datetime import datetime, timedelta
+
+from django.db.models import F, Q
+from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from annotation.access import own_assignments
@@ -90,3 +93,34 @@ def recent_submissions(user, task: Task) -> list[Assignment]:
         .select_related("rating", "pair__prompt", "pair__project")
         .order_by("-submitted_at", "-id")[:RECENT_SHOWN]
     )
+
+
+def last_finished(user, task: Task) -> Assignment | None:
+    """The assignment the user finished last in the task (rated, skipped or flagged), with its
+    pair and its flag if any. A skip from before skips were timed sorts after every other."""
+    return (
+        Assignment.objects.filter(annotator=user, pair__task=task, status__in=FINISHED_STATUSES)
+        .select_related("pair", "flag")
+        .annotate(finished_at=Coalesce("skipped_at", "submitted_at"))
+        .order_by(F("finished_at").desc(nulls_last=True), "-id")
+        .first()
+    )
+
+
+def undoable_skip(user, task: Task, now: datetime) -> Assignment | None:
+    """The skip or flag the annotate page offers to undo: the last thing the user finished in
+    the task, within the project's grace period (`edit_grace_minutes`, the one for correcting
+    a rating), on a pair still being annotated, and for a flag, before a lead acted on it.
+    One query. annotation.services.skip_undo holds the undo to the same rule (and to a free
+    slot, which only the locked pair can tell)."""
+    last = last_finished(user, task)
+    if last is None or last.status != Assignment.Status.SKIPPED or last.skipped_at is None:
+        return None
+    if now >= last.skipped_at + timedelta(minutes=task.project.edit_grace_minutes):
+        return None
+    if last.pair.status not in RATEABLE_STATUSES:
+        return None
+    flag = getattr(last, "flag", None)
+    if flag is not None and flag.resolved_at is not None:
+        return None
+    return last

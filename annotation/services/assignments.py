@@ -212,8 +212,11 @@ def lock_own_assignment(assignment_id: int, user) -> tuple[Assignment, Pair]:
     return Assignment.objects.select_for_update().get(pk=assignment_id), pair
 
 
-def assignment_skip(assignment_id: int, user, reason: str) -> Assignment:
-    """Give the pair back without rating it; the user will not get it again."""
+def assignment_skip(
+    assignment_id: int, user, reason: str, *, now: datetime | None = None
+) -> Assignment:
+    """Give the pair back without rating it; the user will not get it again (unless they undo
+    it within the grace period: annotation/services/skip_undo.py)."""
     reason = reason.strip()
     if not reason:
         raise AssignmentClosed("Say briefly why you skip this pair.")
@@ -225,12 +228,16 @@ def assignment_skip(assignment_id: int, user, reason: str) -> Assignment:
             raise AssignmentClosed("You already rated this pair; it cannot be skipped now.")
         assignment.status = Assignment.Status.SKIPPED
         assignment.skip_reason = reason[:2000]
-        assignment.save(update_fields=["status", "skip_reason"])
+        assignment.skipped_at = now or timezone.now()
+        assignment.save(update_fields=["status", "skip_reason", "skipped_at"])
         return assignment
 
 
-def assignment_flag(assignment_id: int, user, reason: str, note: str = "") -> Flag:
-    """Report the pair to the leads (broken or unsafe content) and skip it."""
+def assignment_flag(
+    assignment_id: int, user, reason: str, note: str = "", *, now: datetime | None = None
+) -> Flag:
+    """Report the pair to the leads (broken or unsafe content) and skip it (undone, within
+    the grace period and before a lead acts on it, by annotation/services/skip_undo.py)."""
     if reason not in Flag.Reason.values:
         raise AssignmentClosed("Choose why you flag this pair.")
     with transaction.atomic():
@@ -242,7 +249,8 @@ def assignment_flag(assignment_id: int, user, reason: str, note: str = "") -> Fl
             raise AssignmentClosed("You already rated this pair; it cannot be flagged now.")
         assignment.status = Assignment.Status.SKIPPED
         assignment.skip_reason = f"flagged: {Flag.Reason(reason).label}"
-        assignment.save(update_fields=["status", "skip_reason"])
+        assignment.skipped_at = now or timezone.now()
+        assignment.save(update_fields=["status", "skip_reason", "skipped_at"])
         flag = Flag.objects.create(
             pair_id=assignment.pair_id,
             assignment=assignment,

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.gold_selectors import qualification_feedback, task_hold_reason
 from annotation.models import Assignment
@@ -31,7 +31,8 @@ from annotation.services.assignments import (
     assignment_skip,
 )
 from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
-from annotation.views.workspace import workspace_context
+from annotation.services.skip_undo import assignment_undo
+from annotation.views.workspace import undo_context, workspace_context
 from content.models import Pair
 from core.errors import DomainError
 from core.htmx import render_fragment_or_page, varies_on_htmx, wants_fragment
@@ -43,10 +44,12 @@ from core.whole_numbers import whole_number
 
 
 def _done(request, task, template: str = "annotation/done.html"):
+    now = timezone.now()
     context = {
         "task": task,
-        "next_task": next_task_for(request.user, task, timezone.now()),
+        "next_task": next_task_for(request.user, task, now),
         "held": task_hold_reason(request.user, task),
+        **undo_context(request.user, task, now),  # the last pair's skip can still be undone
     }
     return varies_on_htmx(render(request, template, context))
 
@@ -200,3 +203,31 @@ def _back_where_they_were(request, return_to: int | None) -> Assignment | None:
     except Http404:
         return None
     return assignment if assignment.status == Assignment.Status.LEASED else None
+
+
+def _undo_refused(request, error: DomainError, assignment_id: int):
+    """The pair the annotator holds again (where they pressed Undo), with why it was refused."""
+    task = task_of_assignment(request.user, assignment_id)
+    current = current_lease(request.user, task)
+    shown = assignment_for_annotator(request.user, current.pk if current else assignment_id)
+    return _workspace(request, shown, status=error.status, message=error.message)
+
+
+@never_cache
+@login_required
+@require_POST
+@domain_errors_shown_by(_undo_refused)
+def annotate_undo(request, assignment_id: int):
+    """Take back the annotator's last skip or flag (annotation/services/skip_undo.py): the pair
+    is theirs again and shown next."""
+    task_of_assignment(request.user, assignment_id)  # 404 unless theirs
+    try:
+        assignment_undo(assignment_id=assignment_id, user=request.user)
+    except Assignment.DoesNotExist:
+        raise Http404("no such assignment") from None
+    messages.success(request, "Undone: the pair is yours to rate again.")
+    if not wants_fragment(request):
+        return redirect("annotate", assignment_id=assignment_id)
+    response = _workspace(request, assignment_for_annotator(request.user, assignment_id))
+    response["HX-Push-Url"] = reverse("annotate", args=[assignment_id])
+    return response

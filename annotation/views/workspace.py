@@ -2,7 +2,9 @@
 ids, no other annotator's rating, no judge verdict."""
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
+
+from django.utils.timesince import timesince
 
 from annotation.models import Assignment, Flag
 from annotation.selectors import (
@@ -11,6 +13,7 @@ from annotation.selectors import (
     assignment_position,
     rating_can_change,
     recent_submissions,
+    undoable_skip,
 )
 from annotation.selectors.pair_threads import annotator_threads
 from annotation.services.assignments import SKIP_PRESETS
@@ -33,6 +36,22 @@ def _stored_form_values(assignment: Assignment) -> dict[str, str]:
     return values
 
 
+def _ago(moment: datetime | None, now: datetime) -> str:
+    """How long ago, in words: "just now" under a minute (timesince says "0 minutes")."""
+    if moment is None:
+        return ""
+    if now - moment < timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(moment, now)} ago"
+
+
+def undo_context(user, task, now: datetime) -> dict:
+    """What annotation/_feedback.html needs to offer Undo: the skip or flag it would take back
+    (annotation.selectors.undoable_skip), and whether it is a flag."""
+    undo = undoable_skip(user, task, now)
+    return {"undo": undo, "undo_flagged": undo is not None and hasattr(undo, "flag")}
+
+
 def _recent(user, task, current: Assignment, now: datetime) -> list[dict]:
     """The annotator's latest ratings as the list shows them: the pair's prompt, the overall
     score in words (their Left/Right) and whether it can still be corrected."""
@@ -50,6 +69,7 @@ def _recent(user, task, current: Assignment, now: datetime) -> list[dict]:
                 "assignment": assignment,
                 "prompt": content_summary(assignment.pair.prompt.content, limit=60),
                 "score": words,
+                "when": _ago(assignment.submitted_at, now),
                 "editable": rating_can_change(assignment, now),
             }
         )
@@ -114,6 +134,9 @@ def workspace_context(
         "progress": progress,
         "position": assignment_position(assignment),
         "total": max(progress.total, 1),
+        "finished": progress.finished,  # the bar: pairs done (rated, skipped, flagged) of total
+        # Undo is offered beside the pair the annotator holds, not on a pair reopened.
+        **(undo_context(user, task, now) if assignment.status == Assignment.Status.LEASED else {}),
         "recent": _recent(user, task, assignment, now),
         "flag_reasons": Flag.Reason.choices,
         "skip_presets": SKIP_PRESETS,

@@ -1,5 +1,5 @@
-"""The annotator's API: claim the next pair of a task, read it (blinded), rate or skip it, list
-one's own assignments and ratings. Nobody sees anyone else's."""
+"""The annotator's API: claim the next pair of a task, read it (blinded), rate or skip it (and
+undo the last skip), list one's own assignments and ratings. Nobody sees anyone else's."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins
@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from annotation.models import Assignment
 from annotation.services.assignments import assignment_claim, assignment_skip
 from annotation.services.ratings import RatingInput, rating_submit
+from annotation.services.skip_undo import assignment_undo
 from api.selectors import annotatable_tasks, assignment_view, own_assignments, own_ratings
 from api.serializers.annotate import (
     AssignmentDetailSerializer,
@@ -111,6 +112,23 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Scoped
         serializer.is_valid(raise_exception=True)
         try:
             assignment_skip(assignment.pk, request.user, serializer.validated_data["reason"])
+        except Assignment.DoesNotExist:
+            raise NotFound() from None
+        return Response(AssignmentSerializer(self.get_object()).data)
+
+    @extend_schema(
+        summary="Take back your last skip (or flag) of this pair: it is yours again, next",
+        description="Only your last action in the task, within the project's grace period for "
+        "correcting a rating, while the pair is still being annotated and has a place for you; "
+        "a flag only before a lead acted on it. Otherwise 409 with the reason.",
+        request=None,
+        responses={200: AssignmentSerializer, 409: CONFLICT},
+    )
+    @action(detail=True, methods=["post"])
+    def undo(self, request, pk=None):
+        assignment = self.get_object()  # 404 unless it is yours
+        try:
+            assignment_undo(assignment_id=assignment.pk, user=request.user)
         except Assignment.DoesNotExist:
             raise NotFound() from None
         return Response(AssignmentSerializer(self.get_object()).data)

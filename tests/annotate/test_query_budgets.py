@@ -12,13 +12,14 @@ pytestmark = pytest.mark.django_db
 
 # session, user, assignment, prompt, responses, assets, progress ×3 (finished and leased,
 # claimable, and gold checks left to the annotator, so that "of N" does not move when one is
-# served), position, recent, the pair's questions (annotation/selectors/pair_threads.py), the
+# served), position, recent, the skip that Undo may take back (the last finished assignment,
+# with its pair and flag), the pair's questions (annotation/selectors/pair_threads.py), the
 # header's unread notifications (notifications/context_processors.py)
-PAGE_QUERIES = 13
+PAGE_QUERIES = 14
 # Includes the rating, the annotator's count of the day, the claim (with the pause check, the
 # look for a gold check due, and one count of the locked pair's assignments) and the rendering
 # of the next pair, and (in tests) 6 savepoint statements.
-SUBMIT_QUERIES = 33
+SUBMIT_QUERIES = 34
 
 
 def _enrich(pair, parts):

@@ -135,6 +135,22 @@ def test_a_skipped_or_closed_assignment_answers_409(world, as_annotator):
     assert again.status_code == 409
 
 
+def test_the_last_skip_is_undone_once_and_the_pair_comes_back_next(world, as_annotator):
+    first = claim(as_annotator, world.alpha_task)
+    url = f"/api/assignments/{first['id']}/"
+    as_annotator.post(url + "skip/", {"reason": "slipped"}, format="json")
+    following = claim(as_annotator, world.alpha_task)
+    assert following["id"] != first["id"]
+
+    undone = as_annotator.post(url + "undo/")
+    assert undone.status_code == 200, undone.content
+    assert undone.json()["status"] == "leased"
+    assert claim(as_annotator, world.alpha_task)["id"] == first["id"]  # next again
+    again = as_annotator.post(url + "undo/")
+    assert again.status_code == 409
+    assert again.json() == {"detail": "There is nothing to undo on this pair: you did not skip it."}
+
+
 def test_membership_limits_the_tasks(world, tmp_path):
     from tests.factories import queued_pairs
 

@@ -34,6 +34,7 @@ OBJECT_ENDPOINTS = [
     ("get", "/api/assignments/{id}/", Assignment, None),
     ("post", "/api/assignments/{id}/rating/", Assignment, {"overall": 4}),
     ("post", "/api/assignments/{id}/skip/", Assignment, {"reason": "probing"}),
+    ("post", "/api/assignments/{id}/undo/", Assignment, None),
     ("get", "/api/ratings/{id}/", Rating, None),
     ("get", "/api/judges/{id}/", Judge, None),
     ("patch", "/api/judges/{id}/", Judge, {"concurrency": 99}),
