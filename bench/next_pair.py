@@ -59,8 +59,8 @@ PROBE = """
     const ws = document.getElementById("workspace");
     probe.start = { t: event.timeStamp, from: ws ? ws.dataset.assignment : null, settled: false };
   }, true);
-  // The phases: the answer in (htmx:afterRequest), the new pair swapped in and settled.
-  document.addEventListener("htmx:afterRequest", () => {
+  // The phases: the answer in (htmx:beforeSwap), the new pair swapped in and settled.
+  document.addEventListener("htmx:beforeSwap", () => {
     if (probe.start) probe.start.answered = performance.now();
   });
   document.addEventListener("htmx:afterSettle", () => {
@@ -92,6 +92,10 @@ PROBE = """
     const ws = document.getElementById("workspace");
     if (!ws || !start.settled || ws.dataset.assignment === start.from) return;
     probe.start = null;
+    if (!document.getElementById("rating-form")) {  // the task's end: no next pair
+      probe.results.push({ done: true });
+      return;
+    }
     const images = await visibleImages(ws);
     await Promise.all(images.map(loaded));
     requestAnimationFrame((frame) => {
@@ -111,11 +115,11 @@ PROBE = """
 # ---------------------------------------------------------------- the demo server
 
 
-def _wait_for(url: str, server: subprocess.Popen, deadline_s: float = 60) -> None:
+def _wait_for(url: str, server: subprocess.Popen, log: Path, deadline_s: float = 60) -> None:
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            sys.exit(f"the server stopped:\n{server.stderr.read().decode()}")
+            sys.exit(f"the server stopped:\n{log.read_text()}")
         try:
             with urllib.request.urlopen(url, timeout=2):
                 return
@@ -142,11 +146,11 @@ def start_demo(work: Path, server: str) -> tuple[subprocess.Popen, str, dict]:
         ]  # fmt: skip
     else:  # what `make demo` runs (threaded); no autoreloader, which would fork a child
         command = [sys.executable, str(ROOT / "manage.py"), "runserver", "--noreload", host]
-    process = subprocess.Popen(
-        command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    # Its request log goes to a file: a pipe nobody reads would stop the server once full.
+    log = (work / "server.log").open("wb")
+    process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://{host}"
-    _wait_for(f"{url}/accounts/login/", process)
+    _wait_for(f"{url}/accounts/login/", process, work / "server.log")
     return process, url, env
 
 
@@ -180,6 +184,7 @@ def measure(base_url: str, transitions: int, think_ms: int, verbose: bool = Fals
                     server_ms[response.headers.get("hx-push-url", "")] = ms
 
         page.on("response", on_response)
+        page.on("pageerror", lambda error: print(f"  page error: {error}", file=sys.stderr))
         page.goto(f"{base_url}/accounts/login/")
         page.fill("input[name=username]", ANNOTATOR)
         page.fill("input[name=password]", PASSWORD)
@@ -189,6 +194,7 @@ def measure(base_url: str, transitions: int, think_ms: int, verbose: bool = Fals
             page.goto(f"{base_url}/projects/demo/tasks/{task}/next/")
             page.get_by_role("button", name="Rate the next pair").click()
             page.wait_for_selector("#rating-form")
+            page.wait_for_load_state("load")  # the page's scripts listen for the keys
             while len(samples) < transitions:
                 page.wait_for_timeout(think_ms)  # the expert looks at the pair
                 page.keyboard.press("4")
@@ -198,16 +204,13 @@ def measure(base_url: str, transitions: int, think_ms: int, verbose: bool = Fals
                 before = len(page.evaluate("window.__nextPair.results"))
                 page.keyboard.press("Enter")
                 page.wait_for_function(
-                    """before => window.__nextPair.results.length > before
-                        || (document.getElementById("workspace")
-                            && !document.getElementById("rating-form"))""",
+                    "before => window.__nextPair.results.length > before",
                     arg=before,
                     timeout=30_000,
                 )
-                results = page.evaluate("window.__nextPair.results")
-                if len(results) == before:
-                    break  # the task's "done" page: on to the next task
-                result = results[-1]
+                result = page.evaluate("window.__nextPair.results")[-1]
+                if result.get("done"):
+                    break  # the task's end: on to the next task
                 result["server_ms"] = server_ms.get(f"/annotate/{result['to']}/")
                 result["task"] = task
                 samples.append(result)
@@ -265,6 +268,13 @@ def main() -> int:
             f"run {run + 1}: Enter → next pair interactive, {total['n']} transitions: "
             f"min {total['min']} ms, median {total['median']} ms, max {total['max']} ms"
         )
+        answered = summary([s["answered_ms"] for s in samples])
+        swapped = summary([s["swapped_ms"] for s in samples])
+        print(
+            f"  phases (median): answer in {answered['median']} ms, swapped and settled "
+            f"{swapped['median']} ms, images decoded and painted {total['median']} ms"
+        )
+        runs[-1].update(answered=answered, swapped=swapped)
         if timed:
             server_row = runs[-1]["server"]
             print(

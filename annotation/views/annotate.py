@@ -7,12 +7,12 @@ is answered with a redirect to the next pair.
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation.gold_selectors import qualification_feedback, task_hold_reason
 from annotation.models import Assignment
@@ -30,6 +30,7 @@ from annotation.services.assignments import (
     assignment_flag,
     assignment_skip,
 )
+from annotation.selectors.upcoming import upcoming_images
 from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
 from annotation.views.workspace import workspace_context
 from content.models import Pair
@@ -200,3 +201,14 @@ def _back_where_they_were(request, return_to: int | None) -> Assignment | None:
     except Http404:
         return None
     return assignment if assignment.status == Assignment.Status.LEASED else None
+
+
+@never_cache
+@login_required
+@require_GET
+def annotate_upcoming(request, assignment_id: int):
+    """The addresses of the images of the pair most likely next (JSON), which the page preloads
+    while the expert rates this one (static/prefetch.js); a guess that claims nothing. 404
+    unless the assignment is theirs."""
+    shas = upcoming_images(request.user, assignment_id, timezone.now())
+    return JsonResponse({"images": [reverse("asset-file", args=[sha]) for sha in shas]})
