@@ -30,10 +30,7 @@ def upcoming_images(user, assignment_id: int, now: datetime) -> list[str]:
     pair follows it (the assignment is no lease, the task is archived, nothing is left).
     Http404 unless the assignment is the user's own, exactly as for a missing one."""
     assignment = (
-        own_assignments(user)
-        .filter(pk=assignment_id)
-        .select_related("pair__task__project")
-        .first()
+        own_assignments(user).filter(pk=assignment_id).select_related("pair__task__project").first()
     )
     if assignment is None:
         raise Http404("no such assignment")
