@@ -7,9 +7,9 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet,
 from django.db.models.functions import Coalesce
 
 from annotation.models import Adjudication, Assignment, GoldAnswer
-from projects.models import Task
 from content.models import Pair
 from content.models.pair import OPEN_STATUSES, RATINGS_NEEDED, SAMPLE_ORDER
+from projects.models import Task
 
 DECIDED_STATUSES = (Pair.Status.KEPT, Pair.Status.DROPPED)
 

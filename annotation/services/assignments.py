@@ -17,7 +17,7 @@ import time
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.models import Assignment, Flag

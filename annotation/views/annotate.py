@@ -24,13 +24,13 @@ from annotation.selectors import (
     task_for_annotator,
     task_of_assignment,
 )
+from annotation.selectors.upcoming import upcoming_images
 from annotation.services.assignments import (
     AssignmentClosed,
     assignment_claim,
     assignment_flag,
     assignment_skip,
 )
-from annotation.selectors.upcoming import upcoming_images
 from annotation.services.ratings import RatingInput, RatingInvalid, rating_submit
 from annotation.views.workspace import workspace_context
 from content.models import Pair
