@@ -17,8 +17,9 @@ event.timeStamp, taken in a capture listener on window, before the page's own) u
 next pair is *interactive*, which is the first animation frame at which all of:
   - a new #workspace is in the DOM (its data-assignment differs from the rated one's),
   - htmx has settled it (htmx:afterSettle, so the page's scripts have run on it: startPair),
-  - every <img> of it that is inside the viewport (an IntersectionObserver, so the clipping
-    of the response columns counts) is `complete`, has a natural size and `decode()`d.
+  - every <img> of it that is inside the viewport and not clipped away by a scrolling
+    ancestor (the response columns) is `complete`, has a natural size and is `decode()`d;
+the time is that frame's requestAnimationFrame callback (the frame that draws it).
 A submit that answers with the task's "done" page is not a transition (the next task is
 started with its Start button instead). Exit status 1 when the median misses 150 ms.
 """
@@ -66,16 +67,19 @@ PROBE = """
   document.addEventListener("htmx:afterSettle", () => {
     if (probe.start) { probe.start.settled = true; probe.start.swapped = performance.now(); }
   });
-  function visibleImages(ws) {
-    const images = Array.from(ws.querySelectorAll("img"));
-    if (!images.length) return Promise.resolve([]);
-    return new Promise((resolve) => {
-      const observer = new IntersectionObserver((entries) => {
-        observer.disconnect();
-        resolve(entries.filter((e) => e.isIntersecting).map((e) => e.target));
-      });
-      images.forEach((img) => observer.observe(img));
-    });
+  // Inside the viewport and not clipped away by a scrolling ancestor (a response column).
+  function visible(img) {
+    const r = img.getBoundingClientRect();
+    let top = Math.max(r.top, 0), left = Math.max(r.left, 0);
+    let bottom = Math.min(r.bottom, innerHeight), right = Math.min(r.right, innerWidth);
+    for (let el = img.parentElement; el && el !== document.body; el = el.parentElement) {
+      const style = getComputedStyle(el);
+      if (style.overflowX === "visible" && style.overflowY === "visible") continue;
+      const c = el.getBoundingClientRect();
+      top = Math.max(top, c.top); left = Math.max(left, c.left);
+      bottom = Math.min(bottom, c.bottom); right = Math.min(right, c.right);
+    }
+    return bottom > top && right > left;
   }
   function loaded(img) {
     const ready = img.complete && img.naturalWidth > 0
@@ -96,7 +100,7 @@ PROBE = """
       probe.results.push({ done: true });
       return;
     }
-    const images = await visibleImages(ws);
+    const images = Array.from(ws.querySelectorAll("img")).filter(visible);
     await Promise.all(images.map(loaded));
     requestAnimationFrame((frame) => {
       probe.results.push({
