@@ -14,7 +14,7 @@ PYTEST_ARGS ?=
 PYTEST_WORKERS ?= auto
 HOST ?= 127.0.0.1:8000
 
-.PHONY: install demo serve test lint format messages bench bench-import bench-annotate bench-judges bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser clean
+.PHONY: install demo serve test lint format messages bench bench-import bench-annotate bench-judges bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser bench-next-pair clean
 
 # One stamp per install: the runtime dependencies (what the demo and the image need), then the
 # `dev` extras on top (pytest, Playwright, ruff, datasets, ...: half of a ~800 MB virtualenv).
@@ -62,7 +62,7 @@ format: install
 	$(BIN)/ruff format .
 
 # Every benchmark (PostgreSQL needed; the judge one needs Redis too); each prints its figures.
-bench: bench-import bench-annotate bench-judges bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser
+bench: bench-import bench-annotate bench-judges bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser bench-next-pair
 
 bench-import: install
 	$(BIN)/python -m bench.importing
@@ -83,6 +83,11 @@ bench-export: install
 # The pair browser at ten times MMRB2 (40,000 pairs): filter, search and sort, under 300 ms a page.
 bench-pair-browser: install
 	$(BIN)/python -m bench.pair_browser
+
+# Enter to the next pair on the demo server (runserver, SQLite), timed in Chromium at 1366x768
+# (issue 29: median within 150 ms); needs Chromium at /usr/bin/chromium, not PostgreSQL.
+bench-next-pair: install
+	$(BIN)/python -m bench.next_pair
 
 # Issue 27's replays: expert ratings saved by prediction-powered judge accuracy (../shared).
 bench-label-efficiency: install

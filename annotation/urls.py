@@ -12,6 +12,11 @@ urlpatterns = [
     ),
     path("annotate/<int:assignment_id>/", annotate.annotate, name="annotate"),
     path("annotate/<int:assignment_id>/undo/", annotate.annotate_undo, name="annotate-undo"),
+    path(
+        "annotate/<int:assignment_id>/upcoming/",
+        annotate.annotate_upcoming,
+        name="annotate-upcoming",
+    ),
     # The lead's setup and data pages.
     path("projects/new/", setup.project_new, name="project-new"),
     path("projects/<slug:slug>/settings/", setup.project_settings, name="project-settings"),

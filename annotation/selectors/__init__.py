@@ -18,6 +18,7 @@ from annotation.selectors.members import former_members, project_members
 from annotation.selectors.pairs import (
     DECIDED_STATUSES,
     claimable_pairs,
+    in_claim_order,
     latest_adjudications,
     live_assignments,
     rating_can_change,
@@ -52,6 +53,7 @@ __all__ = [
     "assignment_for_annotator",
     "assignment_position",
     "claimable_pairs",
+    "in_claim_order",
     "current_lease",
     "former_members",
     "invitation_for_token",

@@ -8,7 +8,8 @@ from django.db.models.functions import Coalesce
 
 from annotation.models import Adjudication, Assignment, GoldAnswer
 from content.models import Pair
-from content.models.pair import OPEN_STATUSES, RATINGS_NEEDED
+from content.models.pair import OPEN_STATUSES, RATINGS_NEEDED, SAMPLE_ORDER
+from projects.models import Task
 
 DECIDED_STATUSES = (Pair.Status.KEPT, Pair.Status.DROPPED)
 
@@ -60,6 +61,27 @@ def claimable_pairs(user, now: datetime) -> QuerySet[Pair]:
         .filter(live__lt=RATINGS_NEEDED)
         .filter(~Exists(mine))
     )
+
+
+def in_claim_order(candidates: QuerySet[Pair], task: Task) -> QuerySet[Pair]:
+    """Pairs already started first (they finish before new ones start); then, by default, in
+    import order; in a sample, in the sample's order (judging/services/sampling.py), and no
+    new pair once the task has started its budget of pairs."""
+    project = task.project
+    if project.rating_mode != project.RatingMode.SAMPLE:
+        return candidates.order_by("-rating_count", "id")
+    started = Assignment.objects.filter(pair=OuterRef("pk"))
+    if project.rating_budget is not None:
+        begun = (
+            Assignment.objects.filter(pair__task=task)
+            .exclude(pair__status=Pair.Status.GOLD)
+            .values("pair")
+            .distinct()
+            .count()
+        )
+        if begun >= project.rating_budget:
+            candidates = candidates.filter(Exists(started))
+    return candidates.order_by("-rating_count", SAMPLE_ORDER.asc(), "id")
 
 
 def latest_adjudications(pair_ids) -> dict[int, Adjudication]:

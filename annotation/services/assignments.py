@@ -17,15 +17,15 @@ import time
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.models import Assignment, Flag
-from annotation.selectors import claimable_pairs, live_assignments
+from annotation.selectors import claimable_pairs, in_claim_order, live_assignments
 from annotation.services.gold import annotator_paused, gold_assignment_create, gold_pair_due
 from annotation.services.qualification import HELD, qualification_next
 from content.models import Pair
-from content.models.pair import RATEABLE_STATUSES, RATINGS_NEEDED, SAMPLE_ORDER
+from content.models.pair import RATEABLE_STATUSES, RATINGS_NEEDED
 from core.errors import Refused
 from projects.events import publish
 from projects.models import Task
@@ -127,27 +127,6 @@ def assignment_claim(user, task: Task, *, now: datetime | None = None) -> Assign
     return None
 
 
-def _in_claim_order(candidates: QuerySet[Pair], task: Task) -> QuerySet[Pair]:
-    """Pairs already started first (they finish before new ones start); then, by default, in
-    import order; in a sample, in the sample's order (judging/services/sampling.py), and no
-    new pair once the task has started its budget of pairs."""
-    project = task.project
-    if project.rating_mode != project.RatingMode.SAMPLE:
-        return candidates.order_by("-rating_count", "id")
-    started = Assignment.objects.filter(pair=OuterRef("pk"))
-    if project.rating_budget is not None:
-        begun = (
-            Assignment.objects.filter(pair__task=task)
-            .exclude(pair__status=Pair.Status.GOLD)
-            .values("pair")
-            .distinct()
-            .count()
-        )
-        if begun >= project.rating_budget:
-            candidates = candidates.filter(Exists(started))
-    return candidates.order_by("-rating_count", SAMPLE_ORDER.asc(), "id")
-
-
 def _claim_once(user, task: Task, now: datetime):
     if task.archived_at is not None:  # archived by a lead (projects/services/tasks.py)
         return None
@@ -161,7 +140,7 @@ def _claim_once(user, task: Task, now: datetime):
         return None
     if qualifying is not None:
         return gold_assignment_create(user, qualifying, _lease_end(task, now))
-    candidates = _in_claim_order(claimable_pairs(user, now).filter(task=task), task)
+    candidates = in_claim_order(claimable_pairs(user, now).filter(task=task), task)
     # Gold checks are mixed into real work, never served alone once the real queue is empty.
     gold_pair_id = gold_pair_due(user, task)
     if gold_pair_id is not None and candidates.exists():

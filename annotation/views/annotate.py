@@ -7,12 +7,12 @@ is answered with a redirect to the next pair.
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.gold_selectors import qualification_feedback, task_hold_reason
 from annotation.models import Assignment
@@ -24,6 +24,7 @@ from annotation.selectors import (
     task_for_annotator,
     task_of_assignment,
 )
+from annotation.selectors.upcoming import upcoming_images
 from annotation.services.assignments import (
     AssignmentClosed,
     assignment_claim,
@@ -231,3 +232,14 @@ def annotate_undo(request, assignment_id: int):
     response = _workspace(request, assignment_for_annotator(request.user, assignment_id))
     response["HX-Push-Url"] = reverse("annotate", args=[assignment_id])
     return response
+
+
+@never_cache
+@login_required
+@require_GET
+def annotate_upcoming(request, assignment_id: int):
+    """The addresses of the images of the pair most likely next (JSON), which the page preloads
+    while the expert rates this one (static/prefetch.js); a guess that claims nothing. 404
+    unless the assignment is theirs."""
+    shas = upcoming_images(request.user, assignment_id, timezone.now())
+    return JsonResponse({"images": [reverse("asset-file", args=[sha]) for sha in shas]})
