@@ -7,17 +7,26 @@
 // pair's first image in the viewer. Closing the viewer or the shortcuts hands the keyboard back
 // to the rating form (not to the image link or button that opened them, where Enter would open
 // them again instead of submitting).
+//
+// Phones (arbiter.css): the dock shows the Overall scale and Submit, "More" the rest; where the
+// responses stack, a horizontal swipe moves between Left and Right.
 (function () {
   "use strict";
   const IDLE_AFTER_MS = 60000; // no input for a minute: the annotator is not rating
   const SCROLL_STEP = 60;
-  const PREFS = { sync: "arbiter.syncScroll", advance: "arbiter.autoAdvance", aspects: "arbiter.aspectsOpen" };
+  const SWIPE_PX = 60; // a sideways move at least this long, and twice as long as it is high
+  const PREFS = {
+    sync: "arbiter.syncScroll", advance: "arbiter.autoAdvance", aspects: "arbiter.aspectsOpen",
+    natural: "arbiter.naturalImages",
+  };
   let activeRow = 0;
   let activeMs = 0;
   let lastTick = Date.now();
   let lastInput = Date.now();
   let lastScrolled = null; // the response column the expert scrolled or pointed at last
   const echoes = new WeakSet(); // columns we scrolled to mirror the other (no echo back)
+  let dockOpen = false; // "More" on a phone: stays open from pair to pair until closed
+  let swipe = null; // the touch that may be a swipe: where it started, on which response
 
   function pref(name, fallback) {
     try {
@@ -65,6 +74,7 @@
     });
     const strip = all[activeRow].closest("details");
     if (strip && !strip.open) strip.open = true; // j into the aspects opens their strip
+    if (strip) setDock(true);
     announce();
   }
 
@@ -78,11 +88,29 @@
     }
   }
 
+  // Set on <html> (it outlives htmx's swaps), as soon as this script runs: no fitted first paint.
+  function applyImagesPref() {
+    const natural = pref("natural", false);
+    document.documentElement.classList.toggle("natural-images", natural);
+    const select = document.getElementById("pref-images");
+    if (select) select.value = natural ? "natural" : "fit";
+  }
+
+  function setDock(open) {
+    dockOpen = open;
+    const dock = document.querySelector("#workspace .dock");
+    const button = document.querySelector("#workspace .dock-more");
+    if (dock) dock.classList.toggle("open", open);
+    if (button) button.setAttribute("aria-expanded", String(open));
+  }
+
   function applyPrefs() {
     const sync = document.getElementById("pref-sync");
     const advance = document.getElementById("pref-advance");
     if (sync) sync.checked = pref("sync", false);
     if (advance) advance.checked = pref("advance", false);
+    applyImagesPref();
+    setDock(dockOpen);
     const strip = document.getElementById("aspects-strip");
     if (strip) strip.open = pref("aspects", window.innerWidth >= 900);
   }
@@ -115,6 +143,7 @@
   function openPanel(id, focusSelector) {
     const panel = document.getElementById(id);
     if (!panel) return;
+    setDock(true); // on a phone it is behind "More"
     panel.open = true;
     const field = panel.querySelector(focusSelector);
     if (field) field.focus();
@@ -189,6 +218,27 @@
     });
   }
 
+  // Stacked responses (a phone): Left above Right.
+  function stacked() {
+    const [left, right] = ["left", "right"].map((id) => document.getElementById(id));
+    return Boolean(left && right) && right.getBoundingClientRect().top >= left.getBoundingClientRect().bottom - 1;
+  }
+
+  // A swipe brings the other response to the top of the window and gives it the keys (↑/↓).
+  function showResponse(id) {
+    const card = document.getElementById(id);
+    if (!card) return;
+    const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    card.scrollIntoView({ block: "start", behavior: still ? "instant" : "smooth" });
+    document.querySelectorAll("#workspace .response").forEach((other) => other.classList.toggle("current", other === card));
+    const body = card.querySelector(".response-body");
+    if (body) {
+      body.focus({ preventScroll: true });
+      lastScrolled = body;
+    }
+  }
+
+  applyImagesPref();
   setInterval(tick, 1000);
   for (const type of ["keydown", "mousemove", "mousedown", "wheel", "touchstart"]) {
     document.addEventListener(type, () => { lastInput = Date.now(); }, { passive: true });
@@ -213,6 +263,11 @@
 
   document.addEventListener("change", (event) => {
     const target = event.target;
+    if (target.id === "pref-images") {
+      setPref("natural", target.value === "natural");
+      applyImagesPref();
+      return;
+    }
     if (target.id === "pref-sync" || target.id === "pref-advance") {
       setPref(target.id === "pref-sync" ? "sync" : "advance", target.checked);
       return;
@@ -298,7 +353,7 @@
       j: () => highlight(activeRow + 1),
       k: () => highlight(activeRow - 1),
       o: () => highlight(0),
-      r: () => form && form.elements.rationale && form.elements.rationale.focus(),
+      r: () => { setDock(true); if (form && form.elements.rationale) form.elements.rationale.focus(); },
       s: () => openPanel("skip-panel", "input[name=skip_reason]:checked"),
       f: () => openPanel("flag-panel", "select"),
       u: undoLast,
@@ -321,5 +376,29 @@
   document.addEventListener("click", (event) => {
     const opener = event.target.closest && event.target.closest("[data-open]");
     if (opener) openDialog(opener.dataset.open);
+    if (event.target.closest && event.target.closest("#workspace .dock-more")) {
+      setDock(!dockOpen);
+      const strip = document.getElementById("aspects-strip");
+      if (dockOpen && strip) strip.open = true; // "More" is there for the aspects first
+    }
+  });
+
+  // Swipes: touch and pen only (a mouse drag selects text). Sideways moves are ours where the
+  // responses stack (touch-action: pan-y in arbiter.css); up and down still scroll.
+  document.addEventListener("pointerdown", (event) => {
+    const card = event.target.closest && event.target.closest("#workspace .response");
+    swipe = card && event.isPrimary && event.pointerType !== "mouse" && stacked()
+      ? { id: event.pointerId, x: event.clientX, y: event.clientY, from: card.id } : null;
+  });
+  document.addEventListener("pointercancel", () => { swipe = null; });
+  document.addEventListener("pointerup", (event) => {
+    if (!swipe || event.pointerId !== swipe.id) return;
+    const dx = event.clientX - swipe.x;
+    const dy = event.clientY - swipe.y;
+    const from = swipe.from;
+    swipe = null;
+    if (Math.abs(dx) < SWIPE_PX || Math.abs(dx) < 2 * Math.abs(dy)) return;
+    const to = dx < 0 ? "right" : "left"; // the finger moves left: the next one, Right
+    if (to !== from) showResponse(to);
   });
 })();
