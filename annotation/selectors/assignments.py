@@ -3,6 +3,7 @@ sequence, the annotate page's assignment, their recent ratings."""
 
 from django.db.models import Q
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from annotation.access import own_assignments
 from annotation.models import Assignment
@@ -58,7 +59,7 @@ def assignment_for_annotator(user, assignment_id: int) -> Assignment:
         .first()
     )
     if assignment is None:
-        raise Http404("no such assignment")
+        raise Http404(_("no such assignment"))
     pair = assignment.pair
     pair.prompt = Prompt.objects.get(pk=pair.prompt_id)
     responses = Response.objects.in_bulk([pair.response_a_id, pair.response_b_id])
@@ -76,7 +77,7 @@ def task_of_assignment(user, assignment_id: int) -> Task:
         .first()
     )
     if task is None:
-        raise Http404("no such assignment")
+        raise Http404(_("no such assignment"))
     return task
 
 

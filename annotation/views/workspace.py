@@ -4,6 +4,9 @@ ids, no other annotator's rating, no judge verdict."""
 import json
 from datetime import datetime
 
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
+
 from annotation.models import Assignment, Flag
 from annotation.selectors import (
     annotator_progress,
@@ -33,6 +36,16 @@ def _stored_form_values(assignment: Assignment) -> dict[str, str]:
     return values
 
 
+def _short_label(short: str) -> str:
+    """A point's compact label (projects.scale) with its side's letter in the page's language."""
+    letters = {
+        "L": pgettext("the scale's short label: Left", "L"),
+        "R": pgettext("the scale's short label: Right", "R"),
+    }
+    side = letters.get(short[:1])
+    return side + short[1:] if side else short
+
+
 def _recent(user, task, current: Assignment, now: datetime) -> list[dict]:
     """The annotator's latest ratings as the list shows them: the pair's prompt, the overall
     score in words (their Left/Right) and whether it can still be corrected."""
@@ -44,7 +57,7 @@ def _recent(user, task, current: Assignment, now: datetime) -> list[dict]:
         words = ""
         if rating is not None:
             score = to_form(rating.overall, rating.scale, assignment.swapped)
-            words = dict(scale_labels(rating.scale)).get(score, str(score))
+            words = _(dict(scale_labels(rating.scale)).get(score, str(score)))
         items.append(
             {
                 "assignment": assignment,
@@ -75,7 +88,7 @@ def workspace_context(
     rated = assignment.status == Assignment.Status.SUBMITTED
     editable = rating_can_change(assignment, now)
     labels = [
-        (value, label, short)
+        (value, _(label), _short_label(short))
         for (value, label), short in zip(
             scale_labels(project.scale_points),
             scale_short_labels(project.scale_points),
