@@ -17,7 +17,6 @@ where the selectors apply the blinding rules.
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 from annotation.access import led_pairs, own_assignments
 from annotation.models import Assignment, PairMessage, PairThread
@@ -48,12 +47,9 @@ class QuestionRefused(Refused):
 def _body_check(body: str) -> str:
     body = (body or "").strip()
     if not body:
-        raise MessageInvalid(_("Write your message first."))
+        raise MessageInvalid("Write your message first.")
     if len(body) > MAX_BODY_CHARS:
-        raise MessageInvalid(
-            _("Keep it under %(limit)d characters (%(length)d now).")
-            % {"limit": MAX_BODY_CHARS, "length": len(body)}
-        )
+        raise MessageInvalid(f"Keep it under {MAX_BODY_CHARS} characters ({len(body)} now).")
     return body
 
 
@@ -81,10 +77,8 @@ def question_ask(*, assignment_id: int, user, body: str) -> PairMessage:
         assignment = Assignment.objects.select_for_update().get(pk=assignment_id)
         if assignment.status not in _MAY_ASK:
             raise QuestionRefused(
-                _(
-                    "You no longer hold this pair, so you cannot ask about it. "
-                    "Ask about the pair you are rating."
-                )
+                "You no longer hold this pair, so you cannot ask about it. "
+                "Ask about the pair you are rating."
             )
         thread = PairThread.objects.filter(assignment=assignment).first()
         if thread is None:

@@ -13,7 +13,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
@@ -36,7 +35,7 @@ from projects.access import project_for_lead
 def _annotator_menu(request, assignment_id: int, *, status: int = 200, **extra):
     assignment = own_assignments(request.user).filter(pk=assignment_id).first()
     if assignment is None:
-        raise Http404(_("no such assignment"))
+        raise Http404("no such assignment")
     context = {
         "assignment": assignment,
         "threads": annotator_threads(request.user, assignment),
@@ -56,10 +55,10 @@ def question_ask_view(request, assignment_id: int):
     try:
         question_ask(assignment_id=assignment_id, user=request.user, body=body)
     except ThreadNotFound:
-        raise Http404(_("no such assignment")) from None
+        raise Http404("no such assignment") from None
     except DomainError as error:
         if not wants_fragment(request):
-            messages.error(request, _("Question not sent: %(why)s") % {"why": error.message})
+            messages.error(request, f"Question not sent: {error.message}")
             return redirect(back)
         # Shown in place, with what was typed: 422 for an input error, 409 for a refusal
         # (the annotate page swaps both in: annotate.html's responseHandling).
@@ -68,11 +67,9 @@ def question_ask_view(request, assignment_id: int):
             request, assignment_id, status=status, thread_error=error.message, thread_body=body
         )
     if not wants_fragment(request):
-        messages.success(request, _("Your question went to the leads."))
+        messages.success(request, "Your question went to the leads.")
         return redirect(back)
-    return _annotator_menu(
-        request, assignment_id, thread_sent=_("Your question went to the leads.")
-    )
+    return _annotator_menu(request, assignment_id, thread_sent="Your question went to the leads.")
 
 
 def _led_pair(request, slug: str, pair_id: int) -> Pair:

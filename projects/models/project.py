@@ -3,7 +3,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from projects.scale import center as scale_center
 
@@ -273,8 +273,8 @@ class Task(models.Model):
 
 
 class MembershipRole(models.TextChoices):
-    ANNOTATOR = "annotator", gettext_lazy("Annotator")
-    LEAD = "lead", gettext_lazy("Lead")
+    ANNOTATOR = "annotator", _("Annotator")
+    LEAD = "lead", _("Lead")
 
 
 class Membership(models.Model):
