@@ -108,5 +108,6 @@ def data_words() -> set[str]:
         for row in model.objects.values_list(*fields):
             for value in row:
                 if value:
-                    words.update(w.lower() for w in WORD.findall(str(value)))
+                    # as english_left reads them: a JSON value's repr quotes its words
+                    words.update(w.lower().strip("'") for w in WORD.findall(str(value)))
     return words
