@@ -229,3 +229,17 @@ def test_a_chinese_browser_gets_an_accessible_page_that_speaks_chinese(
     expect(page.locator(".position")).to_have_text("第 2 个样本对，共 3 个")
     assert page.console_errors == []
     context.close()
+
+
+@pytest.mark.django_db
+def test_the_language_switch_returns_to_the_page_it_was_used_on(client, expert):
+    # The header's form names no page (base.html): Django goes back to the sender.
+    client.force_login(expert)
+    url = _claim(client, _task(expert))
+    html = client.get(url).content.decode()
+    assert 'name="next"' not in html
+    answer = client.post(
+        reverse("set_language"), {"language": "zh-hans"}, HTTP_REFERER="http://testserver" + url
+    )
+    assert answer.status_code == 302 and answer["Location"] == "http://testserver" + url
+    assert '<html lang="zh-hans"' in client.get(url).content.decode()
