@@ -243,3 +243,14 @@ def test_the_language_switch_returns_to_the_page_it_was_used_on(client, expert):
     )
     assert answer.status_code == 302 and answer["Location"] == "http://testserver" + url
     assert '<html lang="zh-hans"' in client.get(url).content.decode()
+
+
+@pytest.mark.django_db
+def test_each_language_of_the_switch_is_named_in_itself(client, expert):
+    client.force_login(expert)
+    for asked in [{}, CHINESE]:
+        html = client.get(reverse("home"), **asked).content.decode()
+        assert re.search(r'<option value="en" lang="en"( selected)?>English</option>', html)
+        assert re.search(
+            r'<option value="zh-hans" lang="zh-hans"( selected)?>简体中文</option>', html
+        )
