@@ -5,6 +5,7 @@ from functools import reduce
 from operator import or_
 
 from django.db.models import Count, Max, Q
+from django.utils.translation import gettext as _
 
 from annotation.models import AnnotatorPause, Assignment, Qualification, Rating
 from content.models import Pair
@@ -34,14 +35,23 @@ def qualification_feedback(user, assignment_id: int) -> str | None:
     overall, scale, swapped, expected, explanation = row
 
     def shown(side: str) -> str:
-        return {"A": "Right" if swapped else "Left", "B": "Left" if swapped else "Right"}[side]
+        left, right = _("Left"), _("Right")
+        return {"A": right if swapped else left, "B": left if swapped else right}[side]
 
     given = side_of(overall, scale_center(scale))
     right = answers_expected_side(overall, scale, expected)
-    verdict = "Right answer" if right else "Not the expected answer"
-    chose = f"you preferred {shown(given)}" if given else "you rated them about the same"
+    verdict = _("Right answer") if right else _("Not the expected answer")
+    if given:
+        chose = _("you preferred %(side)s") % {"side": shown(given)}
+    else:
+        chose = _("you rated them about the same")
     note = f" {explanation}" if explanation else ""
-    return f"Qualification: {verdict}: {shown(expected)} is better; {chose}.{note}"
+    feedback = _("Qualification: %(verdict)s: %(side)s is better; %(chose)s.") % {
+        "verdict": verdict,
+        "side": shown(expected),
+        "chose": chose,
+    }
+    return feedback + note
 
 
 def task_hold_reason(user, task: Task) -> str | None:
@@ -50,16 +60,16 @@ def task_hold_reason(user, task: Task) -> str | None:
     if AnnotatorPause.objects.filter(
         task=task, annotator=user, readmitted_at__isnull=True
     ).exists():
-        return (
+        return _(
             "Your access to this task is paused after its quality checks. Your ratings are "
             "kept; a lead will review them and can re-admit you."
         )
     failed = Qualification.objects.filter(task=task, annotator=user, passed=False).first()
     if failed is not None:
-        return (
-            f"You answered {failed.correct} of {failed.answered} qualification pairs as "
-            "expected, below what this task asks. A lead can admit you."
-        )
+        return _(
+            "You answered %(correct)d of %(answered)d qualification pairs as expected, below "
+            "what this task asks. A lead can admit you."
+        ) % {"correct": failed.correct, "answered": failed.answered}
     return None
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib.auth import views as auth_views
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
+from django.utils.translation import ngettext
 from django.views import View
 
 from config.login_forms import LimitedAuthenticationForm
@@ -36,8 +37,11 @@ class _MailOnly(View):
 
 def _too_many(seconds: int) -> str:
     minutes = max(1, math.ceil(seconds / 60))
-    unit = "minute" if minutes == 1 else "minutes"
-    return f"Too many password reset requests; try again in {minutes} {unit}."
+    return ngettext(
+        "Too many password reset requests; try again in %(minutes)d minute.",
+        "Too many password reset requests; try again in %(minutes)d minutes.",
+        minutes,
+    ) % {"minutes": minutes}
 
 
 class PasswordResetView(_MailOnly, auth_views.PasswordResetView):

@@ -25,6 +25,7 @@ import unicodedata
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
+from django.utils.translation import ngettext
 
 from core.client_address import client_address
 
@@ -34,8 +35,11 @@ RESET_KEY_PREFIX = "password-resets"
 
 def refusal_message(seconds: int) -> str:
     minutes = max(1, math.ceil(seconds / 60))
-    unit = "minute" if minutes == 1 else "minutes"
-    return f"Too many failed sign-ins; try again in {minutes} {unit}."
+    return ngettext(
+        "Too many failed sign-ins; try again in %(minutes)d minute.",
+        "Too many failed sign-ins; try again in %(minutes)d minutes.",
+        minutes,
+    ) % {"minutes": minutes}
 
 
 def _account(username: str) -> str:

@@ -13,10 +13,13 @@ import sys
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
+from django.utils.translation import gettext_lazy
 from django.views.defaults import server_error
 
 RETRY_AFTER_SECONDS = 10
-MESSAGE = "The database cannot be reached right now; nothing you saved is lost. Try again soon."
+MESSAGE = gettext_lazy(
+    "The database cannot be reached right now; nothing you saved is lost. Try again soon."
+)
 
 
 def server_error_or_unavailable(request: HttpRequest) -> HttpResponse:
@@ -24,7 +27,7 @@ def server_error_or_unavailable(request: HttpRequest) -> HttpResponse:
         return server_error(request)
     response: HttpResponse
     if request.path.startswith("/api/"):
-        response = JsonResponse({"detail": MESSAGE}, status=503)
+        response = JsonResponse({"detail": str(MESSAGE)}, status=503)
     else:
         body = render_to_string("503.html", {"message": MESSAGE})
         response = HttpResponse(body, status=503)

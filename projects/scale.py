@@ -8,6 +8,13 @@ the reverse one.
 
 Side = str  # "A", "B" or "" (at the centre)
 
+
+def gettext_noop(message: str) -> str:
+    """Marks the scale's words for `makemessages`; the pages translate them where they show
+    them (this module stays plain Python)."""
+    return message
+
+
 OTHER_SIDE = {"A": "B", "B": "A"}
 
 
@@ -43,13 +50,13 @@ def canonical_side(letter: str, reverse: bool) -> str:
 
 
 _SEVEN_POINT_LABELS = [
-    "Left much better",
-    "Left better",
-    "Left slightly better",
-    "About the same",
-    "Right slightly better",
-    "Right better",
-    "Right much better",
+    gettext_noop("Left much better"),
+    gettext_noop("Left better"),
+    gettext_noop("Left slightly better"),
+    gettext_noop("About the same"),
+    gettext_noop("Right slightly better"),
+    gettext_noop("Right better"),
+    gettext_noop("Right much better"),
 ]
 
 

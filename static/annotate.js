@@ -14,6 +14,10 @@
   "use strict";
   const IDLE_AFTER_MS = 60000; // no input for a minute: the annotator is not rating
   const SCROLL_STEP = 60;
+  // Words said to the expert come from the page's JavaScript catalog (/jsi18n/, loaded first);
+  // English without it.
+  const gettext = window.gettext || function (s) { return s; };
+  const interpolate = window.interpolate || function (s, obj) { return s.replace(/%\((\w+)\)s/g, (m, k) => String(obj[k])); };
   const SWIPE_PX = 60; // a sideways move at least this long, and twice as long as it is high
   const PREFS = {
     sync: "arbiter.syncScroll", advance: "arbiter.autoAdvance", aspects: "arbiter.aspectsOpen",
@@ -50,11 +54,11 @@
 
   function describe(row) {
     const legend = row.querySelector("legend");
-    const name = legend ? legend.textContent.replace("*", "").trim() : "Row";
+    const name = legend ? legend.textContent.replace("*", "").trim() : gettext("Row");
     const checked = row.querySelector("input[type=radio]:checked");
-    const value = checked ? checked.value + " · " + checked.dataset.label : "not set";
-    const hint = row.disabled ? "" : " (keys 1–" + row.querySelectorAll("input[type=radio]").length + ", 0 clears)";
-    return name + ": " + value + hint;
+    const value = checked ? checked.value + " · " + checked.dataset.label : gettext("not set");
+    const said = row.disabled ? gettext("%(row)s: %(value)s") : gettext("%(row)s: %(value)s (keys 1–%(count)s, 0 clears)");
+    return interpolate(said, { row: name, value: value, count: row.querySelectorAll("input[type=radio]").length }, true);
   }
 
   function announce() {

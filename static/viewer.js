@@ -20,6 +20,10 @@
   const PIXELATED_ABOVE = 2; // past 200 % show crisp pixels: experts look for artefacts
   const PAN_STEP = 0.1; // an arrow key pans by a tenth of the stage
 
+  // Words shown or said come from the page's JavaScript catalog (/jsi18n/, loaded first);
+  // English without it.
+  const gettext = window.gettext || function (s) { return s; };
+  const interpolate = window.interpolate || function (s, obj) { return s.replace(/%\((\w+)\)s/g, (m, k) => String(obj[k])); };
   let view = null; // the open viewer's state; null while closed
   let statusTimer = 0;
   const pointers = new Map(); // pointer id → last position, while dragging or pinching
@@ -32,9 +36,9 @@
     // A page may name its sides (the lead's pair page: A and B, where Left and Right would not).
     const named = link.closest("[data-viewer-side]");
     if (named) return named.dataset.viewerSide;
-    if (link.closest("#left")) return "Left";
-    if (link.closest("#right")) return "Right";
-    return link.closest(".prompt") ? "Prompt" : "Image";
+    if (link.closest("#left")) return gettext("Left");
+    if (link.closest("#right")) return gettext("Right");
+    return link.closest(".prompt") ? gettext("Prompt") : gettext("Image");
   }
 
   function describe(link) {
@@ -44,7 +48,7 @@
     return {
       src: link.href,
       label: sideOf(link),
-      alt: img && img.alt ? img.alt : sideOf(link) + " image",
+      alt: img && img.alt ? img.alt : interpolate(gettext("%(side)s image"), { side: sideOf(link) }, true),
       w: size("width", "naturalWidth"),
       h: size("height", "naturalHeight"),
     };
@@ -160,15 +164,16 @@
     const shown = view.images[view.shown];
     const doing = {
       single: () => shown.alt,
-      flicker: () => "flicker, showing " + shown.label,
-      compare: () => "comparing " + first.label + " and " + second.label,
-      swipe: () => "swipe, " + second.label + " over " + first.label + " from " + view.split + " %",
+      flicker: () => interpolate(gettext("flicker, showing %(side)s"), { side: shown.label }, true),
+      compare: () => interpolate(gettext("comparing %(first)s and %(second)s"), { first: first.label, second: second.label }, true),
+      swipe: () => interpolate(gettext("swipe, %(over)s over %(under)s from %(split)s"), { over: second.label, under: first.label, split: view.split + " %" }, true),
     }[view.mode]();
-    say("Zoom " + Math.round(view.scale * 100) + " %" + (view.fitted ? " (fit)" : "") + ", " + doing + position());
+    const said = view.fitted ? gettext("Zoom %(zoom)s (fit), %(doing)s%(position)s") : gettext("Zoom %(zoom)s, %(doing)s%(position)s");
+    say(interpolate(said, { zoom: Math.round(view.scale * 100) + " %", doing: doing, position: position() }, true));
   }
 
   function position() {
-    return view.count > 1 ? " (" + (view.index + 1) + " of " + view.count + ")" : "";
+    return view.count > 1 ? interpolate(gettext(" (%(index)s of %(count)s)"), { index: view.index + 1, count: view.count }, true) : "";
   }
 
   function say(text) {
@@ -238,7 +243,7 @@
     const all = gallery(view.opener);
     const next = all[all.indexOf(view.opener) + delta];
     if (next) open(next, view.mode);
-    else say((delta < 0 ? "First" : "Last") + " image of " + all.length + ", " + view.images[0].alt);
+    else say(interpolate(delta < 0 ? gettext("First image of %(count)s, %(name)s") : gettext("Last image of %(count)s, %(name)s"), { count: all.length, name: view.images[0].alt }, true));
   }
 
   const actions = {

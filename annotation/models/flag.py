@@ -1,12 +1,15 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_noop
 
 
 class FlagReason(models.TextChoices):
-    BROKEN = "broken", "Broken content (missing image, garbled text)"
-    UNSAFE = "unsafe", "Unsafe or offensive content"
-    OTHER = "other", "Something else"
+    # Marked, not translated here: the label goes into a skip reason and events as written; the
+    # pages translate it where they show it.
+    BROKEN = "broken", gettext_noop("Broken content (missing image, garbled text)")
+    UNSAFE = "unsafe", gettext_noop("Unsafe or offensive content")
+    OTHER = "other", gettext_noop("Something else")
 
 
 class Flag(models.Model):

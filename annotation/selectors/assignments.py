@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from annotation.access import own_assignments
 from annotation.models import Assignment
@@ -61,7 +62,7 @@ def assignment_for_annotator(user, assignment_id: int) -> Assignment:
         .first()
     )
     if assignment is None:
-        raise Http404("no such assignment")
+        raise Http404(_("no such assignment"))
     pair = assignment.pair
     pair.prompt = Prompt.objects.get(pk=pair.prompt_id)
     responses = Response.objects.in_bulk([pair.response_a_id, pair.response_b_id])
@@ -79,7 +80,7 @@ def task_of_assignment(user, assignment_id: int) -> Task:
         .first()
     )
     if task is None:
-        raise Http404("no such assignment")
+        raise Http404(_("no such assignment"))
     return task
 
 

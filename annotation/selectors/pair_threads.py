@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import OuterRef, Subquery
+from django.utils.translation import gettext as _
 
 from annotation.access import led_pairs
 from annotation.models import Assignment, PairMessage, PairThread
@@ -85,9 +86,9 @@ def annotator_threads(user, assignment: Assignment) -> list[ThreadView]:
                 sides_reversed=not mine and thread.asker_swapped != assignment.swapped,
             )
         if message.kind == PairMessage.Kind.ANSWER:
-            who = "A lead"
+            who = _("A lead")
         else:
-            who = "You" if view.mine else "An annotator"
+            who = _("You") if view.mine else _("An annotator")
         view.messages.append(MessageView(message.kind, who, message.body, message.created_at))
     return sorted(threads.values(), key=lambda view: (not view.mine, view.id))
 

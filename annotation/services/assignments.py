@@ -19,6 +19,8 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from annotation.models import Assignment, Flag
 from annotation.selectors import claimable_pairs, in_claim_order, live_assignments
@@ -35,11 +37,12 @@ _BUSY = object()
 
 
 # The reasons the annotate page offers for a skip (an annotator may add a note to any).
+# Stored in English (the skip reason is data); the page translates the label it shows.
 SKIP_PRESETS = (
-    "Outside my expertise",
-    "Cannot decide without more context",
-    "Both responses are equally unusable",
-    "An image does not load",
+    gettext_noop("Outside my expertise"),
+    gettext_noop("Cannot decide without more context"),
+    gettext_noop("Both responses are equally unusable"),
+    gettext_noop("An image does not load"),
 )
 
 
@@ -198,13 +201,13 @@ def assignment_skip(
     it within the grace period: annotation/services/skip_undo.py)."""
     reason = reason.strip()
     if not reason:
-        raise AssignmentClosed("Say briefly why you skip this pair.")
+        raise AssignmentClosed(_("Say briefly why you skip this pair."))
     with transaction.atomic():
         assignment, _pair = lock_own_assignment(assignment_id, user)
         if assignment.status == Assignment.Status.SKIPPED:
             return assignment  # a repeated skip
         if assignment.status == Assignment.Status.SUBMITTED:
-            raise AssignmentClosed("You already rated this pair; it cannot be skipped now.")
+            raise AssignmentClosed(_("You already rated this pair; it cannot be skipped now."))
         assignment.status = Assignment.Status.SKIPPED
         assignment.skip_reason = reason[:2000]
         assignment.skipped_at = now or timezone.now()
@@ -218,14 +221,14 @@ def assignment_flag(
     """Report the pair to the leads (broken or unsafe content) and skip it (undone, within
     the grace period and before a lead acts on it, by annotation/services/skip_undo.py)."""
     if reason not in Flag.Reason.values:
-        raise AssignmentClosed("Choose why you flag this pair.")
+        raise AssignmentClosed(_("Choose why you flag this pair."))
     with transaction.atomic():
         assignment, pair = lock_own_assignment(assignment_id, user)
         existing = Flag.objects.filter(assignment=assignment).first()
         if existing is not None:
             return existing  # a repeated flag
         if assignment.status == Assignment.Status.SUBMITTED:
-            raise AssignmentClosed("You already rated this pair; it cannot be flagged now.")
+            raise AssignmentClosed(_("You already rated this pair; it cannot be flagged now."))
         assignment.status = Assignment.Status.SKIPPED
         assignment.skip_reason = f"flagged: {Flag.Reason(reason).label}"
         assignment.skipped_at = now or timezone.now()

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import Adjudication, AspectScore, Assignment, Rating
 from annotation.selectors import rating_can_change
@@ -70,9 +71,11 @@ def _score(value, scale: int) -> int | None:
     try:
         score = int(value)
     except (TypeError, ValueError):
-        raise ValueError(f"must be a whole number from 1 to {scale}") from None
+        raise ValueError(
+            _("must be a whole number from 1 to %(scale)d") % {"scale": scale}
+        ) from None
     if not 1 <= score <= scale:
-        raise ValueError(f"must be from 1 to {scale}")
+        raise ValueError(_("must be from 1 to %(scale)d") % {"scale": scale})
     return score
 
 
@@ -83,13 +86,13 @@ def rating_check(data: RatingInput, scale: int, aspect_keys: list[str]) -> Check
     try:
         overall = _score(data.overall, scale)
         if overall is None:
-            errors["overall"] = "choose an overall preference"
+            errors["overall"] = _("choose an overall preference")
     except ValueError as error:
         errors["overall"] = str(error)
     aspects: dict[str, int] = {}
     for key, value in data.aspects.items():
         if key not in aspect_keys:
-            errors[f"aspect_{key}"] = "not an aspect of this task"
+            errors[f"aspect_{key}"] = _("not an aspect of this task")
             continue
         try:
             score = _score(value, scale)
@@ -99,16 +102,18 @@ def rating_check(data: RatingInput, scale: int, aspect_keys: list[str]) -> Check
         if score is not None:
             aspects[key] = score
     if len(data.rationale) > MAX_RATIONALE_CHARS:
-        errors["rationale"] = f"keep it under {MAX_RATIONALE_CHARS} characters"
+        errors["rationale"] = _("keep it under %(limit)d characters") % {
+            "limit": MAX_RATIONALE_CHARS
+        }
     active = None
     if data.active_seconds is not None and data.active_seconds != "":
         try:
             active = min(max(float(data.active_seconds), 0.0), MAX_ACTIVE_SECONDS)
         except (TypeError, ValueError):
-            errors["active_seconds"] = "must be a number of seconds"
+            errors["active_seconds"] = _("must be a number of seconds")
         else:
             if active != active:  # NaN
-                errors["active_seconds"] = "must be a number of seconds"
+                errors["active_seconds"] = _("must be a number of seconds")
     if errors or overall is None:  # a None overall has its message in `errors`
         raise RatingInvalid(errors)
     return CheckedRating(overall, aspects, data.rationale.strip(), active)
@@ -145,7 +150,7 @@ def rating_submit(
         aspects = {key: to_canonical(v, scale, swapped) for key, v in checked.aspects.items()}
 
         if assignment.status == Assignment.Status.SKIPPED:
-            raise AssignmentClosed("You skipped this pair; it cannot be rated now.")
+            raise AssignmentClosed(_("You skipped this pair; it cannot be rated now."))
         rating = Rating.objects.filter(assignment=assignment).first()
         assignment.pair = pair  # the locked row, for the rule below
         if rating is not None and not rating_can_change(assignment, now):
@@ -153,12 +158,14 @@ def rating_submit(
                 rating.pair, rating.resubmitted = pair, resubmitted
                 return rating  # a repeated submit after the pair was decided
             raise AssignmentClosed(
-                "This pair is complete and the time to correct your rating is over; "
-                "it can no longer change."
+                _(
+                    "This pair is complete and the time to correct your rating is over; "
+                    "it can no longer change."
+                )
             )
         if rating is None:
             if pair.status not in RATEABLE_STATUSES:
-                raise AssignmentClosed("This pair is no longer being annotated.")
+                raise AssignmentClosed(_("This pair is no longer being annotated."))
             lease_over = assignment.status == Assignment.Status.EXPIRED or (
                 assignment.lease_expires_at is not None and assignment.lease_expires_at <= now
             )
@@ -169,7 +176,7 @@ def rating_submit(
                 and not pair_has_free_slot(pair.pk, limit, now, excluding=assignment)
             ):
                 raise AssignmentClosed(
-                    "Your time on this pair ran out and it went to another annotator."
+                    _("Your time on this pair ran out and it went to another annotator.")
                 )
             rating = Rating(
                 assignment=assignment, pair=pair, annotator=user, scale=scale, active_seconds=0

@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Flag, GoldAnswer, Qualification
 from annotation.selectors import last_finished
@@ -54,23 +55,23 @@ def assignment_undo(*, assignment_id: int, user, now: datetime | None = None) ->
         assignment, pair = lock_own_assignment(assignment_id, user)
         task = pair.task
         if assignment.status != Assignment.Status.SKIPPED:
-            raise UndoRefused("There is nothing to undo on this pair: you did not skip it.")
+            raise UndoRefused(_("There is nothing to undo on this pair: you did not skip it."))
         last = last_finished(user, task)
         if last is None or last.pk != assignment.pk:
             raise UndoRefused(
-                "Only your last action can be undone, and since this skip you went on."
+                _("Only your last action can be undone, and since this skip you went on.")
             )
         grace = timedelta(minutes=pair.project.edit_grace_minutes)
         if assignment.skipped_at is None or now >= assignment.skipped_at + grace:
-            raise UndoRefused("The time to undo this skip is over.")
+            raise UndoRefused(_("The time to undo this skip is over."))
         if task.archived_at is not None or pair.status not in RATEABLE_STATUSES:
-            raise UndoRefused("This pair is no longer being annotated.")
+            raise UndoRefused(_("This pair is no longer being annotated."))
         if pair.status != Pair.Status.GOLD and not pair_has_free_slot(
             pair.pk, pair.ratings_needed(pair.project), now, excluding=assignment
         ):
-            raise UndoRefused("This pair went to another annotator meanwhile.")
+            raise UndoRefused(_("This pair went to another annotator meanwhile."))
         if _qualification_decided(user, pair):
-            raise UndoRefused("Your qualification result already counts this skip.")
+            raise UndoRefused(_("Your qualification result already counts this skip."))
         flag = Flag.objects.select_for_update().filter(assignment=assignment).first()
         if flag is not None:
             _flag_withdraw(flag, pair, user)
@@ -93,7 +94,7 @@ def _qualification_decided(user, pair: Pair) -> bool:
 
 def _flag_withdraw(flag: Flag, pair: Pair, user) -> None:
     if flag.resolved_at is not None:
-        raise UndoRefused("A lead has already acted on your flag, so it cannot be withdrawn.")
+        raise UndoRefused(_("A lead has already acted on your flag, so it cannot be withdrawn."))
     about = {"flag": flag.pk, "pair": pair.pk, "task": pair.task.slug, "by": user.username}
     flag.delete()
     publish(pair.project, "flag.withdrawn", about, actor=user)

@@ -11,6 +11,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -110,10 +111,10 @@ def _apply(request, assignment_id: int) -> str:
             feedback = qualification_feedback(request.user, assignment_id)
             if feedback is not None:
                 messages.info(request, feedback)
-        return "Changes saved." if rating.resubmitted else "Rating saved."
+        return _("Changes saved.") if rating.resubmitted else _("Rating saved.")
     if action == "skip":
         assignment_skip(assignment_id, request.user, _skip_reason(request.POST))
-        return "Pair skipped."
+        return _("Pair skipped.")
     if action == "flag":
         assignment_flag(
             assignment_id,
@@ -121,8 +122,8 @@ def _apply(request, assignment_id: int) -> str:
             request.POST.get("flag_reason", ""),
             request.POST.get("flag_note", ""),
         )
-        return "Flagged to the leads; the pair is skipped for you."
-    raise AssignmentClosed("Unknown action.")
+        return _("Flagged to the leads; the pair is skipped for you.")
+    raise AssignmentClosed(_("Unknown action."))
 
 
 def _return_to(request) -> int | None:
@@ -169,14 +170,17 @@ def annotate(request, assignment_id: int):
     try:
         confirmation = _apply(request, assignment_id)
     except Assignment.DoesNotExist:
-        raise Http404("no such assignment") from None
+        raise Http404(_("no such assignment")) from None
     messages.success(request, confirmation)
 
     following = _back_where_they_were(request, return_to) or assignment_claim(request.user, task)
     # A task a lead archived meanwhile has no page of its own any more: home, with a word.
     archived = following is None and task.archived_at is not None
     if archived:
-        messages.info(request, f"Task {task.name} was archived by a lead: no more pairs in it.")
+        messages.info(
+            request,
+            _("Task %(task)s was archived by a lead: no more pairs in it.") % {"task": task.name},
+        )
     if not wants_fragment(request):
         if archived:
             return redirect("home")
@@ -226,7 +230,7 @@ def annotate_undo(request, assignment_id: int):
         assignment_undo(assignment_id=assignment_id, user=request.user)
     except Assignment.DoesNotExist:
         raise Http404("no such assignment") from None
-    messages.success(request, "Undone: the pair is yours to rate again.")
+    messages.success(request, _("Undone: the pair is yours to rate again."))
     if not wants_fragment(request):
         return redirect("annotate", assignment_id=assignment_id)
     response = _workspace(request, assignment_for_annotator(request.user, assignment_id))

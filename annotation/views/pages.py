@@ -2,6 +2,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.asset_serving import asset_response
 from annotation.selectors import (
@@ -32,5 +33,5 @@ def asset_file(request, sha256: str):
     (annotation/asset_serving.py)."""
     response = asset_response(request.user, sha256)
     if response is None:
-        raise Http404("no such image")
+        raise Http404(_("no such image"))
     return response

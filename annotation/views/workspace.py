@@ -5,6 +5,8 @@ import json
 from datetime import datetime, timedelta
 
 from django.utils.timesince import timesince
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from annotation.models import Assignment, Flag
 from annotation.selectors import (
@@ -41,8 +43,8 @@ def _ago(moment: datetime | None, now: datetime) -> str:
     if moment is None:
         return ""
     if now - moment < timedelta(minutes=1):
-        return "just now"
-    return f"{timesince(moment, now)} ago"
+        return _("just now")
+    return _("%(time)s ago") % {"time": timesince(moment, now)}
 
 
 def undo_context(user, task, now: datetime) -> dict:
@@ -50,6 +52,16 @@ def undo_context(user, task, now: datetime) -> dict:
     (annotation.selectors.undoable_skip), and whether it is a flag."""
     undo = undoable_skip(user, task, now)
     return {"undo": undo, "undo_flagged": undo is not None and hasattr(undo, "flag")}
+
+
+def _short_label(short: str) -> str:
+    """A point's compact label (projects.scale) with its side's letter in the page's language."""
+    letters = {
+        "L": pgettext("the scale's short label: Left", "L"),
+        "R": pgettext("the scale's short label: Right", "R"),
+    }
+    side = letters.get(short[:1])
+    return side + short[1:] if side else short
 
 
 def _recent(user, task, current: Assignment, now: datetime) -> list[dict]:
@@ -63,7 +75,7 @@ def _recent(user, task, current: Assignment, now: datetime) -> list[dict]:
         words = ""
         if rating is not None:
             score = to_form(rating.overall, rating.scale, assignment.swapped)
-            words = dict(scale_labels(rating.scale)).get(score, str(score))
+            words = _(dict(scale_labels(rating.scale)).get(score, str(score)))
         items.append(
             {
                 "assignment": assignment,
@@ -95,7 +107,7 @@ def workspace_context(
     rated = assignment.status == Assignment.Status.SUBMITTED
     editable = rating_can_change(assignment, now)
     labels = [
-        (value, label, short)
+        (value, _(label), _short_label(short))
         for (value, label), short in zip(
             scale_labels(project.scale_points),
             scale_short_labels(project.scale_points),

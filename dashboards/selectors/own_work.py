@@ -28,6 +28,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from annotation.models import AnnotatorDay, Rating
 from content.models import Pair
@@ -52,7 +53,8 @@ def own_membership(user, slug: str) -> Membership | None:
 
 def _shown_side(side: str, swapped: bool) -> str:
     """A canonical side as the expert saw it on their assignment (A on the right if swapped)."""
-    return {"A": "Right" if swapped else "Left", "B": "Left" if swapped else "Right"}[side]
+    left, right = _("Left"), _("Right")
+    return {"A": right if swapped else left, "B": left if swapped else right}[side]
 
 
 def _days(project: Project, user) -> dict[str, Any]:
@@ -139,7 +141,7 @@ def _final_gold(project: Project, user, now: datetime) -> dict[str, Any]:
                 "assignment_id": assignment_id,
                 "task": task_name,
                 "prompt": content_summary(prompt, limit=PROMPT_CHARS),
-                "answer": dict(scale_labels(scale)).get(pressed, str(pressed)),
+                "answer": _(dict(scale_labels(scale)).get(pressed, str(pressed))),
                 "expected": _shown_side(expected, swapped),
                 "right": answers_expected_side(overall, scale, expected),
                 "explanation": explanation,

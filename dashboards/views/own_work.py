@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from dashboards.selectors.own_work import own_membership, own_work_figures
 
@@ -18,7 +19,7 @@ def own_work_page(request, slug: str):
     other slug, an existing project included, is the 404 of a project that does not exist."""
     membership = own_membership(request.user, slug)
     if membership is None:
-        raise Http404("no such project")
+        raise Http404(_("no such project"))
     project = membership.project
     figures = own_work_figures(project, request.user, now=timezone.now())
     return render(
