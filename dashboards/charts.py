@@ -32,7 +32,7 @@ def _bar_chart(rows, *, maximum: float = 1.0, title: str = "", percent: bool = T
         if value is None:
             parts.append(
                 f'<text x="{_LABEL_WIDTH + 4}" y="{y + 13}" class="muted">'
-                f'{escape(_("no data"))}</text>'
+                f"{escape(_('no data'))}</text>"
             )
             continue
         length = max(0.0, min(value / maximum, 1.0)) * _BAR_WIDTH

@@ -115,23 +115,27 @@ def annotator_flags(
     scores = [score for score, _seconds in rows]
     run, value = longest_run(scores)
     if run >= SAME_SCORE_RUN:
-        result.flags.append(Flag(
+        result.flags.append(
+            Flag(
                 "same_score",
                 interpolate_lazy(
                     gettext_noop("score %(score)s given %(run)s times in a row"),
                     {"score": value, "run": run},
                 ),
-            ))
+            )
+        )
     sides = ["Left" if s < center else "Right" if s > center else None for s in scores]
     run, value = longest_run(sides)
     if run >= SAME_SIDE_RUN:
-        result.flags.append(Flag(
+        result.flags.append(
+            Flag(
                 "same_side",
                 interpolate_lazy(
                     gettext_noop("%(side)s preferred %(run)s times in a row"),
                     {"side": _SIDE_LABELS[value], "run": run},
                 ),
-            ))
+            )
+        )
     left, decisive = sides.count("Left"), sum(side is not None for side in sides)
     if decisive >= LEFT_BIAS_MIN:
         p = binomial_two_sided_p(left, decisive)

@@ -97,7 +97,11 @@ def _checked(action: str, pair_ids: Iterable[int]) -> list[int]:
 def _why_left(action: str, pair) -> str | None:
     """Why the action leaves this pair as it is (None: it changes it)."""
     if action == "queue":
-        return None if pair.status in QUEUEABLE else _("already %(status)s") % {"status": pair.get_status_display()}
+        return (
+            None
+            if pair.status in QUEUEABLE
+            else _("already %(status)s") % {"status": pair.get_status_display()}
+        )
     if action == "annotator":
         if pair.adjudicated:
             return _("decided by a lead")
@@ -157,7 +161,9 @@ def pair_bulk_apply(
         raise PermissionDenied("only the project's leads may change its pairs")
     note = (note or "").strip()
     if action in NEEDS_NOTE and not note:
-        raise Invalid(_("Write a note saying why."), fields={"note": [_("Write a note saying why.")]})
+        raise Invalid(
+            _("Write a note saying why."), fields={"note": [_("Write a note saying why.")]}
+        )
     if len(note) > MAX_NOTE_CHARS:
         raise Invalid(_("Keep the note under %(count)s characters.") % {"count": MAX_NOTE_CHARS})
     due = pair_bulk_preview(project=project, action=action, pair_ids=ids).changes

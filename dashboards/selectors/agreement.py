@@ -11,8 +11,8 @@ from django.utils.translation import gettext_lazy, gettext_noop
 
 from annotation.models import Rating
 from content.models import Pair
-from dashboards.charts import bar_chart, histogram, sparkline
 from core.lazy_text import interpolate_lazy
+from dashboards.charts import bar_chart, histogram, sparkline
 from metrics.agreement import (
     krippendorff_alpha,
     rater_label_agreement,
@@ -147,7 +147,8 @@ def agreement(project: Project) -> dict:
                 "name": names.get(annotator_id, "?"),
                 **s.as_dict(),
                 "trend_chart": sparkline(
-                    [window.agreement for window in s.trend], title=gettext_lazy("agreement over time")
+                    [window.agreement for window in s.trend],
+                    title=gettext_lazy("agreement over time"),
                 ),
             }
             for annotator_id, s in stats.items()

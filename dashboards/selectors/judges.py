@@ -9,8 +9,8 @@ from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
 from django.db.models.functions import Cast
 from django.utils.translation import gettext_lazy, gettext_noop
 
-from dashboards.charts import bar_chart
 from core.lazy_text import interpolate_lazy
+from dashboards.charts import bar_chart
 from judging.models import IMPORTED_SCALE, POINTWISE_SCALES
 from metrics.annotators import expert_ceiling_counts
 from metrics.bias_cards import task_bias_cards
@@ -180,7 +180,13 @@ def judge_figures(project: Project) -> dict:
     ]  # fmt: skip
     if any(value is not None for value in humans):
         chart_rows.insert(
-            0, (gettext_lazy("experts, each against the others"), average_accuracy(human_accuracies), None, "—")
+            0,
+            (
+                gettext_lazy("experts, each against the others"),
+                average_accuracy(human_accuracies),
+                None,
+                "—",
+            ),
         )
     per_task_charts = [
         {
@@ -192,7 +198,8 @@ def judge_figures(project: Project) -> dict:
                     if (cell := row["cells"][index]) is not None
                 ],
                 title=interpolate_lazy(
-                    gettext_noop("Judge accuracy on %(task)s with 95%% intervals"), {"task": task.name}
+                    gettext_noop("Judge accuracy on %(task)s with 95%% intervals"),
+                    {"task": task.name},
                 ),
             ),
         }

@@ -144,7 +144,9 @@ def pair_page(request, slug: str, pair_id: int):
 def _queue_done(state: str) -> str:
     if state == UNDECIDED:
         return _("Done: no undecided pair is left in this queue.")
-    return _("No other pair left in this queue (%(state)s).") % {"state": str(STATES[state]).lower()}
+    return _("No other pair left in this queue (%(state)s).") % {
+        "state": str(STATES[state]).lower()
+    }
 
 
 @login_required
@@ -251,7 +253,9 @@ _TRUE, _FALSE = {"1", "on", "true", "yes"}, {"", "0", "off", "false", "no"}
 def _flag(params, name: str) -> bool:
     value = params.get(name, "").strip().lower()
     if value not in _TRUE | _FALSE:
-        raise ExportInvalid(_("%(name)s must be 1 or 0, not %(value)r") % {"name": name, "value": value})
+        raise ExportInvalid(
+            _("%(name)s must be 1 or 0, not %(value)r") % {"name": name, "value": value}
+        )
     return value in _TRUE
 
 

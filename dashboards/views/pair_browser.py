@@ -193,7 +193,9 @@ def pairs_bulk_view(request, slug: str):
             note=request.POST.get("note", ""),
         )
         changed = ngettext(
-            "%(action)s: %(count)s pair changed", "%(action)s: %(count)s pairs changed", result.changed
+            "%(action)s: %(count)s pair changed",
+            "%(action)s: %(count)s pairs changed",
+            result.changed,
         ) % {"action": ACTIONS[action], "count": result.changed}
         left = _("; %(count)s left as they were") % {"count": result.left} if result.left else ""
         messages.success(request, changed + left + pgettext("end of a sentence", "."))

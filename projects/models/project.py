@@ -3,6 +3,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from projects.scale import center as scale_center
 
@@ -153,8 +154,8 @@ class TaskKind(models.TextChoices):
 
 
 class GoldAction(models.TextChoices):
-    FLAG = "flag", "Flag the annotator"
-    PAUSE = "pause", "Pause their access until a lead re-admits them"
+    FLAG = "flag", _("Flag the annotator")
+    PAUSE = "pause", _("Pause their access until a lead re-admits them")
 
 
 class TaskQuerySet(models.QuerySet):
@@ -272,8 +273,8 @@ class Task(models.Model):
 
 
 class MembershipRole(models.TextChoices):
-    ANNOTATOR = "annotator", "Annotator"
-    LEAD = "lead", "Lead"
+    ANNOTATOR = "annotator", _("Annotator")
+    LEAD = "lead", _("Lead")
 
 
 class Membership(models.Model):
