@@ -3,6 +3,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 # The package's models, split for length: the batch one names the others by string.
 from judging.models.batches import BatchStatus, ProviderBatch  # noqa: F401
@@ -149,10 +150,10 @@ class Judge(models.Model):
 
 
 class JudgeRunStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    RUNNING = "running", "Running"
-    CANCELLED = "cancelled", "Cancelled"
-    FINISHED = "finished", "Finished"
+    PENDING = "pending", _("Pending")
+    RUNNING = "running", _("Running")
+    CANCELLED = "cancelled", _("Cancelled")
+    FINISHED = "finished", _("Finished")
 
 
 class JudgeRunPurpose(models.TextChoices):
