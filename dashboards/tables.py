@@ -85,7 +85,7 @@ def _disagreements(f) -> Table:
             p.rating_count,
             p.consensus_mean,
             p.consensus_span,
-            "; ".join(p.reasons),
+            "; ".join(str(reason) for reason in p.reasons),
             p.decided_by,
         ]
         for p in f["pairs"]
