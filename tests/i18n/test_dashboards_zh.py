@@ -192,3 +192,15 @@ def test_stale_figures_say_so_in_chinese_and_charts_follow_the_page_language(lea
     assert "这些数据计算于" in body  # the notice of stale figures
     assert "总体评分（规范化：高于中点 = A 更好）" in body  # the stored chart, in Chinese
     assert _english(chinese) == []
+
+
+@pytest.mark.django_db
+def test_the_pair_pages_script_speaks_through_the_javascript_catalog(lead_client):
+    client, project = lead_client
+    pair = Pair.objects.filter(project=project).order_by("pk").first()
+    page = client.get(reverse("dash-pair", args=[project.slug, pair.pk]), **CHINESE)
+    body = page.content.decode()
+    catalog = reverse("javascript-catalog")
+    assert body.index(f'src="{catalog}"') < body.index("adjudicate.js")  # the catalog first
+    script = client.get(catalog, **CHINESE).content.decode()
+    assert "%(choice)s\\uff1a\\u6b63\\u5728\\u8bb0\\u5f55\\u2026" in script or "正在记录" in script
