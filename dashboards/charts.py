@@ -1,16 +1,21 @@
 """Server-side SVG charts: no JavaScript, no CDN, readable without colour. Every text that
 goes into a chart is escaped. Bars are `chart-bar`, never `bar`: `.bar` is the HTML progress
-bar (8 px high), and its rule would flatten every SVG rectangle into a dash."""
+bar (8 px high), and its rule would flatten every SVG rectangle into a dash.
+
+A chart is drawn when the page renders it (`Chart`), not when its figures are computed: the
+dashboards' figures are precomputed and stored (dashboards/snapshots.py), and a chart's title
+and labels (lazy translations) must read in the language of the page that shows them."""
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
 
 _ROW = 22
 _LABEL_WIDTH = 170
 _BAR_WIDTH = 360
 
 
-def bar_chart(rows, *, maximum: float = 1.0, title: str = "", percent: bool = True) -> SafeString:
+def _bar_chart(rows, *, maximum: float = 1.0, title: str = "", percent: bool = True) -> SafeString:
     """Horizontal bars. rows: (label, value | None, (low, high) | None, n); the interval is
     drawn as a whisker over the bar, n is printed after the value."""
     height = _ROW * len(rows) + 24
@@ -25,7 +30,10 @@ def bar_chart(rows, *, maximum: float = 1.0, title: str = "", percent: bool = Tr
             f'<text x="{_LABEL_WIDTH - 8}" y="{y + 13}" text-anchor="end">{escape(label)}</text>'
         )
         if value is None:
-            parts.append(f'<text x="{_LABEL_WIDTH + 4}" y="{y + 13}" class="muted">no data</text>')
+            parts.append(
+                f'<text x="{_LABEL_WIDTH + 4}" y="{y + 13}" class="muted">'
+                f"{escape(_('no data'))}</text>"
+            )
             continue
         length = max(0.0, min(value / maximum, 1.0)) * _BAR_WIDTH
         if length > 0:  # a zero draws no bar, only its value
@@ -49,7 +57,7 @@ def bar_chart(rows, *, maximum: float = 1.0, title: str = "", percent: bool = Tr
     return mark_safe("".join(parts))  # noqa: S308 (every text escaped above)
 
 
-def histogram(counts: list[int], labels: list[str], *, title: str = "") -> SafeString:
+def _histogram(counts: list[int], labels: list[str], *, title: str = "") -> SafeString:
     """Vertical bars of counts, one per label."""
     top = max(counts, default=0) or 1
     step, chart_height = 34, 90
@@ -77,7 +85,7 @@ def histogram(counts: list[int], labels: list[str], *, title: str = "") -> SafeS
     return mark_safe("".join(parts))  # noqa: S308 (every text escaped above)
 
 
-def sparkline(values: list[float | None], *, title: str = "") -> SafeString:
+def _sparkline(values: list[float | None], *, title: str = "") -> SafeString:
     """A small line of shares (0..1) over time; gaps where a value is undefined."""
     width, height = 120, 28
     points = [(i, v) for i, v in enumerate(values) if v is not None]
@@ -93,3 +101,29 @@ def sparkline(values: list[float | None], *, title: str = "") -> SafeString:
         f'height="{height}" xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>'
         f'<path d="{path}" class="line"/></svg>'
     )
+
+
+class Chart:
+    """A chart drawn when rendered (`{{ chart }}` in a template, or str()): picklable with its
+    figures, its texts translated into the language of the request that shows it."""
+
+    def __init__(self, draw, *args, **kwargs):
+        self.draw, self.args, self.kwargs = draw, args, kwargs
+
+    def __html__(self) -> SafeString:
+        return self.draw(*self.args, **self.kwargs)
+
+    def __str__(self) -> str:
+        return str(self.__html__())
+
+
+def bar_chart(rows, **options) -> Chart:
+    return Chart(_bar_chart, rows, **options)
+
+
+def histogram(counts: list[int], labels: list[str], **options) -> Chart:
+    return Chart(_histogram, counts, labels, **options)
+
+
+def sparkline(values: list[float | None], **options) -> Chart:
+    return Chart(_sparkline, values, **options)

@@ -4,6 +4,8 @@ numbers on the screen (unrounded)."""
 
 from collections.abc import Callable
 
+from django.utils.translation import gettext_lazy
+
 Table = tuple[list[str], list[list]]
 
 
@@ -83,7 +85,7 @@ def _disagreements(f) -> Table:
             p.rating_count,
             p.consensus_mean,
             p.consensus_span,
-            "; ".join(p.reasons),
+            "; ".join(str(reason) for reason in p.reasons),
             p.decided_by,
         ]
         for p in f["pairs"]
@@ -140,15 +142,15 @@ def _models(f) -> Table:
 # page -> table name -> (label on the page, rows)
 TABLES: dict[str, dict[str, tuple[str, Callable[[dict], Table]]]] = {
     "overview": {
-        "statuses": ("pairs by status", _overview_statuses),
-        "throughput": ("throughput", _overview_throughput),
-        "runs": ("judge runs", _overview_runs),
+        "statuses": (gettext_lazy("pairs by status"), _overview_statuses),
+        "throughput": (gettext_lazy("throughput"), _overview_throughput),
+        "runs": (gettext_lazy("judge runs"), _overview_runs),
     },
     "agreement": {
-        "alpha": ("alpha per task and aspect", _agreement_tasks),
-        "annotators": ("annotators", _agreement_annotators),
+        "alpha": (gettext_lazy("alpha per task and aspect"), _agreement_tasks),
+        "annotators": (gettext_lazy("annotators"), _agreement_annotators),
     },
-    "disagreements": {"pairs": ("these pairs", _disagreements)},
-    "judges": {"accuracy": ("accuracy per judge and task", _judges)},
-    "models": {"ranking": ("rankings", _models)},
+    "disagreements": {"pairs": (gettext_lazy("these pairs"), _disagreements)},
+    "judges": {"accuracy": (gettext_lazy("accuracy per judge and task"), _judges)},
+    "models": {"ranking": (gettext_lazy("rankings"), _models)},
 }

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from core.outbox import enqueue_on_commit
 from exports.archive import export_archive
@@ -54,6 +54,13 @@ def export_job_start(
         )
         enqueue_on_commit(export_job, ExportJob, [job.pk])
     return job
+
+
+def _format_name(job: ExportJob) -> str:
+    """The format's name for an event's data (JSON: notifications, webhooks): plain English
+    text, not the lazy label the pages translate."""
+    with translation.override("en"):
+        return str(job.get_file_format_display())
 
 
 def export_job_path(job: ExportJob) -> Path | None:
@@ -106,7 +113,7 @@ def export_job_run(job_id: int) -> None:
     if not finished:  # the job (or its project) was deleted meanwhile
         shutil.rmtree(target.parent, ignore_errors=True)
         return
-    about = {"job": job.pk, "format": job.get_file_format_display(), "pairs": summary["pairs"]}
+    about = {"job": job.pk, "format": _format_name(job), "pairs": summary["pairs"]}
     publish(job.project, "export.ready", about, actor=job.requested_by)
 
 
@@ -137,5 +144,5 @@ def _fail(job_id: int, target: Path, message: str) -> None:
     )
     job = ExportJob.objects.select_related("project", "requested_by").filter(pk=job_id).first()
     if failed and job is not None:  # else deleted meanwhile
-        about = {"job": job.pk, "format": job.get_file_format_display(), "error": message[:300]}
+        about = {"job": job.pk, "format": _format_name(job), "error": message[:300]}
         publish(job.project, "export.failed", about, actor=job.requested_by)

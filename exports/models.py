@@ -1,20 +1,21 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 class ExportJobFormat(models.TextChoices):
-    JSONL = "jsonl", "JSONL + image files"
-    PARQUET = "parquet", "Parquet (images embedded)"
-    MMRB2 = "mmrb2", "MMRB2 benchmark files + image files"
-    PREFERENCE = "preference", "Preference pairs for reward models and DPO (Parquet)"
+    JSONL = "jsonl", _("JSONL + image files")
+    PARQUET = "parquet", _("Parquet (images embedded)")
+    MMRB2 = "mmrb2", _("MMRB2 benchmark files + image files")
+    PREFERENCE = "preference", _("Preference pairs for reward models and DPO (Parquet)")
 
 
 class ExportJobStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Failed")
 
 
 class ExportJob(models.Model):

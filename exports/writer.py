@@ -14,6 +14,8 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from django.utils.translation import gettext as _
+
 from content.models import Pair
 from exports.errors import ExportInvalid
 from exports.images import ImageBytes, ImageFiles
@@ -106,7 +108,8 @@ def export_tasks(
     and are exported unless `include_archived` is False; a task named explicitly always is."""
     if file_format not in FILE_FORMATS:
         raise ExportInvalid(
-            f"unknown format {file_format!r}; expected one of {', '.join(FILE_FORMATS)}"
+            _("unknown format %(format)r; expected one of %(formats)s")
+            % {"format": file_format, "formats": ", ".join(FILE_FORMATS)}
         )
     tasks = Task.objects.filter(project=project).order_by("slug")
     if task_slug:
@@ -115,10 +118,13 @@ def export_tasks(
         tasks = tasks.active()
     found = list(tasks)
     if task_slug and not found:
-        raise ExportInvalid(f"project {project.slug!r} has no task {task_slug!r}")
+        raise ExportInvalid(
+            _("project %(project)r has no task %(task)r")
+            % {"project": project.slug, "task": task_slug}
+        )
     if file_format == "mmrb2" and any(task.slug == "manifest" for task in found):
         # Its manifest.json would be overwritten by the export's manifest.
-        raise ExportInvalid("a task named 'manifest' cannot be exported as MMRB2 files")
+        raise ExportInvalid(_("a task named 'manifest' cannot be exported as MMRB2 files"))
     return found
 
 

@@ -11,6 +11,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext_noop, pgettext_lazy
+
+from core.lazy_text import interpolate_lazy
+
 # Flag thresholds. Each is chosen so that an honest annotator on randomised sides is very
 # unlikely to meet it by chance (a run of 15 same sides in 100 fair coin flips: ~0.2 %).
 FAST_SHARE = 0.2  # flagged when at least this share of ratings is under the task's floor
@@ -19,6 +23,16 @@ SAME_SCORE_RUN = 10  # the same key pressed this many times in a row
 SAME_SIDE_RUN = 15  # the same side (Left or Right) preferred this many times in a row
 LEFT_BIAS_P = 0.01  # two-sided binomial test of Left against Right preferences
 LEFT_BIAS_MIN = 20  # decisive ratings needed before the test is read
+_SIDE_LABELS = {"Left": pgettext_lazy("side", "Left"), "Right": pgettext_lazy("side", "Right")}
+
+
+# How each flag's name reads on a page (the names themselves are keys: CSV, API, tests).
+FLAG_LABELS = {
+    "fast": pgettext_lazy("annotator flag", "fast"),
+    "same_score": pgettext_lazy("annotator flag", "same_score"),
+    "same_side": pgettext_lazy("annotator flag", "same_side"),
+    "left_bias": pgettext_lazy("annotator flag", "left_bias"),
+}
 
 
 @dataclass
@@ -83,23 +97,56 @@ def annotator_flags(
         result.flags.append(
             Flag(
                 "fast",
-                f"{len(fast)} of {len(rows)} ratings under {floor_seconds:g} s of active time "
-                f"(median {median:.1f} s)",
+                # Lazy: the evidence is stored with precomputed figures, shown in any language.
+                interpolate_lazy(
+                    gettext_noop(
+                        "%(fast)s of %(count)s ratings under %(floor)s s of active time "
+                        "(median %(median)s s)"
+                    ),
+                    {
+                        "fast": len(fast),
+                        "count": len(rows),
+                        "floor": f"{floor_seconds:g}",
+                        "median": f"{median:.1f}",
+                    },
+                ),
             )
         )
     scores = [score for score, _seconds in rows]
     run, value = longest_run(scores)
     if run >= SAME_SCORE_RUN:
-        result.flags.append(Flag("same_score", f"score {value} given {run} times in a row"))
+        result.flags.append(
+            Flag(
+                "same_score",
+                interpolate_lazy(
+                    gettext_noop("score %(score)s given %(run)s times in a row"),
+                    {"score": value, "run": run},
+                ),
+            )
+        )
     sides = ["Left" if s < center else "Right" if s > center else None for s in scores]
     run, value = longest_run(sides)
     if run >= SAME_SIDE_RUN:
-        result.flags.append(Flag("same_side", f"{value} preferred {run} times in a row"))
+        result.flags.append(
+            Flag(
+                "same_side",
+                interpolate_lazy(
+                    gettext_noop("%(side)s preferred %(run)s times in a row"),
+                    {"side": _SIDE_LABELS[value], "run": run},
+                ),
+            )
+        )
     left, decisive = sides.count("Left"), sum(side is not None for side in sides)
     if decisive >= LEFT_BIAS_MIN:
         p = binomial_two_sided_p(left, decisive)
         if p < LEFT_BIAS_P and left * 2 > decisive:
             result.flags.append(
-                Flag("left_bias", f"Left preferred in {left} of {decisive} (p = {p:.2g})")
+                Flag(
+                    "left_bias",
+                    interpolate_lazy(
+                        gettext_noop("Left preferred in %(left)s of %(count)s (p = %(p)s)"),
+                        {"left": left, "count": decisive, "p": f"{p:.2g}"},
+                    ),
+                )
             )
     return result

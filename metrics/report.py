@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count
+from django.utils import translation
 
 from content.models import Pair
 from metrics.agreement import krippendorff_alpha, rater_label_agreement, unanimous_direction
@@ -98,6 +99,11 @@ def project_agreement(project: Project) -> dict[str, Figures]:
     }
 
 
+def _in_english(texts: dict) -> dict:
+    with translation.override("en"):
+        return {key: str(text) for key, text in texts.items()}
+
+
 def project_report(project: Project) -> Figures:
     tasks = list(project.tasks.order_by("slug"))
     status_counts: dict[int, dict[str, int]] = defaultdict(dict)
@@ -150,7 +156,12 @@ def project_report(project: Project) -> Figures:
             "closest_judges": rounded(_named_closest(powered["closest"], judged.names)),
             "sample": _public_sample(powered.get("sample")),
             "annotators": {
-                names[annotator]: figures
+                # The flags' evidence is lazy text (shown on pages in their language): the
+                # report, plain JSON, reads it in English.
+                names[annotator]: {
+                    **figures,
+                    "flag_evidence": _in_english(figures["flag_evidence"]),
+                }
                 for annotator, figures in sorted(
                     quality[task.id]["annotators"].items(), key=lambda item: names[item[0]]
                 )

@@ -8,6 +8,11 @@
   "use strict";
   const DECISIONS = { a: "keep_a", b: "keep_b", d: "drop" };
   const LINKS = { n: "queue-next", p: "queue-previous" };
+  // The page's language through the JavaScript catalog (/jsi18n/, loaded before this file).
+  const gettext = window.gettext || function (s) { return s; };
+  const fill = (text, values) => (window.interpolate
+    ? window.interpolate(text, values, true)
+    : text.replace(/%\((\w+)\)s/g, (_m, name) => values[name]));
 
   const typing = (target) => target.closest && target.closest("input, textarea, select, [contenteditable]");
   const dialogOpen = () => document.querySelector("dialog[open]") !== null;
@@ -25,10 +30,10 @@
     const chosen = select.options[select.selectedIndex].text;
     const note = form.elements.note;
     if (note.value.trim()) {
-      say(chosen + ": recording…");
+      say(fill(gettext("%(choice)s: recording…"), { choice: chosen }));
       form.requestSubmit();
     } else {
-      say(chosen + " chosen: write why, then press Ctrl+Enter to record it.");
+      say(fill(gettext("%(choice)s chosen: write why, then press Ctrl+Enter to record it."), { choice: chosen }));
       note.focus();
     }
   }

@@ -1,14 +1,15 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from content.models import Pair
 
 
 class AdjudicationDecision(models.TextChoices):
-    KEEP_A = "keep_a", "Keep, A is better"
-    KEEP_B = "keep_b", "Keep, B is better"
-    DROP = "drop", "Drop"
+    KEEP_A = "keep_a", _("Keep, A is better")
+    KEEP_B = "keep_b", _("Keep, B is better")
+    DROP = "drop", _("Drop")
 
 
 class Adjudication(models.Model):

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.models import Adjudication, Rating
 from annotation.models.gold import GOLD_FROM_STATUSES
@@ -42,10 +44,10 @@ from projects.access import led_projects
 from projects.models import Project, Task
 
 ACTIONS = {
-    "queue": "Queue for annotation",
-    "annotator": "Ask for one more rating",
-    "gold": "Mark as gold checks",
-    "drop": "Drop",
+    "queue": gettext_lazy("Queue for annotation"),
+    "annotator": gettext_lazy("Ask for one more rating"),
+    "gold": gettext_lazy("Mark as gold checks"),
+    "drop": gettext_lazy("Drop"),
 }
 NEEDS_NOTE = ("annotator", "drop")
 QUEUEABLE = (Pair.Status.CANDIDATE, Pair.Status.EASY)
@@ -83,36 +85,40 @@ def _batches(ids: list[int]) -> Iterable[list[int]]:
 
 def _checked(action: str, pair_ids: Iterable[int]) -> list[int]:
     if action not in ACTIONS:
-        raise Invalid("Choose an action.", fields={"action": ["Choose an action."]})
+        raise Invalid(_("Choose an action."), fields={"action": [_("Choose an action.")]})
     ids = sorted({int(pk) for pk in pair_ids})
     if not ids:
-        raise Invalid("Select at least one pair.", fields={"pairs": ["Select a pair."]})
+        raise Invalid(_("Select at least one pair."), fields={"pairs": [_("Select a pair.")]})
     if len(ids) > MAX_PAIRS:
-        raise Invalid(f"Select at most {MAX_PAIRS} pairs at once.")
+        raise Invalid(_("Select at most %(count)s pairs at once.") % {"count": MAX_PAIRS})
     return ids
 
 
 def _why_left(action: str, pair) -> str | None:
     """Why the action leaves this pair as it is (None: it changes it)."""
     if action == "queue":
-        return None if pair.status in QUEUEABLE else f"already {pair.get_status_display()}"
+        return (
+            None
+            if pair.status in QUEUEABLE
+            else _("already %(status)s") % {"status": pair.get_status_display()}
+        )
     if action == "annotator":
         if pair.adjudicated:
-            return "decided by a lead"
+            return _("decided by a lead")
         if pair.status not in OPEN_STATUSES and pair.decided_by != Pair.DecidedBy.CONSENSUS:
-            return "not being annotated"
+            return _("not being annotated")
         return None
     if action == "gold":
         if pair.status == Pair.Status.GOLD:
-            return "already a gold check"
+            return _("already a gold check")
         if pair.status not in GOLD_FROM_STATUSES or pair.rated:
-            return "rated, or past annotation"
+            return _("rated, or past annotation")
         if pair.reference_label not in ("A", "B"):
-            return "no imported label A or B for the expected side"
+            return _("no imported label A or B for the expected side")
         return None
     if pair.status == Pair.Status.GOLD:  # drop
-        return "a gold check"
-    return "already dropped" if pair.status == Pair.Status.DROPPED else None
+        return _("a gold check")
+    return _("already dropped") if pair.status == Pair.Status.DROPPED else None
 
 
 def pair_bulk_preview(*, project: Project, action: str, pair_ids: Iterable[int]) -> BulkPreview:
@@ -139,7 +145,7 @@ def pair_bulk_preview(*, project: Project, action: str, pair_ids: Iterable[int])
             else:
                 preview.left[reason] += 1
     if missing := len(ids) - found:
-        preview.left["not in this project"] += missing
+        preview.left[_("not in this project")] += missing
     return preview
 
 
@@ -155,9 +161,11 @@ def pair_bulk_apply(
         raise PermissionDenied("only the project's leads may change its pairs")
     note = (note or "").strip()
     if action in NEEDS_NOTE and not note:
-        raise Invalid("Write a note saying why.", fields={"note": ["Write a note saying why."]})
+        raise Invalid(
+            _("Write a note saying why."), fields={"note": [_("Write a note saying why.")]}
+        )
     if len(note) > MAX_NOTE_CHARS:
-        raise Invalid(f"Keep the note under {MAX_NOTE_CHARS} characters.")
+        raise Invalid(_("Keep the note under %(count)s characters.") % {"count": MAX_NOTE_CHARS})
     due = pair_bulk_preview(project=project, action=action, pair_ids=ids).changes
     changed = _APPLY[action](project, lead, due, note)
     return BulkResult(action=action, changed=changed, left=len(ids) - changed)

@@ -3,6 +3,7 @@ import random
 from django.db import models
 from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext_lazy as _
 
 
 class Side(models.TextChoices):
@@ -11,21 +12,21 @@ class Side(models.TextChoices):
 
 
 class PairStatus(models.TextChoices):
-    CANDIDATE = "candidate", "Candidate"
-    EASY = "easy", "Easy (removed by the judge ensemble)"
-    QUEUED = "queued", "Queued for annotation"
-    IN_PROGRESS = "in_progress", "In progress"
-    COMPLETE = "complete", "Complete"
-    KEPT = "kept", "Kept"
-    DROPPED = "dropped", "Dropped"
-    GOLD = "gold", "Gold check"
+    CANDIDATE = "candidate", _("Candidate")
+    EASY = "easy", _("Easy (removed by the judge ensemble)")
+    QUEUED = "queued", _("Queued for annotation")
+    IN_PROGRESS = "in_progress", _("In progress")
+    COMPLETE = "complete", _("Complete")
+    KEPT = "kept", _("Kept")
+    DROPPED = "dropped", _("Dropped")
+    GOLD = "gold", _("Gold check")
 
 
 class PairDecidedBy(models.TextChoices):
-    NONE = "", "Undecided"
-    CONSENSUS = "consensus", "Consensus"
-    ADJUDICATION = "adjudication", "Adjudication"
-    IMPORTED = "imported", "Imported label"
+    NONE = "", _("Undecided")
+    CONSENSUS = "consensus", _("Consensus")
+    ADJUDICATION = "adjudication", _("Adjudication")
+    IMPORTED = "imported", _("Imported label")
 
 
 # Pairs annotators can still be given and ratings can still change.

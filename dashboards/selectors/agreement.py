@@ -7,9 +7,11 @@ from datetime import timedelta
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.db.models import Count
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from annotation.models import Rating
 from content.models import Pair
+from core.lazy_text import interpolate_lazy
 from dashboards.charts import bar_chart, histogram, sparkline
 from metrics.agreement import (
     krippendorff_alpha,
@@ -84,12 +86,14 @@ def _task_figures(project: Project, units: dict, labels: dict, spans: dict[int, 
             if all_scores
             else [0] * scale,
             [str(v) for v in range(1, scale + 1)],
-            title="Overall scores (canonical: above the centre = A better)",
+            title=gettext_lazy("Overall scores (canonical: above the centre = A better)"),
         ),
         "spans_chart": histogram(
             span_bins,
             [str(v) for v in range(scale)],
-            title=f"Span of complete pairs (max span {project.max_span})",
+            title=interpolate_lazy(
+                gettext_noop("Span of complete pairs (max span %(max)s)"), {"max": project.max_span}
+            ),
         ),
     }
 
@@ -143,7 +147,8 @@ def agreement(project: Project) -> dict:
                 "name": names.get(annotator_id, "?"),
                 **s.as_dict(),
                 "trend_chart": sparkline(
-                    [window.agreement for window in s.trend], title="agreement over time"
+                    [window.agreement for window in s.trend],
+                    title=gettext_lazy("agreement over time"),
                 ),
             }
             for annotator_id, s in stats.items()
@@ -170,7 +175,10 @@ def _over_time(rows: list, center: float) -> dict:
     weeks = sorted(weekly)[-WEEKS_SHOWN:]
     if not weeks:
         return {"weeks": 0}
-    labels = [f"week of {week:%Y-%m-%d}" for week in weeks]
+    labels = [
+        interpolate_lazy(gettext_noop("week of %(date)s"), {"date": f"{week:%Y-%m-%d}"})
+        for week in weeks
+    ]
     most = max(weekly[week][0] for week in weeks)
     return {
         "weeks": len(weeks),
@@ -178,14 +186,14 @@ def _over_time(rows: list, center: float) -> dict:
             [(label, weekly[w][0], None, "") for label, w in zip(labels, weeks, strict=True)],
             maximum=most,
             percent=False,
-            title="Ratings submitted per week",
+            title=gettext_lazy("Ratings submitted per week"),
         ),
         "agreement_chart": bar_chart(
             [
                 (label, weekly[w][1] / weekly[w][2] if weekly[w][2] else None, None, weekly[w][2])
                 for label, w in zip(labels, weeks, strict=True)
             ],
-            title="Ratings on the side of the other experts, per week",
+            title=gettext_lazy("Ratings on the side of the other experts, per week"),
         ),
     }
 

@@ -21,6 +21,8 @@ from django.db.models import (
     Window,
 )
 from django.db.models.functions import Abs, FirstValue, Lag, Lead, RowNumber
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.models import Adjudication, Flag, Rating
 from annotation.models.gold import GOLD_FROM_STATUSES
@@ -34,17 +36,17 @@ from projects.scale import scale_labels, side_of, to_form
 
 NEAR = 0.5  # "next to the ambiguous band": this much beyond its edge
 REASONS = {
-    "span": "span at or above the limit",
-    "ambiguous": "mean in or next to the ambiguous band",
-    "flagged": "flagged by an annotator",
+    "span": gettext_lazy("span at or above the limit"),
+    "ambiguous": gettext_lazy("mean in or next to the ambiguous band"),
+    "flagged": gettext_lazy("flagged by an annotator"),
 }
 UNDECIDED, WAITING, DECIDED, ALL = "undecided", "waiting", "decided", "all"
 # Which pairs of the queue are shown; the first is the default.
 STATES = {
-    UNDECIDED: "Undecided",
-    WAITING: "Waiting for the rating a lead asked for",
-    DECIDED: "Decided by a lead",
-    ALL: "All",
+    UNDECIDED: gettext_lazy("Undecided"),
+    WAITING: gettext_lazy("Waiting for the rating a lead asked for"),
+    DECIDED: gettext_lazy("Decided by a lead"),
+    ALL: gettext_lazy("All"),
 }
 PAGE_SIZE = 50
 
@@ -92,7 +94,9 @@ class QueueFilter:
 def _one(params, name: str) -> str:
     values = params.getlist(name)
     if len(values) > 1:
-        raise QueueFilterInvalid(f"Give {name} once, not {len(values)} times.")
+        raise QueueFilterInvalid(
+            _("Give %(name)s once, not %(count)s times.") % {"name": name, "count": len(values)}
+        )
     return values[0] if values else ""
 
 
@@ -104,13 +108,15 @@ def queue_filter_parse(project: Project, params) -> QueueFilter:
     task_slug, reason, state = _one(params, "task"), _one(params, "reason"), _one(params, "state")
     origin = _one(params, "from")
     if reason and reason not in REASONS:
-        raise QueueFilterInvalid(f"No such reason: {reason[:64]!r}.")
+        raise QueueFilterInvalid(_("No such reason: %(value)r.") % {"value": reason[:64]})
     if state and state not in STATES:
-        raise QueueFilterInvalid(f"No such choice of pairs: {state[:64]!r}.")
+        raise QueueFilterInvalid(_("No such choice of pairs: %(value)r.") % {"value": state[:64]})
     if origin not in ("", "queue"):
-        raise QueueFilterInvalid(f"Unknown origin: {origin[:64]!r}.")
+        raise QueueFilterInvalid(_("Unknown origin: %(value)r.") % {"value": origin[:64]})
     if task_slug and not project.tasks.filter(slug=task_slug[:200]).exists():
-        raise QueueFilterInvalid(f"No task {task_slug[:64]!r} in this project.")
+        raise QueueFilterInvalid(
+            _("No task %(value)r in this project.") % {"value": task_slug[:64]}
+        )
     return QueueFilter(task_slug, reason, state or UNDECIDED, origin == "queue")
 
 

@@ -7,7 +7,9 @@ from typing import Any, TypedDict
 from django.contrib.auth import get_user_model
 from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
 from django.db.models.functions import Cast
+from django.utils.translation import gettext_lazy, gettext_noop
 
+from core.lazy_text import interpolate_lazy
 from dashboards.charts import bar_chart
 from judging.models import IMPORTED_SCALE, POINTWISE_SCALES
 from metrics.annotators import expert_ceiling_counts
@@ -57,17 +59,17 @@ class JudgeRow(TypedDict):
 def scale_label(scale: str) -> str:
     """How a judge's scale reads in a table: pairwise, or the pointwise scale(s)."""
     if scale == PAIRWISE:
-        return "pairwise"
+        return gettext_lazy("pairwise")
     names = []
     for part in scale.split(","):
         if part == IMPORTED_SCALE:
-            names.append("imported scores")
+            names.append(gettext_lazy("imported scores"))
         elif part in POINTWISE_SCALES:
             low, high = POINTWISE_SCALES[part]
             names.append(f"{low}–{high}")
         else:
             names.append(part)
-    return "pointwise " + ", ".join(names)
+    return interpolate_lazy(gettext_noop("pointwise %(scales)s"), {"scales": names})
 
 
 def _majority(verdicts, labels) -> list[tuple]:
@@ -168,14 +170,23 @@ def judge_figures(project: Project) -> dict:
     chart_rows: list[tuple[str, float | None, None, int | str]] = [
         (
             row["judge"] if row["average"] is not None
-            else f"{row['judge']} ({row['covered']} of {len(labelled)} tasks)",
+            else interpolate_lazy(
+                gettext_noop("%(judge)s (%(covered)s of %(count)s tasks)"),
+                {"judge": row["judge"], "covered": row["covered"], "count": len(labelled)},
+            ),
             row["average"], None, sum(c["evaluated"] for c in row["cells"] if c),
         )
         for row in sorted(table, key=lambda r: -(r["average"] or 0))
     ]  # fmt: skip
     if any(value is not None for value in humans):
         chart_rows.insert(
-            0, ("experts, each against the others", average_accuracy(human_accuracies), None, "—")
+            0,
+            (
+                gettext_lazy("experts, each against the others"),
+                average_accuracy(human_accuracies),
+                None,
+                "—",
+            ),
         )
     per_task_charts = [
         {
@@ -186,7 +197,10 @@ def judge_figures(project: Project) -> dict:
                     for row in table
                     if (cell := row["cells"][index]) is not None
                 ],
-                title=f"Judge accuracy on {task.name} with 95% intervals",
+                title=interpolate_lazy(
+                    gettext_noop("Judge accuracy on %(task)s with 95%% intervals"),
+                    {"task": task.name},
+                ),
             ),
         }
         for index, task in enumerate(tasks)
@@ -201,7 +215,7 @@ def judge_figures(project: Project) -> dict:
         "human_covered": tasks_covered(human_accuracies),
         "labelled_tasks": len(labelled),
         "evaluated_pairs": [len(labels[task.pk]) for task in tasks],
-        "average_chart": bar_chart(chart_rows, title="Average accuracy over tasks"),
+        "average_chart": bar_chart(chart_rows, title=gettext_lazy("Average accuracy over tasks")),
         "task_charts": per_task_charts,
         "ks": MAJORITY_KS,
         "planner": _planner(tasks, powered, judged.names, project.target_half_width),

@@ -27,6 +27,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import BooleanField, Exists, F, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.models import Adjudication, Flag, Rating
 from content.models import Pair, PairSearch
@@ -50,13 +52,17 @@ SORTS = {
     "created": ("created_at",),
 }
 SORT_LABELS = {
-    "id": "Id",
-    "ratings": "Ratings",
-    "span": "Span",
-    "status": "Status",
-    "created": "Created",
+    "id": gettext_lazy("Id"),
+    "ratings": gettext_lazy("Ratings"),
+    "span": gettext_lazy("Span"),
+    "status": gettext_lazy("Status"),
+    "created": gettext_lazy("Created"),
 }
-SIDES = {"A": "A is better", "B": "B is better", "tie": "Tie"}
+SIDES = {
+    "A": gettext_lazy("A is better"),
+    "B": gettext_lazy("B is better"),
+    "tie": gettext_lazy("Tie"),
+}
 YES_NO = {"yes": True, "no": False}
 # The query-string fields of the filter (kept across pages, sorts, the CSV and bulk actions).
 FIELDS = (
@@ -142,41 +148,41 @@ def browser_filters_parse(project: Project, form: BrowserForm, page: str = "") -
     task_slugs = {slug: pk for pk, slug, _name in form.tasks}
     task_id = task_ids.get(v["task"], task_slugs.get(v["task"]))
     if v["task"] and task_id is None:
-        errors["task"] = "Choose one of the project's tasks."
-    status = _choice(v["status"], Pair.Status.values, "status", errors, "Choose a status.")
+        errors["task"] = _("Choose one of the project's tasks.")
+    status = _choice(v["status"], Pair.Status.values, "status", errors, _("Choose a status."))
     top = project.annotators_per_pair + MAX_RATINGS
-    low = _bounded(v["ratings_min"], "ratings_min", errors, top, "A whole number of ratings.")
-    high = _bounded(v["ratings_max"], "ratings_max", errors, top, "A whole number of ratings.")
+    low = _bounded(v["ratings_min"], "ratings_min", errors, top, _("A whole number of ratings."))
+    high = _bounded(v["ratings_max"], "ratings_max", errors, top, _("A whole number of ratings."))
     if low is not None and high is not None and low > high:
-        errors["ratings_max"] = "At least the minimum."
+        errors["ratings_max"] = _("At least the minimum.")
     span_min = _bounded(
         v["span_min"],
         "span_min",
         errors,
         project.scale_points - 1,
-        f"A whole number from 0 to {project.scale_points - 1}.",
+        _("A whole number from 0 to %(top)s.") % {"top": project.scale_points - 1},
     )
-    side = _choice(v["side"], SIDES, "side", errors, "Choose A, B or tie.")
+    side = _choice(v["side"], SIDES, "side", errors, _("Choose A, B or tie."))
     flags = {}
     for name in ("flagged", "gold", "adjudicated"):
-        chosen = _choice(v[name], YES_NO, name, errors, "Choose yes, no or either.")
+        chosen = _choice(v[name], YES_NO, name, errors, _("Choose yes, no or either."))
         flags[name] = YES_NO[chosen] if chosen else None
     annotators = {str(pk) for pk, _name in form.annotators}
-    annotator = _choice(v["annotator"], annotators, "annotator", errors, "Choose a member.")
+    annotator = _choice(v["annotator"], annotators, "annotator", errors, _("Choose a member."))
     judges = {ANY_JUDGE, *(str(pk) for pk, _name in form.judges)}
-    judge = _choice(v["judge"], judges, "judge", errors, "Choose a judge of the project.")
+    judge = _choice(v["judge"], judges, "judge", errors, _("Choose a judge of the project."))
     sort = v["sort"] or "id"
     if sort not in SORTS:
-        errors["sort"] = "Choose a sort."
-    order = _choice(v["order"], ("asc", "desc"), "order", errors, "Ascending or descending.")
+        errors["sort"] = _("Choose a sort.")
+    order = _choice(v["order"], ("asc", "desc"), "order", errors, _("Ascending or descending."))
     size = PAGE_SIZE
     if v["size"]:
         size = whole_number(v["size"]) or 0
         if size not in PAGE_SIZES:
-            errors["size"] = "Choose a page size."
+            errors["size"] = _("Choose a page size.")
     page_number = whole_number(page) if page else 1
     if not page_number:
-        errors["page"] = "A page is a whole number from 1."
+        errors["page"] = _("A page is a whole number from 1.")
     if errors:
         return BrowserFilters()
     return BrowserFilters(

@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from annotation.selectors import project_for_lead
@@ -142,8 +143,10 @@ def pair_page(request, slug: str, pair_id: int):
 
 def _queue_done(state: str) -> str:
     if state == UNDECIDED:
-        return "Done: no undecided pair is left in this queue."
-    return f"No other pair left in this queue ({STATES[state].lower()})."
+        return _("Done: no undecided pair is left in this queue.")
+    return _("No other pair left in this queue (%(state)s).") % {
+        "state": str(STATES[state]).lower()
+    }
 
 
 @login_required
@@ -163,10 +166,14 @@ def pair_decide_view(request, slug: str, pair_id: int):
     with refusal_as_message(request):
         if request.POST.get("action") == "annotator":
             pair_request_annotator(pair_id, request.user, note)
-            messages.success(request, f"{pair.external_id} goes to one more annotator.")
+            messages.success(
+                request, _("%(pair)s goes to one more annotator.") % {"pair": pair.external_id}
+            )
         else:
             pair_adjudicate(pair_id, request.user, request.POST.get("decision", ""), note)
-            messages.success(request, f"Decision recorded for {pair.external_id}.")
+            messages.success(
+                request, _("Decision recorded for %(pair)s.") % {"pair": pair.external_id}
+            )
         done = True
     if done:
         queue = replace(queue, from_queue=True)  # found elsewhere (the browser): on to the queue
@@ -188,10 +195,10 @@ def pair_gold_view(request, slug: str, pair_id: int):
     pair = Pair.objects.filter(project=project, pk=pair_id).select_related("task").first()
     if pair is None:
         raise Http404("no such pair in this project")
-    with refusal_as_message(request, "Gold check not changed: "):
+    with refusal_as_message(request, _("Gold check not changed: ")):
         if request.POST.get("action") == "unset":
             gold_unset(pair)
-            messages.success(request, "The pair is an ordinary pair again.")
+            messages.success(request, _("The pair is an ordinary pair again."))
         else:
             entry = GoldEntry(
                 pair.external_id,
@@ -200,7 +207,9 @@ def pair_gold_view(request, slug: str, pair_id: int):
                 qualification=request.POST.get("qualification") == "1",
             )
             gold_set(pair.task, [entry], by=request.user)
-            messages.success(request, f"Gold check set: {entry.side} is the expected side.")
+            messages.success(
+                request, _("Gold check set: %(side)s is the expected side.") % {"side": entry.side}
+            )
     return redirect("dash-pair", slug=slug, pair_id=pair_id)
 
 
@@ -214,9 +223,9 @@ def readmit_view(request, slug: str, task_slug: str, annotator_id: int):
         raise Http404("no such task in this project")
     unpaused = annotator_readmit(task, annotator_id, by=request.user)
     if qualification_admit(task, annotator_id, by=request.user) or unpaused:
-        messages.success(request, "Re-admitted: the annotator's queue is open again.")
+        messages.success(request, _("Re-admitted: the annotator's queue is open again."))
     else:
-        messages.info(request, "Nobody was paused there.")
+        messages.info(request, _("Nobody was paused there."))
     if request.POST.get("back") == "annotator":  # the form of the annotator's page
         return redirect(f"{reverse('dash-annotator', args=[slug, annotator_id])}#quality")
     return redirect(f"{reverse('dash-agreement', args=[slug])}#quality-{task.slug}")
@@ -226,13 +235,15 @@ def readmit_view(request, slug: str, task_slug: str, annotator_id: int):
 @require_POST
 def filter_settings_view(request, slug: str):
     project = project_for_lead(request.user, slug)
-    with refusal_as_message(request, "Settings not changed: "):
+    with refusal_as_message(request, _("Settings not changed: ")):
         changed = project_filter_update(  # checks the posted text (FilterInvalid)
             project,
             max_span=request.POST.get("max_span", ""),
             ambiguous_half_width=request.POST.get("ambiguous_half_width", ""),
         )
-        messages.success(request, f"Filter re-applied: {changed} pairs changed status.")
+        messages.success(
+            request, _("Filter re-applied: %(count)s pairs changed status.") % {"count": changed}
+        )
     return redirect("dash-disagreements", slug=slug)
 
 
@@ -242,7 +253,9 @@ _TRUE, _FALSE = {"1", "on", "true", "yes"}, {"", "0", "off", "false", "no"}
 def _flag(params, name: str) -> bool:
     value = params.get(name, "").strip().lower()
     if value not in _TRUE | _FALSE:
-        raise ExportInvalid(f"{name} must be 1 or 0, not {value!r}")
+        raise ExportInvalid(
+            _("%(name)s must be 1 or 0, not %(value)r") % {"name": name, "value": value}
+        )
     return value in _TRUE
 
 
@@ -252,7 +265,7 @@ def export_start_view(request, slug: str):
     """Start a background export (the overview's form), then show the list of exports."""
     project = project_for_lead(request.user, slug)
     task = request.POST.get("task", "")
-    with refusal_as_message(request, "Export refused: "):
+    with refusal_as_message(request, _("Export refused: ")):
         export_job_start(
             project,
             request.user,
@@ -262,7 +275,7 @@ def export_start_view(request, slug: str):
             with_verdicts=_flag(request.POST, "with_verdicts"),
             include_archived=not _flag(request.POST, "without_archived"),
         )
-        messages.success(request, "Export started; it appears below when ready.")
+        messages.success(request, _("Export started; it appears below when ready."))
     return redirect("dash-exports", slug=slug)
 
 

@@ -8,6 +8,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from annotation.selectors import project_for_lead
@@ -47,7 +48,10 @@ def annotator_pause_view(request, slug: str, task_slug: str, user_id: int):
     task = project.tasks.filter(slug=task_slug).first()
     if task is None or project_annotator(project, user_id) is None:
         raise Http404("no such annotator in this project")
-    with refusal_as_message(request, "Not paused: "):
+    with refusal_as_message(request, _("Not paused: ")):
         annotator_pause(task, user_id, by=request.user, reason=request.POST.get("reason", ""))
-        messages.success(request, f"Paused in {task.name}: they get no new pair until re-admitted.")
+        messages.success(
+            request,
+            _("Paused in %(task)s: they get no new pair until re-admitted.") % {"task": task.name},
+        )
     return redirect(f"{reverse('dash-annotator', args=[slug, user_id])}#quality")

@@ -13,6 +13,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponseRedirect, QueryDict, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.services.pair_bulk import (
@@ -138,7 +140,7 @@ def _selection(request, project) -> tuple[list[int], str, int | None]:
         form = browser_form(project, params)
         filters = browser_filters_parse(project, form)
         if form.errors:
-            raise Invalid("The filter of the selection is not valid: filter the pairs again.")
+            raise Invalid(_("The filter of the selection is not valid: filter the pairs again."))
         ids = browser_pair_ids(project, filters)
         return ids, query, len(ids)
     raw = request.POST.getlist("pair")
@@ -147,7 +149,7 @@ def _selection(request, project) -> tuple[list[int], str, int | None]:
     typed = [whole_number(value) for value in raw]
     chosen = [pk for pk in typed if pk is not None]
     if len(chosen) != len(typed):
-        raise Invalid("A selected pair id is not a whole number.")
+        raise Invalid(_("A selected pair id is not a whole number."))
     return chosen, query, None
 
 
@@ -168,7 +170,7 @@ def pairs_bulk_view(request, slug: str):
             None if confirmed else pair_bulk_preview(project=project, action=action, pair_ids=ids)
         )
     except Invalid as error:  # nothing ticked, no action chosen, a bad id or filter
-        messages.error(request, f"Nothing changed: {error.message}")
+        messages.error(request, _("Nothing changed: %(error)s") % {"error": error.message})
         return HttpResponseRedirect(back_to_filter)
     if preview is not None:
         context = {
@@ -182,7 +184,7 @@ def pairs_bulk_view(request, slug: str):
             "needs_note": action in NEEDS_NOTE,
         }
         return render(request, "dashboards/pairs_confirm.html", context)
-    with refusal_as_message(request, "Nothing changed: "):
+    with refusal_as_message(request, _("Nothing changed: ")):
         result = pair_bulk_apply(
             project=project,
             lead=request.user,
@@ -190,9 +192,11 @@ def pairs_bulk_view(request, slug: str):
             pair_ids=ids,
             note=request.POST.get("note", ""),
         )
-        left = f"; {result.left} left as they were" if result.left else ""
-        messages.success(
-            request, f"{ACTIONS[action]}: {result.changed} pair{'s' * (result.changed != 1)} "
-            f"changed{left}."
-        )  # fmt: skip
+        changed = ngettext(
+            "%(action)s: %(count)s pair changed",
+            "%(action)s: %(count)s pairs changed",
+            result.changed,
+        ) % {"action": ACTIONS[action], "count": result.changed}
+        left = _("; %(count)s left as they were") % {"count": result.left} if result.left else ""
+        messages.success(request, changed + left + pgettext("end of a sentence", "."))
     return HttpResponseRedirect(back_to_filter)

@@ -22,7 +22,7 @@ KEPT = {
     "kendall", "tau", "mace", "glad", "ppi", "auc", "roc", "ece", "elo", "bradley", "terry",
     "webhook", "hmac", "sha", "png", "jpeg", "webp", "gif", "ctrl", "esc", "tab", "enter",
     "backspace", "english", "utc", "iso", "oidc", "s3", "id", "ids", "ok", "htmx", "redoc",
-    "swagger", "prometheus",
+    "swagger", "prometheus", "dawid", "skene", "wilson", "trl", "dpo",
 }  # fmt: skip
 # Where the words are code, keys or data by nature.
 SKIPPED_ELEMENTS = {"script", "style", "code", "kbd", "pre", "textarea", "samp", "var"}
