@@ -282,7 +282,8 @@ def _as_seen(rating, labels: dict, aspect_labels: dict, center: float) -> None:
     swapped = rating.assignment.swapped if rating.assignment_id else False
     pressed = to_form(rating.overall, rating.scale, swapped)
     rating.pressed = pressed
-    rating.pressed_label = labels.get(pressed, "")
+    label = labels.get(pressed, "")  # the scale's words, in the page's language
+    rating.pressed_label = _(label) if label else ""  # (gettext("") is the catalog's header)
     rating.left, rating.right = ("B", "A") if swapped else ("A", "B")
     rating.aspects_seen = [
         {
