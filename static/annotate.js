@@ -104,7 +104,10 @@
     dockOpen = open;
     const dock = document.querySelector("#workspace .dock");
     const button = document.querySelector("#workspace .dock-more");
-    if (dock) dock.classList.toggle("open", open);
+    if (dock) {
+      dock.classList.toggle("open", open);
+      dock.classList.toggle("closed", !open);
+    }
     if (button) button.setAttribute("aria-expanded", String(open));
   }
 
@@ -243,6 +246,7 @@
   }
 
   applyImagesPref();
+  setDock(false); // before the first paint, as the script ends the page
   setInterval(tick, 1000);
   for (const type of ["keydown", "mousemove", "mousedown", "wheel", "touchstart"]) {
     document.addEventListener(type, () => { lastInput = Date.now(); }, { passive: true });

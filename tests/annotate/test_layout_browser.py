@@ -241,6 +241,22 @@ def test_at_390_px_the_dock_is_one_row_and_more_opens_the_aspects(
     assert page.console_errors == []
 
 
+def test_without_javascript_a_phone_shows_the_whole_dock(live_server, chromium_browser, reader):
+    """Nothing to open "More" with: nothing is behind it, and it is not offered."""
+    context = chromium_browser.new_context(viewport=PHONE, java_script_enabled=False)
+    page = watch_errors(context.new_page())
+    log_in_and_start(page, live_server.url, "reader")
+    for shown in (
+        "#aspects-strip",
+        "#rating-form textarea[name=rationale]",
+        "#skip-panel > summary",
+    ):
+        assert page.is_visible(shown), shown
+    assert not page.get_by_role("button", name="More").is_visible()
+    assert page.console_errors == []
+    context.close()
+
+
 def first_lines_in_view(page) -> list[bool]:
     """Whether each response's first line of text is in the window, above the dock."""
     return page.evaluate(
