@@ -16,8 +16,8 @@ Rules (annotation.selectors.undoable_skip offers the button by the same ones):
 Undone, the assignment is leased to the annotator again with a fresh lease: it keeps its place
 (the oldest of their leases, so the pair shown next; the pair claimed after the skip waits
 behind it). A flag is deleted and `flag.withdrawn` published, so the leads' notification of it
-goes too (notifications/receivers.py). What cannot be called back is an e-mail a lead asked
-for (off by default for flags).
+goes too (notifications/receivers.py; no webhook carries flags). What cannot be called back
+is an e-mail a lead asked for (off by default for flags).
 
 Concurrency: the pair, then the assignment, are locked (lock_own_assignment, the order every
 writer uses), and every rule is checked under those locks: of two undos at once, the second
