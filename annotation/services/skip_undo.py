@@ -54,12 +54,10 @@ def assignment_undo(*, assignment_id: int, user, now: datetime | None = None) ->
         assignment, pair = lock_own_assignment(assignment_id, user)
         task = pair.task
         if assignment.status != Assignment.Status.SKIPPED:
-            raise UndoRefused("There is nothing to undo on this pair: you did not skip it.")
+            raise UndoRefused("There is nothing to undo on this pair: it is not skipped.")
         last = last_finished(user, task)
         if last is None or last.pk != assignment.pk:
-            raise UndoRefused(
-                "Only your last action can be undone, and since this skip you went on."
-            )
+            raise UndoRefused("Only your last action can be undone; you have gone on since.")
         grace = timedelta(minutes=pair.project.edit_grace_minutes)
         if assignment.skipped_at is None or now >= assignment.skipped_at + grace:
             raise UndoRefused("The time to undo this skip is over.")
