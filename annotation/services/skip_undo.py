@@ -16,8 +16,8 @@ Rules (annotation.selectors.undoable_skip offers the button by the same ones):
 Undone, the assignment is leased to the annotator again with a fresh lease: it keeps its place
 (the oldest of their leases, so the pair shown next; the pair claimed after the skip waits
 behind it). A flag is deleted and `flag.withdrawn` published, so the leads' notification of it
-goes too (notifications/receivers.py). What cannot be called back is an e-mail a lead asked
-for (off by default for flags).
+goes too (notifications/receivers.py; no webhook carries flags). What cannot be called back
+is an e-mail a lead asked for (off by default for flags).
 
 Concurrency: the pair, then the assignment, are locked (lock_own_assignment, the order every
 writer uses), and every rule is checked under those locks: of two undos at once, the second
@@ -55,12 +55,10 @@ def assignment_undo(*, assignment_id: int, user, now: datetime | None = None) ->
         assignment, pair = lock_own_assignment(assignment_id, user)
         task = pair.task
         if assignment.status != Assignment.Status.SKIPPED:
-            raise UndoRefused(_("There is nothing to undo on this pair: you did not skip it."))
+            raise UndoRefused(_("There is nothing to undo on this pair: it is not skipped."))
         last = last_finished(user, task)
         if last is None or last.pk != assignment.pk:
-            raise UndoRefused(
-                _("Only your last action can be undone, and since this skip you went on.")
-            )
+            raise UndoRefused(_("Only your last action can be undone; you have gone on since."))
         grace = timedelta(minutes=pair.project.edit_grace_minutes)
         if assignment.skipped_at is None or now >= assignment.skipped_at + grace:
             raise UndoRefused(_("The time to undo this skip is over."))

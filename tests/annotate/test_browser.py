@@ -273,7 +273,7 @@ def test_question_mark_shows_the_shortcuts_and_s_skips_with_a_preset_reason_and_
     skipped = Assignment.objects.get(pk=assignment_id)
     assert skipped.status == Assignment.Status.SKIPPED
     assert skipped.skip_reason == "Cannot decide without more context: needs the source image"
-    # text_content: the toast fades to hidden after 2.6 s, when innerText reads ""
+    # the confirmation, on its line under the pair counter
     assert page.text_content("#workspace .toast").strip() == "Pair skipped."
     assert not Rating.objects.exists()
     assert Assignment.objects.get(pk=following).status == Assignment.Status.LEASED

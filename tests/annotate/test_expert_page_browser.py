@@ -148,7 +148,7 @@ def test_the_position_counts_skips_and_flags_and_a_reopened_pair_keeps_its_place
     page.keyboard.press("Enter")
     third = wait_for_next_pair(page, second)
     assert position() == "Pair 3 of 6"
-    # text_content: the toast fades to hidden after 2.6 s, when innerText reads ""
+    # the confirmation, on its line under the pair counter
     assert "Flagged to the leads" in page.text_content("#workspace .toast")
     page.keyboard.press("7")
     page.keyboard.press("Enter")

@@ -148,7 +148,7 @@ def test_the_last_skip_is_undone_once_and_the_pair_comes_back_next(world, as_ann
     assert claim(as_annotator, world.alpha_task)["id"] == first["id"]  # next again
     again = as_annotator.post(url + "undo/")
     assert again.status_code == 409
-    assert again.json() == {"detail": "There is nothing to undo on this pair: you did not skip it."}
+    assert again.json() == {"detail": "There is nothing to undo on this pair: it is not skipped."}
 
 
 def test_membership_limits_the_tasks(world, tmp_path):
