@@ -13,6 +13,7 @@ from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from content.rendering import image_shas
+from projects.models import Membership
 from tests.factories import member, queued_pairs
 from tests.responses import unmasked
 
@@ -123,3 +124,13 @@ def test_the_guess_costs_the_same_queries_whatever_the_queue(
         assignment = assignment_claim(expert, task)
         with django_assert_num_queries(4):
             assert upcoming(client, assignment.pk).status_code == 200
+
+
+def test_no_guess_once_the_membership_no_longer_covers_the_task(client, tmp_path, task):
+    expert = member("expert", task.project)
+    held = assignment_claim(expert, task)
+    client.force_login(expert)
+    assert upcoming(client, held.pk).json()["images"]
+    other_task = queued_pairs(tmp_path, task_slug="edit", count=2)
+    Membership.objects.get(user=expert).tasks.set([other_task])  # a lead narrowed it
+    assert upcoming(client, held.pk).json() == {"images": []}
