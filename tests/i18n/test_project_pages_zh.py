@@ -199,3 +199,19 @@ _HEADER = {
     "Judges", "Models", "Hours", "Judge runs", "Ensemble filter", "Exports", "Members",
     "Settings",
 }  # fmt: skip
+
+
+def test_the_scripts_words_come_in_chinese_from_the_javascript_catalog(client, lead_site):  # noqa: F811
+    project, lead = lead_site
+    client.force_login(lead)
+    members = _chinese(client.get(reverse("project-members", args=[project.slug]), **CHINESE))
+    catalog_url = reverse("javascript-catalog")
+    assert members.index(f'src="{catalog_url}"') < members.index("members.js")  # loaded first
+    catalog = _chinese(client.get(catalog_url, **CHINESE))
+    for english, chinese in [
+        ("Copied", "已复制"),
+        ("Copy", "复制"),
+        ("Not sent? The connection failed; reload the page to see.", "可能未发送？"),
+    ]:
+        entry = next(line for line in catalog.splitlines() if f'"{english}":' in line)
+        assert chinese in entry.encode().decode("unicode_escape")
