@@ -30,7 +30,7 @@ from django.core.mail import BadHeaderError, send_mail
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from core.errors import Invalid, NotFound, Refused
 from core.mail import mail_configured  # noqa: F401  (the members page asks here)
@@ -41,7 +41,7 @@ from projects.services.members import account_create, tasks_of_project
 
 DEFAULT_DAYS = 7
 MAX_DAYS = 30
-NOT_VALID = "This invitation link is not valid any more."
+NOT_VALID = gettext_noop("This invitation link is not valid any more.")  # translated when raised
 
 logger = logging.getLogger(__name__)
 

@@ -35,15 +35,15 @@ def _left(html: str) -> list[str]:
 
 
 def _page_left(response, status: int = 200) -> list[str]:
-    """English left on a whole page, but for the header and the project's tabs (base.html,
+    """English left on a whole page but its header and the project's tabs (base.html,
     dashboards/_nav.html: other parts of issue 29 translate them)."""
     html = _chinese(response, status)
     assert '<html lang="zh-hans"' in html
-    return [
-        text
-        for text in _left(html)
-        if text not in _HEADER and not text.startswith("Notifications, ")
-    ]
+    main = html[html.index('<main id="content">') : html.index("</main>")]
+    if 'aria-label="Project pages"' in main:
+        tabs = main.rindex("<nav", 0, main.index('aria-label="Project pages"'))
+        main = main[:tabs] + main[main.index("</nav>", tabs) + len("</nav>") :]
+    return _left(main)
 
 
 def _section(html: str, element_id: str) -> str:
@@ -192,10 +192,17 @@ def test_forms_posted_with_mistakes_answer_in_chinese(client, lead_site):  # noq
     assert "请选择全部样本对或抽样，且预算至少为 1。" in _chinese(sampling)
 
 
-# What base.html and the dashboards' tabs say: other parts of issue 29 translate them.
-_HEADER = {
-    "Skip to content", "Theme", "System", "Light", "Dark", "Account", "Notifications",
-    "Password", "Log out", "Project pages", "Overview", "Agreement", "Disagreements", "Pairs",
-    "Judges", "Models", "Hours", "Judge runs", "Ensemble filter", "Exports", "Members",
-    "Settings",
-}  # fmt: skip
+def test_the_scripts_words_come_in_chinese_from_the_javascript_catalog(client, lead_site):  # noqa: F811
+    project, lead = lead_site
+    client.force_login(lead)
+    members = _chinese(client.get(reverse("project-members", args=[project.slug]), **CHINESE))
+    catalog_url = reverse("javascript-catalog")
+    assert members.index(f'src="{catalog_url}"') < members.index("members.js")  # loaded first
+    catalog = _chinese(client.get(catalog_url, **CHINESE))
+    for english, chinese in [
+        ("Copied", "已复制"),
+        ("Copy", "复制"),
+        ("Not sent? The connection failed; reload the page to see.", "可能未发送？"),
+    ]:
+        entry = next(line for line in catalog.splitlines() if f'"{english}":' in line)
+        assert chinese in entry.encode().decode("unicode_escape")
