@@ -26,6 +26,8 @@ ANONYMOUS = {
     "api/redoc/": {"GET"},
     "api/redoc/redoc.standalone.js": {"GET"},
     "api/auth/token/": {"POST"},  # 400: wrong credentials
+    "i18n/setlang/": {"GET", "POST"},  # the language switch: POST sets a cookie, GET only redirects
+    "jsi18n/": {"GET", "POST"},  # the scripts' translated words, the same for everyone
 }
 _CLOSED = {302, 401, 403, 404, 405}
 _VALUES = {"sha256": "0" * 64, "token": "x" * 43, "uidb64": "MQ", "app_label": "auth"}
