@@ -1,6 +1,7 @@
-"""When an annotator meets a gold check (issue 15), in one place for the claim
-(annotation/services/gold.py) and for the progress counter (annotation/selectors.py), so that
-"Pair 8 of 40" never moves when a gold check is served.
+"""When an annotator meets a gold check (issue 15), and which one, in one place for the claim
+(annotation/services/gold.py), the progress counter (annotation/selectors.py) and the preloading
+guess (annotation/selectors/upcoming.py), so that "Pair 8 of 40" never moves when a gold check
+is served and the guess preloads a gold check exactly when the claim will serve it.
 
 The k-th gold check of an annotator falls at a position drawn inside the k-th window of
 P = round(1/rate) pairs (the first window at most 10 wide), keyed with the server's secret so
@@ -22,9 +23,21 @@ def gold_period(rate: float) -> int:
 
 def gold_window_offset(user_id: int, task_id: int, window: int, width: int) -> int:
     """Where (1..width) inside its window the annotator's window-th gold check falls."""
-    message = f"gold:{user_id}:{task_id}:{window}".encode()
-    digest = hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).digest()
-    return 1 + int.from_bytes(digest[:8], "big") % width
+    return 1 + _keyed(f"gold:{user_id}:{task_id}:{window}") % width
+
+
+def gold_draw(user_id: int, task_id: int, drawn: int, left: list[int]) -> int:
+    """Which of the gold pairs `left` (non-empty, in a fixed order) is the annotator's next
+    gold check, after `drawn` of them: a keyed hash, not random.choice, so the same question
+    always has the same answer (the guess that preloads the next pair's images must name the
+    gold check the claim will serve, or an unpreloaded pair would give a gold check away)
+    while annotators still meet the gold checks in different orders."""
+    return left[_keyed(f"gold-draw:{user_id}:{task_id}:{drawn}") % len(left)]
+
+
+def _keyed(message: str) -> int:
+    digest = hmac.new(settings.SECRET_KEY.encode(), message.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def golds_due(user_id: int, task, position: int) -> int:

@@ -4,11 +4,15 @@ that Enter shows the next pair at once (issue 29).
 
 A guess, never a promise, and no write: no lease, no slot, no state of any pair changes. The
 claim (annotation/services/assignments.py) still decides at submit time, with the pair row
-locked; a gold check that falls due, an older lease of theirs, a pause, or another annotator's
-claim in between make the guess wrong, and then the preloaded images are merely unused. The
-guess comes from the same queryset and order as the claim, so it is a pair the annotator may be
-shown anyway (annotation.access.pairs_showing_images_to: the open pairs of the tasks their
-membership covers)."""
+locked; an older lease of theirs, a pause, or another annotator's claim in between make the
+guess wrong, and then the preloaded images are merely unused. The guess comes from the same
+queryset and order as the claim, so it is a pair the annotator may be shown anyway
+(annotation.access.pairs_showing_images_to: the open pairs of the tasks their membership
+covers).
+
+A gold check is guessed exactly as the claim serves it (annotation/selectors/gold_next.py, the
+one rule for both): were it never preloaded, a pair that shows up without having been preloaded
+(the browser's network panel tells) would give a gold check away."""
 
 import re
 from datetime import datetime
@@ -16,8 +20,10 @@ from datetime import datetime
 from django.http import Http404
 
 from annotation.access import own_assignments
-from annotation.models import Assignment
+from annotation.models import Assignment, Qualification
+from annotation.selectors.gold_next import gold_pair_due
 from annotation.selectors.pairs import claimable_pairs, in_claim_order
+from content.models import Pair
 from projects.access import covers_task
 
 UPCOMING_IMAGES = 12  # preloaded at most: a long interleaved pair need not come whole
@@ -26,9 +32,13 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 def upcoming_images(user, assignment_id: int, now: datetime) -> list[str]:
     """The hashes of the images (prompt's, then both responses') of the pair the claim would
-    most likely hand the user after this assignment, at most UPCOMING_IMAGES; [] when no next
-    pair follows it (the assignment is no lease, the task is archived, nothing is left).
-    Http404 unless the assignment is the user's own, exactly as for a missing one."""
+    most likely hand the user after this assignment (a gold check when one will be due),
+    at most UPCOMING_IMAGES; [] when no next pair follows it (the assignment is no lease, the
+    task is archived, nothing is left) and for every pair while the task's qualification set
+    still stands before the user (which pair, or whether any, follows then hangs on their
+    answers; announced pairs, nothing to hide, and one constant answer for all of them leaks
+    nothing, not even the result). Http404 unless the assignment is the user's own, exactly
+    as for a missing one."""
     assignment = (
         own_assignments(user).filter(pk=assignment_id).select_related("pair__task__project").first()
     )
@@ -37,15 +47,19 @@ def upcoming_images(user, assignment_id: int, now: datetime) -> list[str]:
     task = assignment.pair.task
     if assignment.status != Assignment.Status.LEASED or task.archived_at is not None:
         return []
+    if task.qualification_required and _qualifying(user, task):
+        return []
     # claimable_pairs leaves out every pair the user ever had, the current one included.
     candidates = claimable_pairs(user, now).filter(covers_task(user, task="task"), task=task)
-    contents = (
-        in_claim_order(candidates, task)
-        .values_list("prompt__content", "response_a__content", "response_b__content")
-        .first()
-    )
-    if contents is None:
+    fields = ("prompt__content", "response_a__content", "response_b__content")
+    contents = in_claim_order(candidates, task).values_list(*fields).first()
+    if contents is None:  # nor a gold check: the claim mixes them only into real work
         return []
+    # The claim after the submission sees the history seen now: every pair handed out counts,
+    # the current one too, leased now as rated then (annotation.gold_selectors.gold_history).
+    gold_pair_id = gold_pair_due(user, task)
+    if gold_pair_id is not None:
+        contents = Pair.objects.filter(pk=gold_pair_id).values_list(*fields).first() or ()
     shas = [
         value
         for content in contents
@@ -53,3 +67,17 @@ def upcoming_images(user, assignment_id: int, now: datetime) -> list[str]:
         if kind == "image" and isinstance(value, str) and _SHA256.match(value)
     ]
     return list(dict.fromkeys(shas))[:UPCOMING_IMAGES]  # in page order, each once
+
+
+def _qualifying(user, task) -> bool:
+    """Whether the task's qualification still stands before the user, as
+    annotation.services.qualification.qualification_next sees it: no result of theirs yet and
+    a qualification set to answer; or a failed result (held: nothing follows)."""
+    results = Qualification.objects.filter(task=task, annotator=user)
+    passed = results.values_list("passed", flat=True).first()
+    if passed is not None:
+        return not passed
+    qualification_set = Pair.objects.filter(
+        task=task, status=Pair.Status.GOLD, gold__qualification=True
+    )
+    return qualification_set.exists()

@@ -2,7 +2,8 @@
 back an annotator whose gold accuracy falls below the task's threshold.
 
 A gold pair is answered once by any number of annotators (no slots, no consensus). When one
-is due: annotation/gold_schedule.py; nothing on the page tells it apart."""
+is due and which: annotation/gold_schedule.py, read by annotation/selectors/gold_next.py;
+nothing on the page tells it apart, not even what the page preloads."""
 
 import csv
 import io
@@ -13,18 +14,15 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from annotation.gold_schedule import gold_is_due
-from annotation.gold_selectors import gold_history
 from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Rating
 from annotation.models.gold import GOLD_FROM_STATUSES
+from annotation.selectors.gold_next import gold_pair_due as gold_pair_due  # a read (issue 29)
 from content.importing.errors import ImportFailed
 from content.models import Pair
 from core.errors import Invalid, Refused
 from projects.events import publish
 from projects.models import Membership, Task
 from projects.scale import answers_expected_side
-
-GOLD_DRAWN_FROM = 1000  # a gold check is drawn at random among this many left to the annotator
 
 
 @dataclass(frozen=True)
@@ -197,25 +195,6 @@ def gold_unset(pair: Pair) -> None:
             status=gold.previous_status, updated_at=timezone.now()
         )
         gold.delete()
-
-
-def gold_pair_due(user, task: Task) -> int | None:
-    """The gold check to hand the user next, when one is due and one is left for them (one
-    query when the task has no gold check left for them, two otherwise)."""
-    if task.gold_rate <= 0:
-        return None
-    left = list(
-        Pair.objects.filter(task=task, status=Pair.Status.GOLD, gold__qualification=False)
-        .exclude(assignments__annotator=user)
-        .order_by("pk")
-        .values_list("pk", flat=True)[:GOLD_DRAWN_FROM]
-    )
-    if not left:
-        return None
-    position, golds_so_far, since_last = gold_history(user, task)
-    if not gold_is_due(user.pk, task, position + 1, golds_so_far, since_last):
-        return None
-    return random.choice(left)  # annotators meet the gold checks in different orders
 
 
 def gold_assignment_create(user, pair_id: int, lease_end) -> Assignment:

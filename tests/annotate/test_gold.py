@@ -337,6 +337,22 @@ def test_unsetting_gold_keeps_skips_and_flags(tmp_path):
     ]
 
 
+def test_annotators_meet_the_gold_checks_in_different_orders(tmp_path):
+    """The pick is a keyed hash (the preloading guess must name it in advance), not a shared
+    sequence: every annotator has an order of their own."""
+    task = queued_pairs(tmp_path, count=40, annotators_per_pair=4)
+    Task.objects.filter(pk=task.pk).update(gold_rate=0.5)
+    task.refresh_from_db()
+    gold = make_gold(task, 6)
+    orders = set()
+    for i in range(4):
+        seen = work_through(member(f"order{i}", task.project), task)
+        orders.add(tuple(pair for pair in seen if pair in gold))
+    assert all(set(order) == gold for order in orders)  # each meets every gold check
+    # Four annotators in one order of six: 1 time in 720³ by chance.
+    assert len(orders) > 1, orders
+
+
 def test_a_nul_character_in_an_explanation_is_refused(tmp_path):
     task = queued_pairs(tmp_path, count=2)
     pair = Pair.objects.filter(task=task).first()

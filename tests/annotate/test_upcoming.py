@@ -10,10 +10,12 @@ from django.urls import reverse
 
 from annotation.models import Assignment
 from annotation.services.assignments import assignment_claim
+from annotation.services.gold import GoldEntry, gold_set
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from content.rendering import image_shas
-from projects.models import Membership
+from projects.models import Membership, Task
+from projects.scale import to_canonical
 from tests.factories import member, queued_pairs
 from tests.responses import unmasked
 
@@ -60,6 +62,53 @@ def test_the_guess_names_the_images_of_the_pair_the_next_submit_brings(client, t
         assert guessed and set(guessed) == images_of(following.pair)
         for url in guessed:  # the annotator may load each of them: the pair is theirs to get
             assert client.get(url).status_code == 200
+
+
+def test_a_gold_check_is_guessed_exactly_as_the_next_submit_brings_it(client, tmp_path):
+    """Were a gold check never preloaded, the network panel would tell it from a real pair:
+    the guess names the gold check the claim will serve, and changes nothing."""
+    task = queued_pairs(tmp_path, count=16)
+    pairs = list(Pair.objects.filter(task=task).order_by("-pk")[:5])
+    gold_set(task, [GoldEntry(p.external_id, "A") for p in pairs], rate=0.5)  # one in two
+    gold = {p.pk for p in pairs}
+    expert = member("expert", task.project)
+    client.force_login(expert)
+    location = client.post(reverse("task-next", args=["ann", "t2i"]))["Location"]
+    served = []
+    for _ in range(10):
+        current = int(location.rstrip("/").rsplit("/", 1)[1])
+        before = state(task)
+        guessed = upcoming(client, current).json()["images"]
+        assert upcoming(client, current).json()["images"] == guessed  # asked again: the same
+        assert state(task) == before  # no gold check handed out by the asking
+        location = client.post(location, {"overall": "5"}, **HTMX)["HX-Push-Url"]
+        following = Assignment.objects.get(pk=location.rstrip("/").rsplit("/", 1)[1])
+        assert guessed and set(guessed) == images_of(following.pair)
+        for url in guessed:  # a gold check's images are the annotator's to load, as any pair's
+            assert client.get(url).status_code == 200
+        served.append(following.pair_id in gold)
+    assert sum(served) >= 3, served  # gold checks came, each of them guessed
+
+
+def test_no_guess_on_any_pair_while_the_qualification_stands(client, tmp_path):
+    """Which pair follows a qualification pair hangs on the answers: no guess for any of them
+    (one answer for all of them tells nothing), and the usual guess once qualified."""
+    task = queued_pairs(tmp_path, count=8)
+    Task.objects.filter(pk=task.pk).update(qualification_required=True, qualification_pass=0.5)
+    qualifying = list(Pair.objects.filter(task=task).order_by("pk")[:2])
+    gold_set(task, [GoldEntry(p.external_id, "A", qualification=True) for p in qualifying])
+    expert = member("newcomer", task.project)
+    client.force_login(expert)
+    location = client.post(reverse("task-next", args=["ann", "t2i"]))["Location"]
+    for _ in range(2):
+        current = Assignment.objects.get(pk=location.rstrip("/").rsplit("/", 1)[1])
+        assert current.pair in qualifying
+        assert upcoming(client, current.pk).json() == {"images": []}
+        right = to_canonical(6, 7, current.swapped)  # A better, the expected side: they pass
+        location = client.post(location, {"overall": right}, **HTMX)["HX-Push-Url"]
+    current = int(location.rstrip("/").rsplit("/", 1)[1])
+    assert Assignment.objects.get(pk=current).pair not in qualifying
+    assert upcoming(client, current).json()["images"]
 
 
 def test_the_page_and_the_next_pair_carry_the_hint_and_nothing_visible(client, task):
@@ -116,14 +165,32 @@ def test_another_annotators_assignment_answers_like_a_missing_one(client, task):
 def test_the_guess_costs_the_same_queries_whatever_the_queue(
     client, tmp_path, django_assert_num_queries
 ):
-    # session, user, the assignment with its task and project, the next pair's contents
+    # session, user, the assignment with its task and project, the next pair's contents, the
+    # gold checks left to the user (none here; with some: their history, 2, and the one due)
     for count, slug in ((2, "small"), (30, "large")):
         task = queued_pairs(tmp_path, project_slug=slug, count=count)
         expert = member(f"budget-{slug}", task.project)
         client.force_login(expert)
         assignment = assignment_claim(expert, task)
-        with django_assert_num_queries(4):
+        with django_assert_num_queries(5):
             assert upcoming(client, assignment.pk).status_code == 200
+
+
+def test_the_guess_costs_a_bounded_number_of_queries_whatever_the_gold_checks(
+    client, tmp_path, django_assert_max_num_queries
+):
+    # the five above, the user's gold history (2) and the contents of the gold check due
+    for golds, slug in ((2, "few"), (20, "many")):
+        task = queued_pairs(tmp_path, project_slug=slug, count=40)
+        pairs = Pair.objects.filter(task=task).order_by("-pk")[:golds]
+        gold_set(task, [GoldEntry(p.external_id, "A") for p in pairs], rate=0.5)
+        expert = member(f"budget-{slug}", task.project)
+        client.force_login(expert)
+        for _ in range(3):  # a gold check falls due within two pairs at this rate
+            assignment = assignment_claim(expert, task)
+            with django_assert_max_num_queries(8):
+                assert upcoming(client, assignment.pk).status_code == 200
+            rating_submit(assignment.pk, expert, RatingInput(overall=3))
 
 
 def test_no_guess_once_the_membership_no_longer_covers_the_task(client, tmp_path, task):
