@@ -3,8 +3,12 @@ Each function takes the figures the page's selector returned, so the file holds 
 numbers on the screen (unrounded)."""
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext_lazy
+
+if TYPE_CHECKING:  # the stubs' type of a lazy translation; not installed at run time
+    from django_stubs_ext import StrOrPromise
 
 Table = tuple[list[str], list[list]]
 
@@ -140,7 +144,7 @@ def _models(f) -> Table:
 
 
 # page -> table name -> (label on the page, rows)
-TABLES: dict[str, dict[str, tuple[str, Callable[[dict], Table]]]] = {
+TABLES: dict[str, dict[str, tuple["StrOrPromise", Callable[[dict], Table]]]] = {
     "overview": {
         "statuses": (gettext_lazy("pairs by status"), _overview_statuses),
         "throughput": (gettext_lazy("throughput"), _overview_throughput),

@@ -11,10 +11,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from django.utils.translation import gettext_noop, pgettext_lazy
-
-from core.lazy_text import interpolate_lazy
-
 # Flag thresholds. Each is chosen so that an honest annotator on randomised sides is very
 # unlikely to meet it by chance (a run of 15 same sides in 100 fair coin flips: ~0.2 %).
 FAST_SHARE = 0.2  # flagged when at least this share of ratings is under the task's floor
@@ -23,16 +19,30 @@ SAME_SCORE_RUN = 10  # the same key pressed this many times in a row
 SAME_SIDE_RUN = 15  # the same side (Left or Right) preferred this many times in a row
 LEFT_BIAS_P = 0.01  # two-sided binomial test of Left against Right preferences
 LEFT_BIAS_MIN = 20  # decisive ratings needed before the test is read
-_SIDE_LABELS = {"Left": pgettext_lazy("side", "Left"), "Right": pgettext_lazy("side", "Right")}
 
 
-# How each flag's name reads on a page (the names themselves are keys: CSV, API, tests).
-FLAG_LABELS = {
-    "fast": pgettext_lazy("annotator flag", "fast"),
-    "same_score": pgettext_lazy("annotator flag", "same_score"),
-    "same_side": pgettext_lazy("annotator flag", "same_side"),
-    "left_bias": pgettext_lazy("annotator flag", "left_bias"),
-}
+def gettext_noop(message: str) -> str:
+    """Marks an evidence sentence for `makemessages`; the pages translate it where they show it
+    (dashboards/templatetags/dashboard_labels.py::evidence_text): this module stays plain
+    Python (an import contract)."""
+    return message
+
+
+class Evidence(str):
+    """A flag's evidence: reads as its English sentence (the report, CSV, API) and keeps the
+    sentence's msgid and values, so a page can say it in its own language. Stored with the
+    precomputed figures (pickled), which every language shares."""
+
+    message: str
+    params: dict[str, object]
+
+    def __new__(cls, message: str, params: dict[str, object]) -> "Evidence":
+        text = super().__new__(cls, message % params)
+        text.message, text.params = message, params
+        return text
+
+    def __getnewargs__(self) -> tuple[str, dict[str, object]]:  # type: ignore[override]
+        return self.message, self.params
 
 
 @dataclass
@@ -97,8 +107,7 @@ def annotator_flags(
         result.flags.append(
             Flag(
                 "fast",
-                # Lazy: the evidence is stored with precomputed figures, shown in any language.
-                interpolate_lazy(
+                Evidence(
                     gettext_noop(
                         "%(fast)s of %(count)s ratings under %(floor)s s of active time "
                         "(median %(median)s s)"
@@ -118,7 +127,7 @@ def annotator_flags(
         result.flags.append(
             Flag(
                 "same_score",
-                interpolate_lazy(
+                Evidence(
                     gettext_noop("score %(score)s given %(run)s times in a row"),
                     {"score": value, "run": run},
                 ),
@@ -130,9 +139,9 @@ def annotator_flags(
         result.flags.append(
             Flag(
                 "same_side",
-                interpolate_lazy(
+                Evidence(
                     gettext_noop("%(side)s preferred %(run)s times in a row"),
-                    {"side": _SIDE_LABELS[value], "run": run},
+                    {"side": value, "run": run},
                 ),
             )
         )
@@ -143,7 +152,7 @@ def annotator_flags(
             result.flags.append(
                 Flag(
                     "left_bias",
-                    interpolate_lazy(
+                    Evidence(
                         gettext_noop("Left preferred in %(left)s of %(count)s (p = %(p)s)"),
                         {"left": left, "count": decisive, "p": f"{p:.2g}"},
                     ),

@@ -99,7 +99,7 @@ def project_agreement(project: Project) -> dict[str, Figures]:
     }
 
 
-def _in_english(texts: dict) -> dict:
+def _in_english(texts: dict[str, object]) -> dict[str, str]:
     with translation.override("en"):
         return {key: str(text) for key, text in texts.items()}
 

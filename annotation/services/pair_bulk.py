@@ -22,6 +22,7 @@ transaction (a long selection is never one long lock); the result counts what ch
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef
@@ -43,6 +44,9 @@ from core.errors import DomainError, Invalid
 from projects.access import led_projects
 from projects.models import Project, Task
 
+if TYPE_CHECKING:  # the stubs' type of a lazy translation; not installed at run time
+    from django_stubs_ext import StrOrPromise
+
 ACTIONS = {
     "queue": gettext_lazy("Queue for annotation"),
     "annotator": gettext_lazy("Ask for one more rating"),
@@ -62,7 +66,7 @@ class BulkPreview:
     left: Counter = field(default_factory=Counter)  # why the others stay as they are
 
     @property
-    def label(self) -> str:
+    def label(self) -> "StrOrPromise":
         return ACTIONS[self.action]
 
     @property

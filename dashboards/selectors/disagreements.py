@@ -7,6 +7,7 @@ and to its decision, and after a decision the next pair of the same filter opens
 """
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django.db.models import (
@@ -33,6 +34,9 @@ from core.errors import Invalid
 from judging.models import Verdict
 from projects.models import Project
 from projects.scale import scale_labels, side_of, to_form
+
+if TYPE_CHECKING:  # the stubs' type of a lazy translation; not installed at run time
+    from django_stubs_ext import StrOrPromise
 
 NEAR = 0.5  # "next to the ambiguous band": this much beyond its edge
 REASONS = {
@@ -87,7 +91,7 @@ class QueueFilter:
         return self.pair_query if self.from_queue else self.list_query
 
     @property
-    def state_label(self) -> str:
+    def state_label(self) -> "StrOrPromise":
         return STATES[self.state]
 
 

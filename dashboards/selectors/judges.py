@@ -2,7 +2,7 @@
 tables, against the experts' labels. Figures follow docs/architecture.md §6.2 and
 `report --json`."""
 
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.contrib.auth import get_user_model
 from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
@@ -37,6 +37,9 @@ from metrics.judge_ppi import average_over_tasks, plan_summary
 from metrics.report import powered_figures_by_task
 from projects.models import Project
 
+if TYPE_CHECKING:  # the stubs' type of a lazy translation; not installed at run time
+    from django_stubs_ext import StrOrPromise
+
 MAJORITY_KS = (1, 3, 5, 7, 9)
 SPLITS = ("same model", "cross model", PREFERRED_HAS_IMAGE, PREFERRED_LACKS_IMAGE)
 RESAMPLES = 300  # per judge and task
@@ -51,16 +54,16 @@ class JudgeRow(TypedDict):
     powered_average: dict[str, Any] | None  # prediction-powered, over the labelled tasks
     covered: int
     samples: int
-    scale: str
+    scale: "StrOrPromise"  # lazy: translated where the page shows it
     splits: list[GroupAccuracy]
     majority: list[tuple]
 
 
-def scale_label(scale: str) -> str:
+def scale_label(scale: str) -> "StrOrPromise":
     """How a judge's scale reads in a table: pairwise, or the pointwise scale(s)."""
     if scale == PAIRWISE:
         return gettext_lazy("pairwise")
-    names = []
+    names: list[StrOrPromise] = []
     for part in scale.split(","):
         if part == IMPORTED_SCALE:
             names.append(gettext_lazy("imported scores"))
@@ -167,7 +170,7 @@ def judge_figures(project: Project) -> dict:
     humans = [figures["accuracy"] if figures else None for figures in ceiling]
     human_accuracies = [humans[i] for i in labelled]
     # (label, value, interval, n) as bar_chart draws them.
-    chart_rows: list[tuple[str, float | None, None, int | str]] = [
+    chart_rows: list[tuple[StrOrPromise, float | None, None, int | str]] = [
         (
             row["judge"] if row["average"] is not None
             else interpolate_lazy(

@@ -81,7 +81,7 @@ def test_a_member_logs_in_with_the_browser_and_sees_their_project(live_server, b
     assert "/accounts/login/" in page.url
     page.fill("input[name=username]", "ann")
     page.fill("input[name=password]", "a-long-password-1")
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")  # not the header's language switch
     page.wait_for_url(f"{live_server.url}/")
     assert "Browser project" in page.content()
     assert page.console_errors == []
