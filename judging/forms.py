@@ -2,8 +2,9 @@
 
 from django import forms
 from django.forms.fields import InvalidJSONInput
-from django.utils.safestring import mark_safe
-from django.utils.text import format_lazy
+from django.utils.functional import lazy
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -22,6 +23,13 @@ from judging.models import (
 )
 from judging.selectors import callable_judges, connections_for
 from projects.models import Project, Task
+
+
+def _sampling_help() -> SafeString:
+    """The sampling field's help: a sentence in the page's language and an example shown as
+    code (format_html escapes both)."""
+    example = '{"temperature": 0, "max_tokens": 1024, "seed": 1}'
+    return format_html("{} <code>{}</code>", _("JSON, e.g."), example)
 
 
 class SettingsJSONField(forms.JSONField):
@@ -130,13 +138,7 @@ class JudgeForm(forms.Form):
         label=gettext_lazy("Sampling"),
         required=False,
         initial=dict,
-        help_text=mark_safe(  # an example of code, shown as code  # noqa: S308
-            format_lazy(
-                "{} <code>{}</code>",
-                gettext_lazy("JSON, e.g."),
-                "{&quot;temperature&quot;: 0, &quot;max_tokens&quot;: 1024, &quot;seed&quot;: 1}",
-            )
-        ),
+        help_text=lazy(_sampling_help, SafeString)(),  # built when shown: its language
     )
     templates = SettingsJSONField(
         label=gettext_lazy("Templates"),

@@ -206,3 +206,18 @@ def test_the_scripts_words_come_in_chinese_from_the_javascript_catalog(client, l
     ]:
         entry = next(line for line in catalog.splitlines() if f'"{english}":' in line)
         assert chinese in entry.encode().decode("unicode_escape")
+
+
+def test_the_judge_forms_sampling_help_is_in_the_pages_language_with_its_example_as_code(
+    client,
+    lead_site,  # noqa: F811
+):
+    # The help holds HTML (the example as code, escaped): built when the page renders, in its
+    # language, not once when the module loads.
+    project, lead = lead_site
+    client.force_login(lead)
+    url = reverse("judge-new", args=[project.slug])
+    quoted = "{&quot;temperature&quot;: 0, &quot;max_tokens&quot;: 1024, &quot;seed&quot;: 1}"
+    example = f"<code>{quoted}</code>"
+    assert f"JSON，例如 {example}" in _chinese(client.get(url, **CHINESE))
+    assert f"JSON, e.g. {example}" in client.get(url).content.decode()
