@@ -14,7 +14,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from annotation.models import Assignment, Rating
 from content.models import Pair
 from content.models.pair import OPEN_STATUSES
-from projects.access import covers_task, led_projects
+from projects.access import covers_task, led_projects, memberships_of
 from projects.models import Membership
 
 
@@ -28,9 +28,9 @@ def pairs_showing_images_to(user) -> QuerySet[Pair]:
     in the projects they belong to, the pairs they hold an assignment on and the open pairs of
     the tasks their membership covers (those they may be assigned)."""
     if user.is_superuser:
-        return Pair.objects.all()
-    led = Membership.objects.filter(user=user, role=Membership.Role.LEAD).values("project")
-    member = Membership.objects.filter(user=user, project=OuterRef("project"))
+        return Pair.objects.filter(project__in=led_projects(user))
+    led = memberships_of(user).filter(role=Membership.Role.LEAD).values("project")
+    member = memberships_of(user).filter(project=OuterRef("project"))
     assigned = Assignment.objects.filter(pair=OuterRef("pk"), annotator=user)
     return Pair.objects.filter(
         Q(project__in=led)
@@ -43,8 +43,8 @@ def _still_member(user) -> Exists:
     # A placeholder's membership (an operator's mistake) gives it nothing: its imported
     # ratings are no one's own work.
     return Exists(
-        Membership.objects.filter(
-            user=user, user__placeholder__isnull=True, project=OuterRef("pair__project")
+        memberships_of(user).filter(
+            user__placeholder__isnull=True, project=OuterRef("pair__project")
         )
     )
 

@@ -1,9 +1,11 @@
 """API tokens end with the password they were issued under.
 
-A token is a second password that never expires: whoever changes or resets a password (the
-password-change page, the reset link, the admin, `manage.py changepassword`, a service's
-`set_password` + save) means to shut out whoever knew the old one, so every token of that user
-is deleted in the same save. The next POST /api/auth/token/ issues a new one.
+A token is a second password: whoever changes or resets a password (the password-change page,
+the reset link, the admin, `manage.py changepassword`, a service's `set_password` + save)
+means to shut out whoever knew the old one, so every token of that user is revoked in the same
+save (projects/services/api_tokens.py `api_tokens_revoke_all`; the rows stay, marked revoked,
+for the account page to show). New tokens are made on the account page or by
+POST /api/auth/token/.
 
 The stored hash is compared rather than trusting `set_password` alone, so that any path that
 writes a new hash counts; a save that names its `update_fields` without "password" (the
@@ -13,7 +15,8 @@ sign-in's `last_login`) costs nothing.
 from django.conf import settings
 from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
-from rest_framework.authtoken.models import Token
+
+from projects.services.api_tokens import api_tokens_revoke_all
 
 _CHANGED = "_arbiter_password_changed"
 
@@ -32,5 +35,5 @@ def _password_seen(sender, instance, update_fields=None, raw=False, **kwargs):
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="api-token-rotation")
 def _tokens_rotated(sender, instance, raw=False, **kwargs):
     if not raw and getattr(instance, _CHANGED, False):
-        Token.objects.filter(user_id=instance.pk).delete()
+        api_tokens_revoke_all(user_id=instance.pk)
         setattr(instance, _CHANGED, False)

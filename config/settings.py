@@ -8,7 +8,7 @@ for a deployment (`manage.py check --deploy` is clean there).
 import secrets
 from pathlib import Path
 
-from config.env import env_bool, env_int, env_list, env_str, parse_database_url
+from config.env import EnvError, env_bool, env_int, env_list, env_str, parse_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("ARBITER_VAR_DIR") or BASE_DIR / "var")
@@ -54,7 +54,6 @@ INSTALLED_APPS = [
     "notifications",
     "webhooks",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "api",
@@ -295,7 +294,7 @@ ARBITER_LOGIN_WINDOW_SECONDS = env_int("ARBITER_LOGIN_WINDOW_SECONDS", 15 * 60, 
 # DRF's CSRF check), everything authenticated unless a view says otherwise, every list paged.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "api.authentication.ApiTokenAuthentication",  # projects/services/api_tokens.py
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -321,12 +320,27 @@ REST_FRAMEWORK = {
     # The same reading of the client address as core/client_address.py.
     "NUM_PROXIES": ARBITER_TRUSTED_PROXIES,
 }
+# API tokens (projects/services/api_tokens.py): lifetime by default and at most, in days, and
+# how many usable tokens one user may hold.
+ARBITER_API_TOKEN_DAYS = env_int("ARBITER_API_TOKEN_DAYS", 30, minimum=1)
+ARBITER_API_TOKEN_MAX_DAYS = env_int("ARBITER_API_TOKEN_MAX_DAYS", 365, minimum=1)
+if ARBITER_API_TOKEN_DAYS > ARBITER_API_TOKEN_MAX_DAYS:
+    raise EnvError(
+        f"ARBITER_API_TOKEN_DAYS={ARBITER_API_TOKEN_DAYS} exceeds "
+        f"ARBITER_API_TOKEN_MAX_DAYS={ARBITER_API_TOKEN_MAX_DAYS}"
+    )
+ARBITER_API_TOKENS_PER_USER = env_int("ARBITER_API_TOKENS_PER_USER", 50, minimum=1)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Arbiter API",
     "DESCRIPTION": (
         "Expert preference benchmarks for multimodal AI judges. Authenticate with "
-        "`Authorization: Token <key>` (POST /api/auth/token/ or `manage.py drf_create_token`) "
-        "or with the session of the web app (CSRF token required on writes)."
+        "`Authorization: Token <key>`: an API token made on your account page "
+        "(/accounts/tokens/), by POST /api/auth/token/ (username and password: a new token "
+        "with the default lifetime) or by an operator (`manage.py api_token_create`). A token "
+        "expires, may be read-only (a write answers 403) and may reach one project only (any "
+        "other project's objects answer 404, like missing ones); an expired or revoked token "
+        "answers 401 like an unknown one. The session of the web app works too (CSRF token "
+        "required on writes)."
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,

@@ -21,7 +21,12 @@ from judging.models import (
     Verdict,
 )
 from judging.prompts import BUILT_IN
-from projects.access import is_lead_anywhere, led_or_operator_wide, project_or_operator_wide
+from projects.access import (
+    is_lead_anywhere,
+    led_or_operator_wide,
+    operator_wide,
+    project_or_operator_wide,
+)
 
 if TYPE_CHECKING:  # django-stubs-ext is a development dependency
     from django_stubs_ext import WithAnnotations
@@ -276,8 +281,9 @@ def judges_for_lead(user) -> QuerySet[Judge]:
 
 
 def judge_changeable_by(user, judge: Judge) -> bool:
-    """A lead changes their projects' judges; the operator's (no project) they only run."""
-    return judge.project_id is not None or user.is_superuser
+    """A lead changes their projects' judges; the operator's (no project) they only run, and
+    so does the operator through a token limited to one project."""
+    return judge.project_id is not None or operator_wide(user)
 
 
 def _built_in_row(name: str) -> PromptTemplate:

@@ -11,6 +11,12 @@ none writes its own.
 - An annotator reaches only their own assignments and ratings, and only while they still
   belong to the project; a placeholder account (imported ratings) reaches nothing.
 
+- An API token scoped to one project (projects/services/api_tokens.py) narrows every scope
+  here to that project, for the request it authenticates (`limit_to_project`): the user's
+  rights stay their own, only the projects they reach are fewer. The narrowing is applied in
+  the two roots every scope grows from, the user's memberships (`memberships_of`) and the
+  operator's projects (`_operator_projects`), and in the operator's shortcuts.
+
 Out of scope answers exactly like missing: callers narrow their queryset with these scopes
 before looking an id up, never look up first and check after. Plain reads: no service, no
 write (the "Selectors read" import contract covers this module).
@@ -22,30 +28,68 @@ from django.http import Http404
 
 from projects.models import Membership, Project, Task
 
+# The one project an API token may be limited to
+
+_ONLY_PROJECT = "_arbiter_only_project"
+
+
+def limit_to_project(user, project_id: int) -> None:
+    """Narrow every scope of this user object to one project. The API's token authentication
+    calls it on the user it loaded for one request (api/authentication.py); a session's user
+    is never limited."""
+    setattr(user, _ONLY_PROJECT, project_id)
+
+
+def only_project(user) -> int | None:
+    """The project this user object is limited to, or None."""
+    return getattr(user, _ONLY_PROJECT, None)
+
+
+def operator_wide(user) -> bool:
+    """Whether the user reaches everything: an operator not limited to a project."""
+    return user.is_superuser and only_project(user) is None
+
+
+def memberships_of(user) -> QuerySet[Membership]:
+    """The user's memberships, within the project they are limited to (the root of every
+    member's scope)."""
+    memberships = Membership.objects.filter(user=user)
+    limit = only_project(user)
+    return memberships if limit is None else memberships.filter(project_id=limit)
+
+
+def _operator_projects(user) -> QuerySet[Project]:
+    limit = only_project(user)
+    return Project.objects.all() if limit is None else Project.objects.filter(pk=limit)
+
+
 # Projects
 
 
 def member_projects(user) -> QuerySet[Project]:
     """The projects the user belongs to, in any role (every project for the operator)."""
     if user.is_superuser:
-        return Project.objects.all()
-    return Project.objects.filter(memberships__user=user).distinct()
+        return _operator_projects(user)
+    return Project.objects.filter(pk__in=memberships_of(user).values("project"))
 
 
 def led_projects(user) -> QuerySet[Project]:
     """The projects the user leads (every project for the operator)."""
     if user.is_superuser:
-        return Project.objects.all()
-    return Project.objects.filter(memberships__user=user, memberships__role=Membership.Role.LEAD)
+        return _operator_projects(user)
+    led = memberships_of(user).filter(role=Membership.Role.LEAD)
+    return Project.objects.filter(pk__in=led.values("project"))
 
 
 def is_lead_anywhere(user) -> bool:
-    return user.is_superuser or Membership.objects.filter(user=user, role="lead").exists()
+    if user.is_superuser:
+        return _operator_projects(user).exists()
+    return memberships_of(user).filter(role=Membership.Role.LEAD).exists()
 
 
 def project_roles(user) -> dict[int, str]:
     """The user's role per project id, from their memberships (read it through `role_in`)."""
-    return dict(Membership.objects.filter(user=user).values_list("project", "role"))
+    return dict(memberships_of(user).values_list("project", "role"))
 
 
 def role_in(user, project_id: int, roles: dict[int, str]) -> str:
@@ -60,10 +104,10 @@ def project_for_lead(user, slug: str) -> Project:
     """A project the user leads (superusers lead every project). 403 for the project's
     annotators (they know it exists); for anyone else the same 404 as a project that does
     not exist, so that slugs cannot be probed."""
-    project = Project.objects.filter(slug=slug).first()
+    project = _operator_projects(user).filter(slug=slug).first()
     role = None
     if project is not None and not user.is_superuser:
-        membership = Membership.objects.filter(user=user, project=project).first()
+        membership = memberships_of(user).filter(project=project).first()
         role = membership.role if membership else None
     if project is None or (role is None and not user.is_superuser):
         raise Http404("no such project")
@@ -75,7 +119,7 @@ def project_for_lead(user, slug: str) -> Project:
 def led_or_operator_wide(user) -> Q:
     """Rows (judges) of the projects the user leads and the operator's own, which have no
     project; every row for the operator."""
-    if user.is_superuser:
+    if operator_wide(user):
         return Q()
     return Q(project__in=led_projects(user)) | Q(project__isnull=True)
 
@@ -113,7 +157,7 @@ def covers_task(user, *, project: str = "project", task: str = "pk") -> Q:
     """Rows whose task a membership of the user lets them annotate (any role): the tasks it
     names, or every task of the project when it names none. `project` and `task` name the
     row's fields (a task itself by default; `task="task"` for a pair)."""
-    mine = Membership.objects.filter(user=user, project=OuterRef(project))
+    mine = memberships_of(user).filter(project=OuterRef(project))
     return Q(Exists(mine.filter(tasks__isnull=True))) | Q(Exists(mine.filter(tasks=OuterRef(task))))
 
 
@@ -126,10 +170,8 @@ def visible_tasks(user) -> QuerySet[Task]:
     """Tasks of the projects the user leads (archived ones too), and those they may annotate
     (not archived)."""
     if user.is_superuser:
-        return Task.objects.all()
-    leads = Membership.objects.filter(
-        user=user, project=OuterRef("project"), role=Membership.Role.LEAD
-    )
+        return Task.objects.filter(project__in=_operator_projects(user))
+    leads = memberships_of(user).filter(project=OuterRef("project"), role=Membership.Role.LEAD)
     annotated = covers_task(user) & Q(archived_at__isnull=True)
     return Task.objects.filter(Q(Exists(leads)) | annotated)
 
@@ -137,7 +179,8 @@ def visible_tasks(user) -> QuerySet[Task]:
 def task_for_annotator(user, project_slug: str, task_slug: str) -> Task:
     """A task the user may annotate, or 404."""
     membership = (
-        Membership.objects.filter(user=user, project__slug=project_slug)
+        memberships_of(user)
+        .filter(project__slug=project_slug)
         .select_related("project")
         .first()
     )

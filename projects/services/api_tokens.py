@@ -1,0 +1,155 @@
+"""API tokens: keys for scripts and pipelines, several per user.
+
+Rules:
+- A key is `arb_` and 32 random bytes (`secrets.token_urlsafe(32)`, 256 bits). The database
+  keeps its SHA-256 and its first 12 characters (to recognise it in a list), never the key:
+  `api_token_create` returns it once, for its holder to copy. A copy of the database lets no
+  one in.
+- Every token expires: `settings.ARBITER_API_TOKEN_DAYS` days by default, at most
+  `ARBITER_API_TOKEN_MAX_DAYS`. A user holds at most `ARBITER_API_TOKENS_PER_USER` usable
+  tokens (a script that asks for a new one on every run is told to revoke some, rather than
+  leaving an unbounded pile of live keys).
+- A token is read-only or read-write, and reaches all of its user's projects or one of them
+  (one the user belongs to when it is made). It never gives more than its user has: the
+  scopes are the user's own, narrowed (projects/access.py `limit_to_project`).
+- A revoked or expired token, or one whose user is inactive, is refused exactly like a key
+  that never existed (`api_token_use` answers None for all of them).
+- A password change or reset revokes every token of the user (api/signals.py calls
+  `api_tokens_revoke_all`).
+
+Concurrency: `api_token_create` locks the user's row, so that two creations at once cannot
+both pass the count; revocations are conditional updates (revoking twice is harmless).
+"""
+
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from core.errors import Invalid, NotFound, Refused
+from projects.access import member_projects
+from projects.models import ApiToken, Project
+from projects.models.api_token import api_key_digest, usable_at
+
+KEY_PREFIX = "arb_"
+SHOWN_CHARACTERS = 12  # "arb_" and 8 characters of the key: recognisable, useless alone
+NAME_LENGTH = 100
+# A token's last use is written at most this often: a pipeline's thousand requests a minute
+# cost one UPDATE a minute, not a thousand.
+LAST_USED_EVERY = timedelta(seconds=60)
+
+
+def default_days() -> int:
+    return settings.ARBITER_API_TOKEN_DAYS
+
+
+def max_days() -> int:
+    return settings.ARBITER_API_TOKEN_MAX_DAYS
+
+
+def max_tokens() -> int:
+    return settings.ARBITER_API_TOKENS_PER_USER
+
+
+@dataclass(frozen=True)
+class CreatedApiToken:
+    token: ApiToken
+    key: str  # the secret: show it once, never store it
+
+
+def api_token_create(
+    *,
+    user,
+    name: str,
+    days: int | None = None,
+    access: str = ApiToken.Access.WRITE,
+    project: Project | None = None,
+) -> CreatedApiToken:
+    """A new token of `user` and its key. Invalid (400) for a wrong name, lifetime, access or
+    a project the user does not belong to; Refused (409) past the number of usable tokens."""
+    errors: dict[str, list[str]] = {}
+    name = (name or "").strip()
+    if not name or len(name) > NAME_LENGTH:
+        errors["name"] = [
+            gettext("Give the token a name of 1 to %(length)s characters.")
+            % {"length": NAME_LENGTH}
+        ]
+    days = default_days() if days is None else days
+    if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= max_days():
+        errors["days"] = [gettext("Choose between 1 and %(days)s days.") % {"days": max_days()}]
+    if access not in ApiToken.Access.values:
+        errors["access"] = [gettext("Choose read-only or read and write.")]
+    if project is not None and not member_projects(user).filter(pk=project.pk).exists():
+        errors["project"] = [gettext("Choose one of your projects.")]
+    if errors:
+        raise Invalid(next(iter(errors.values()))[0], fields=errors)
+    key = KEY_PREFIX + secrets.token_urlsafe(32)
+    now = timezone.now()
+    with transaction.atomic():
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        usable = ApiToken.objects.filter(usable_at(now), user=user).count()
+        if usable >= max_tokens():
+            raise Refused(
+                gettext(
+                    "You have %(count)s tokens in use, the most allowed: revoke one on your "
+                    "account page first."
+                )
+                % {"count": usable}
+            )
+        token = ApiToken.objects.create(
+            user=user,
+            name=name,
+            prefix=key[:SHOWN_CHARACTERS],
+            digest=api_key_digest(key),
+            access=access,
+            project=project,
+            expires_at=now + timedelta(days=days),
+        )
+    return CreatedApiToken(token=token, key=key)
+
+
+def api_token_revoke(*, user, token_id: int) -> ApiToken:
+    """Revoke one of the user's own tokens (NotFound for anyone else's, like a missing id)."""
+    token = ApiToken.objects.filter(user=user, pk=token_id).first()
+    if token is None:
+        raise NotFound(gettext("No such token."))
+    if token.revoked_at is None:
+        now = timezone.now()
+        ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=now)
+        token.revoked_at = now
+    return token
+
+
+def api_tokens_revoke_all(*, user_id: int) -> int:
+    """Revoke every token of the user still unrevoked; how many."""
+    return ApiToken.objects.filter(user_id=user_id, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+
+
+def api_token_use(*, key: str, now: datetime | None = None) -> ApiToken | None:
+    """The usable token whose key this is, its user loaded, its last use recorded; None for
+    anything else (unknown, revoked, expired, inactive user), all alike.
+
+    The row is found by the key's SHA-256 (a unique index), so a lookup's timing says
+    something about the hash of the guess at most, never about a stored key; the stored
+    digest is then compared in constant time all the same."""
+    if not key or len(key) > 200:
+        return None
+    now = now or timezone.now()
+    digest = api_key_digest(key)
+    token = ApiToken.objects.select_related("user").filter(digest=digest).first()
+    if token is None or not hmac.compare_digest(token.digest, digest):
+        return None
+    if not token.usable(now) or not token.user.is_active:
+        return None
+    if token.last_used_at is None or token.last_used_at < now - LAST_USED_EVERY:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
+    return token
