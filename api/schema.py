@@ -15,7 +15,9 @@ A request body whose serializer refuses unknown fields (`RefusesUnknownFields`) 
 with `additionalProperties: false`, so that the schema does not invite fields the API refuses.
 """
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import build_bearer_security_scheme_object
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
@@ -26,6 +28,23 @@ from api.serializers.common import (
 )
 
 _WRITES = ("POST", "PUT", "PATCH")
+
+
+class ApiTokenScheme(OpenApiAuthenticationExtension):
+    """`Authorization: Token <key>` (api/authentication.py) in the schema, as `tokenAuth`."""
+
+    target_class = "api.authentication.ApiTokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema):
+        scheme = build_bearer_security_scheme_object(
+            header_name="Authorization", token_prefix="Token"
+        )
+        scheme["description"] = (
+            "An API token: expires; read-only tokens answer 403 to writes; a token limited to "
+            "one project reaches nothing else (404); expired or revoked: 401."
+        )
+        return scheme
 
 
 class ArbiterAutoSchema(AutoSchema):

@@ -1,5 +1,5 @@
 """Small builders for test data: images on disk, pair records, queued pairs, members,
-invitations."""
+invitations, API keys."""
 
 import io
 import itertools
@@ -14,6 +14,7 @@ from PIL import Image
 from annotation.services.pair_import import pairs_import
 from content.models import Pair
 from projects.models import Invitation, Membership, Project, Task
+from projects.services.api_tokens import api_token_create
 from projects.services.invitations import invitation_create
 
 
@@ -129,3 +130,8 @@ def invitation_expired(created, days_ago=1):
     Invitation.objects.filter(pk=created.invitation.pk).update(
         created_at=past - timedelta(days=7), expires_at=past
     )
+
+
+def api_key(user, name="test token", **options) -> str:
+    """A new API token of the user (projects/services/api_tokens.py); its key."""
+    return api_token_create(user=user, name=name, **options).key

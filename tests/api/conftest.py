@@ -6,7 +6,6 @@ from types import SimpleNamespace
 
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.services.assignments import assignment_claim
@@ -16,7 +15,7 @@ from judging.services.judges import judge_save
 from judging.services.runs import judge_run_start
 from judging.services.verdict_import import verdicts_import
 from projects.models import Membership
-from tests.factories import member, queued_pairs
+from tests.factories import api_key, member, queued_pairs
 from tests.judging.conftest import _tasks_in_process  # noqa: F401 (judge runs in-process)
 
 PASSWORD = "pw-annotate-1"
@@ -31,14 +30,14 @@ def _fresh_login_throttle():
     cache.clear()
 
 
-def token_header(user) -> dict:
-    token, _ = Token.objects.get_or_create(user=user)
-    return {"Authorization": f"Token {token.key}"}
+def token_header(user, **options) -> dict:
+    """The header of a new API token of the user (`options`: api_token_create's)."""
+    return {"Authorization": f"Token {api_key(user, **options)}"}
 
 
-def token_client(user) -> APIClient:
+def token_client(user, **options) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=token_header(user)["Authorization"])
+    client.credentials(HTTP_AUTHORIZATION=token_header(user, **options)["Authorization"])
     return client
 
 

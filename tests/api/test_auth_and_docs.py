@@ -3,9 +3,10 @@
 import re
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from projects.models import ApiToken
+from projects.models.api_token import api_key_digest
 from tests.api.conftest import PASSWORD
 
 
@@ -25,7 +26,7 @@ def test_a_token_for_username_and_password(world):
     answer = client.post("/api/auth/token/", {"username": "ann_a", "password": PASSWORD})
     assert answer.status_code == 200
     token = answer.json()["token"]
-    assert token == Token.objects.get(user=world.ann_a).key
+    assert ApiToken.objects.get(user=world.ann_a).digest == api_key_digest(token)
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     assert client.get("/api/projects/").json()["count"] == 1
     wrong = APIClient().post("/api/auth/token/", {"username": "ann_a", "password": "nope"})
@@ -47,7 +48,7 @@ def test_password_guessing_is_slowed_per_address_and_a_forged_header_does_not_he
     refused = APIClient().post("/api/auth/token/", {"username": "ann_a", "password": PASSWORD})
     assert refused.status_code == 429
     assert int(refused["Retry-After"]) > 0
-    assert not Token.objects.filter(user=world.ann_a).exists()
+    assert not ApiToken.objects.filter(user=world.ann_a).exists()
     elsewhere = APIClient(REMOTE_ADDR="192.0.2.7")
     answer = elsewhere.post("/api/auth/token/", {"username": "ann_a", "password": PASSWORD})
     assert answer.status_code == 200  # other addresses are not locked out

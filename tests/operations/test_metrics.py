@@ -3,12 +3,11 @@ request latencies, and each judge's trials by outcome (operations/prometheus.py)
 
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
 
 from judging.models import Judge
 from judging.services.runs import judge_run_start
 from projects.models import Membership
-from tests.factories import member, queued_pairs
+from tests.factories import api_key, member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 
@@ -35,8 +34,8 @@ def test_an_operator_reads_latencies_and_each_judges_trials(client, tmp_path, ta
 
 def test_an_operators_api_token_reads_them_too(client):
     operator = User.objects.create_superuser("operator", password="pw-operator-1")
-    token = Token.objects.create(user=operator)
-    answer = client.get("/metrics", HTTP_AUTHORIZATION=f"Token {token.key}")
+    key = api_key(operator, access="read")
+    answer = client.get("/metrics", HTTP_AUTHORIZATION=f"Token {key}")
     assert answer.status_code == 200
 
 
@@ -45,8 +44,8 @@ def test_anyone_else_gets_the_404_of_a_missing_page(client, tmp_path):
     lead = member("lead", task.project, role=Membership.Role.LEAD)
     missing = client.get("/no-such-page").status_code
     assert client.get("/metrics").status_code == missing == 404
-    token = Token.objects.create(user=lead)
-    assert client.get("/metrics", HTTP_AUTHORIZATION=f"Token {token.key}").status_code == 404
+    key = api_key(lead)
+    assert client.get("/metrics", HTTP_AUTHORIZATION=f"Token {key}").status_code == 404
     assert client.get("/metrics", HTTP_AUTHORIZATION="Token not-a-token").status_code == 404
     client.force_login(lead)
     assert client.get("/metrics").status_code == 404

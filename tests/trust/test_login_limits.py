@@ -6,11 +6,11 @@ import re
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client, RequestFactory
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from core import login_limits
 from core.client_address import client_address
+from projects.models import ApiToken
 
 PASSWORD = "pw-limits-1"
 REFUSED = re.compile(r"Too many failed sign-ins; try again in \d+ minutes?\.")
@@ -151,7 +151,7 @@ def test_the_api_token_shares_the_account_limit(settings, expert):
     answer = api.post("/api/auth/token/", {"username": "expert", "password": PASSWORD})
     assert answer.status_code == 429 and int(answer["Retry-After"]) > 0
     assert REFUSED.search(answer.json()["detail"])
-    assert not Token.objects.filter(user=expert).exists()
+    assert not ApiToken.objects.filter(user=expert).exists()
 
 
 def test_spaces_around_the_name_do_not_make_a_new_account_count(settings, expert):
@@ -163,7 +163,7 @@ def test_spaces_around_the_name_do_not_make_a_new_account_count(settings, expert
         api = APIClient(REMOTE_ADDR=f"192.0.2.{41 + number}")
         answer = api.post("/api/auth/token/", {"username": spelling, "password": PASSWORD})
         assert answer.status_code == 429, spelling
-    assert not Token.objects.filter(user=expert).exists()
+    assert not ApiToken.objects.filter(user=expert).exists()
 
 
 def test_failed_api_logins_lock_the_login_page(settings, expert):

@@ -10,7 +10,6 @@ followed; the reply body came back in the verdict's error.
 import pytest
 from django.test import Client
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from devtools import fake_llm as fake_server
@@ -20,7 +19,7 @@ from judging.services import runs as runs_service
 from judging.services.judges import connection_save, judge_save
 from judging.services.runs import RunRefused, judge_run_start
 from projects.models import Membership
-from tests.factories import member, queued_pairs
+from tests.factories import api_key, member, queued_pairs
 from tests.judging.conftest import fake_connection
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,7 +48,7 @@ def lead(project):
 
 def _api(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {api_key(user)}")
     return client
 
 

@@ -11,15 +11,14 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Rating
 from annotation.services.pair_import import pairs_import
 from annotation.services.ratings import RatingInput, rating_submit
 from content.importing.errors import ImportFailed
-from projects.models import Membership, PlaceholderAccount
-from tests.factories import invitation, member, mmrb2_pair, write_image, write_jsonl
+from projects.models import ApiToken, Membership, PlaceholderAccount
+from tests.factories import api_key, invitation, member, mmrb2_pair, write_image, write_jsonl
 
 pytestmark = pytest.mark.django_db
 
@@ -78,7 +77,7 @@ def test_an_import_never_hands_ratings_to_a_persons_account_of_that_name(tmp_pat
     _import_rated(tmp_path / "first", project_slug="team", count=1)
     project = PlaceholderAccount.objects.first().project
     person = member("imported-team-4", project)
-    token = Token.objects.create(user=person)
+    key = api_key(person)
     folder = tmp_path / "second"
     write_image(folder / "a.png")
     write_image(folder / "b.png", color=(1, 2, 3))
@@ -92,7 +91,7 @@ def test_an_import_never_hands_ratings_to_a_persons_account_of_that_name(tmp_pat
     assert not Rating.objects.filter(annotator=person).exists()
     assert not PlaceholderAccount.objects.filter(user=person).exists()
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     assert api.get("/api/assignments/").json()["count"] == 0
 
 
@@ -121,7 +120,7 @@ def test_a_placeholder_cannot_sign_in_even_when_an_operator_revived_it(tmp_path)
         "/api/auth/token/", {"username": "imported-team-1", "password": PASSWORD}, format="json"
     )
     assert token.status_code == 400
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
 
 
 def test_a_placeholders_rating_cannot_be_changed_by_the_rating_service(tmp_path):
@@ -148,7 +147,7 @@ def test_a_placeholders_assignments_are_no_ones_in_the_api(tmp_path):
 
     for user in (placeholder, other):
         api = APIClient()
-        api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        api.credentials(HTTP_AUTHORIZATION=f"Token {api_key(user)}")
         assert api.get("/api/assignments/").json()["count"] == 0
         answer = api.post(f"/api/assignments/{assignment.pk}/rating/", {"overall": 1})
         assert answer.status_code == 404

@@ -1,5 +1,6 @@
 """A password change or reset ends the API tokens issued under the old password (issue 25,
-finding 8): whoever knew the old password may have taken a token with it."""
+finding 8): whoever knew the old password may have taken a token with it. Every token of the
+account, however it was made (the token endpoint, the account page, an operator's command)."""
 
 import re
 
@@ -9,8 +10,11 @@ from django.core import mail
 from django.core.cache import cache
 from django.core.management import call_command
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+
+from projects.models import ApiToken
+from projects.models.api_token import api_key_digest
+from tests.factories import api_key
 
 pytestmark = pytest.mark.django_db
 
@@ -44,9 +48,10 @@ def _answers(token) -> int:
     return api.get("/api/projects/").status_code
 
 
-def test_changing_the_password_on_its_page_ends_the_old_token(expert):
+def test_changing_the_password_on_its_page_ends_the_old_tokens(expert):
     old = _token("expert", OLD)
-    assert _answers(old) == 200
+    made_on_the_page = api_key(expert, name="nightly export", access="read")
+    assert _answers(old) == _answers(made_on_the_page) == 200
     browser = Client()
     browser.force_login(expert)
     changed = browser.post(
@@ -54,14 +59,16 @@ def test_changing_the_password_on_its_page_ends_the_old_token(expert):
         {"old_password": OLD, "new_password1": NEW, "new_password2": NEW},
     )
     assert changed.status_code == 302
-    assert _answers(old) == 401
+    assert _answers(old) == _answers(made_on_the_page) == 401
+    assert not ApiToken.objects.filter(revoked_at__isnull=True).exists()
     new = _token("expert", NEW)
     assert new != old and _answers(new) == 200
 
 
-def test_resetting_the_password_by_mail_ends_the_old_token(expert, settings):
+def test_resetting_the_password_by_mail_ends_the_old_tokens(expert, settings):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     old = _token("expert", OLD)
+    made_on_the_page = api_key(expert, name="nightly export")
     browser = Client()
     assert browser.post("/accounts/password_reset/", {"email": expert.email}).status_code == 302
     link = re.search(r"https?://[^/\s]+(/accounts/reset/\S+/)", mail.outbox[0].body).group(1)
@@ -69,7 +76,7 @@ def test_resetting_the_password_by_mail_ends_the_old_token(expert, settings):
     assert form.status_code == 200
     done = browser.post(form.redirect_chain[-1][0], {"new_password1": NEW, "new_password2": NEW})
     assert done.status_code == 302
-    assert _answers(old) == 401
+    assert _answers(old) == _answers(made_on_the_page) == 401
     assert _token("expert", NEW) != old
 
 
@@ -91,4 +98,4 @@ def test_signing_in_and_other_saves_keep_the_token(expert):
     expert.first_name = "Ex"
     expert.save()
     assert _answers(token) == 200
-    assert Token.objects.get().key == token
+    assert ApiToken.objects.get().digest == api_key_digest(token)
