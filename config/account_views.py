@@ -1,24 +1,40 @@
-"""The sign-in page and Django's password-reset pages, as this server offers them.
+"""The sign-in page, Django's password-reset pages as this server offers them, and the
+account's API tokens.
 
 Password reset mails a link, so it exists only where mail does (`core.mail`): without
 EMAIL_HOST every reset page answers 404 and the sign-in page does not offer it (Django would
 otherwise try localhost:25 on each request). Each reset request is counted per submitted
 address and per client address (core/login_limits.py); over the limit it answers 429 and
 sends nothing, so no one can flood a mailbox or the mail server through the form.
+
+The API tokens page (/accounts/tokens/) lists the signed-in user's own tokens, makes one
+(projects/services/api_tokens.py) and revokes one. A new key is shown in the answer to the
+POST that made it and nowhere else: not stored, not put in the session, the page not cached.
 """
 
 import math
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
-from django.utils.translation import ngettext
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 from django.views import View
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
 
 from config.login_forms import LimitedAuthenticationForm
+from core.errors import Invalid, NotFound, Refused
 from core.login_limits import password_reset_refusal
 from core.mail import mail_configured
+from projects.forms import ApiTokenForm
+from projects.models import Project
+from projects.selectors import api_tokens_of
+from projects.services.api_tokens import CreatedApiToken, api_token_create, api_token_revoke
 
 
 class SignInView(auth_views.LoginView):
@@ -65,3 +81,63 @@ class PasswordResetConfirmView(_MailOnly, auth_views.PasswordResetConfirmView):
 
 class PasswordResetCompleteView(_MailOnly, auth_views.PasswordResetCompleteView):
     pass
+
+
+# API tokens
+
+
+def _tokens_page(
+    request: HttpRequest,
+    form: ApiTokenForm,
+    created: CreatedApiToken | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    usable, ended = api_tokens_of(request.user, timezone.now())
+    context = {"form": form, "created": created, "usable": usable, "ended": ended}
+    return render(request, "registration/api_tokens.html", context, status=status)
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def api_tokens(request: HttpRequest) -> HttpResponse:
+    """List the user's tokens (GET); make one (POST), its key shown in this answer only."""
+    if request.method != "POST":
+        return _tokens_page(request, ApiTokenForm(request.user))
+    form = ApiTokenForm(request.user, request.POST)
+    if not form.is_valid():
+        return _tokens_page(request, form, status=400)
+    data = form.cleaned_data
+    project = Project.objects.get(pk=data["project"]) if data["project"] else None
+    try:
+        created = api_token_create(
+            user=request.user,
+            name=data["name"],
+            days=data["days"],
+            access=data["access"],
+            project=project,
+        )
+    except Invalid as error:
+        for field, field_messages in (error.fields or {"__all__": [error.message]}).items():
+            for message in field_messages:
+                form.add_error(field if field in form.fields else None, str(message))
+        return _tokens_page(request, form, status=400)
+    except Refused as error:
+        form.add_error(None, error.message)
+        return _tokens_page(request, form, status=409)
+    return _tokens_page(request, ApiTokenForm(request.user), created=created)
+
+
+@never_cache
+@login_required
+@require_POST
+def api_token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
+    """Revoke one of the user's own tokens (anyone else's: 404, like a missing one)."""
+    try:
+        token = api_token_revoke(user=request.user, token_id=token_id)
+    except NotFound:
+        raise Http404("no such token") from None
+    messages.success(
+        request, gettext("Token “%(name)s” revoked: it no longer works.") % {"name": token.name}
+    )
+    return redirect("api-tokens")

@@ -48,6 +48,13 @@ urlpatterns = [
         account_views.PasswordResetCompleteView.as_view(),
         name="password_reset_complete",
     ),
+    # The account's API tokens: list, make, revoke (config/account_views.py).
+    path("accounts/tokens/", account_views.api_tokens, name="api-tokens"),
+    path(
+        "accounts/tokens/<int:token_id>/revoke/",
+        account_views.api_token_revoke_view,
+        name="api-token-revoke",
+    ),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("annotation.urls")),
     path("", include("judging.urls")),

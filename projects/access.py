@@ -179,10 +179,7 @@ def visible_tasks(user) -> QuerySet[Task]:
 def task_for_annotator(user, project_slug: str, task_slug: str) -> Task:
     """A task the user may annotate, or 404."""
     membership = (
-        memberships_of(user)
-        .filter(project__slug=project_slug)
-        .select_related("project")
-        .first()
+        memberships_of(user).filter(project__slug=project_slug).select_related("project").first()
     )
     if membership is None:
         raise Http404("no such task")

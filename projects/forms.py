@@ -1,13 +1,18 @@
-"""The forms of the members and invitation pages. They check the shape of the input; the
-services (projects/services/members.py, invitations.py) hold the rules and write."""
+"""The forms of the members and invitation pages and of the account's API tokens. They check
+the shape of the input; the services (projects/services/members.py, invitations.py,
+api_tokens.py) hold the rules and write."""
 
 from django import forms
 from django.contrib.auth.password_validation import password_validators_help_texts
+from django.core.validators import MaxValueValidator
 from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from projects.models import Membership, Project, Task
+from projects.access import member_projects
+from projects.models import ApiToken, Membership, Project, Task
+from projects.services.api_tokens import default_days as api_token_default_days
+from projects.services.api_tokens import max_days as api_token_max_days
 from projects.services.invitations import DEFAULT_DAYS, MAX_DAYS
 
 
@@ -98,3 +103,40 @@ class AcceptForm(forms.Form):
         if data.get("password1") and data.get("password1") != data.get("password2"):
             self.add_error("password2", _("The two passwords differ."))
         return data
+
+
+class ApiTokenForm(forms.Form):
+    """A new API token on the account page (projects/services/api_tokens.py holds the rules)."""
+
+    name = forms.CharField(
+        label=gettext_lazy("Name"),
+        max_length=100,
+        help_text=gettext_lazy("What it is for, e.g. “nightly export”."),
+    )
+    days = forms.IntegerField(label=gettext_lazy("Expires after (days)"), min_value=1)
+    access = forms.ChoiceField(
+        label=gettext_lazy("Access"),
+        choices=[
+            (ApiToken.Access.READ, gettext_lazy("Read-only")),
+            (ApiToken.Access.WRITE, gettext_lazy("Read and write")),
+        ],
+        initial=ApiToken.Access.READ,
+        widget=forms.RadioSelect,
+    )
+    project = forms.TypedChoiceField(
+        label=gettext_lazy("Projects"), coerce=int, empty_value=None, required=False
+    )
+
+    def __init__(self, user, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        days = self.fields["days"]
+        days.max_value = api_token_max_days()
+        days.validators.append(MaxValueValidator(days.max_value))
+        days.widget.attrs["max"] = days.max_value
+        days.initial = api_token_default_days()
+        days.help_text = _("1 to %(days)s days.") % {"days": days.max_value}
+        choices = [("", _("All my projects"))]
+        choices += [(p.pk, p.name) for p in member_projects(user).order_by("name", "pk")]
+        project = self.fields["project"]
+        project.choices = choices
+        project.help_text = _("One project: the token reaches nothing else.")

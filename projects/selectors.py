@@ -1,5 +1,5 @@
-"""Projects, memberships and invitations as the pages list and look them up (the scopes:
-projects/access.py)."""
+"""Projects, memberships, invitations and API tokens as the pages list and look them up (the
+scopes: projects/access.py)."""
 
 from datetime import datetime
 
@@ -7,7 +7,8 @@ from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 
 from projects.access import member_projects
-from projects.models import Invitation, Membership, Project, Task
+from projects.models import ApiToken, Invitation, Membership, Project, Task
+from projects.models.api_token import usable_at as api_token_usable_at
 from projects.models.invitation import open_at as invitation_open_at
 from projects.models.invitation import token_hash as invitation_token_hash
 
@@ -76,3 +77,15 @@ def projects_by_slugs(listed: str) -> tuple[list[Project], list[str]]:
     slugs = [slug.strip() for slug in listed.split(",") if slug.strip()]
     projects = list(Project.objects.filter(slug__in=slugs))
     return projects, sorted(set(slugs) - {project.slug for project in projects})
+
+
+ENDED_TOKENS_SHOWN = 20
+
+
+def api_tokens_of(user, now: datetime) -> tuple[list[ApiToken], list[ApiToken]]:
+    """The user's own API tokens for their account page: those in use (newest first), and
+    the last ones that ended (revoked or expired), newest first. Two queries."""
+    tokens = ApiToken.objects.filter(user=user).select_related("project")
+    usable = api_token_usable_at(now)
+    ended = tokens.exclude(usable).order_by("-created_at", "-id")[:ENDED_TOKENS_SHOWN]
+    return list(tokens.filter(usable)), list(ended)

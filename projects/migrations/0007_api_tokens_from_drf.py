@@ -22,7 +22,7 @@ def hash_drf_tokens(apps, schema_editor):
     ApiToken = apps.get_model("projects", "ApiToken")
     now = timezone.now()
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT key, user_id, created FROM {DRF_TABLE}")  # noqa: S608 (a constant)
+        cursor.execute(f"SELECT key, user_id, created FROM {DRF_TABLE}")
         rows = cursor.fetchall()
     for key, user_id, created in rows:
         token = ApiToken.objects.create(
@@ -35,7 +35,7 @@ def hash_drf_tokens(apps, schema_editor):
         )
         ApiToken.objects.filter(pk=token.pk).update(created_at=_when(created, now))
     with connection.cursor() as cursor:
-        cursor.execute(f"DELETE FROM {DRF_TABLE}")  # noqa: S608 (a constant)
+        cursor.execute(f"DELETE FROM {DRF_TABLE}")
 
 
 def _when(created, now):

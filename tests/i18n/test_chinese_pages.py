@@ -40,6 +40,7 @@ def test_an_experts_pages_in_chinese_have_no_english_left(client, annotator):  #
         "own-work": reverse("own-work", args=[task.project.slug]),
         "notifications": reverse("notifications"),
         "password_change": reverse("password_change"),
+        "api-tokens": reverse("api-tokens"),
     }
     left = {name: _english_on(client, path) for name, path in pages.items()}
     assert {name: words for name, words in left.items() if words} == {}

@@ -39,6 +39,7 @@ def lead_pages(project) -> list[tuple[str, str]]:
         ("home", reverse("home")),
         ("project-new", reverse("project-new")),
         ("password_change", reverse("password_change")),
+        ("api-tokens", reverse("api-tokens")),
         ("notifications", reverse("notifications")),
         ("notification-settings", reverse("notification-settings")),
         ("dash-pair", reverse("dash-pair", args=[slug, pair.pk])),

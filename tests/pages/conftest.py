@@ -10,6 +10,7 @@ from annotation.services.ratings import RatingInput, rating_submit
 from exports.jobs import export_job_start
 from judging.models import Judge
 from projects.models import Membership, Task
+from projects.services.api_tokens import api_token_create, api_token_revoke
 from tests.dashboards.conftest import rated  # noqa: F401  (a fixture)
 from tests.factories import queued_pairs
 
@@ -20,6 +21,10 @@ def lead_site(rated):  # noqa: F811
     export_job_start(project, lead)  # runs in-process: the exports page lists a done job
     Judge.objects.create(name="local-coin", backend="random", project=project)
     lead.user_permissions.add(Permission.objects.get(codename="add_project"))
+    # The API tokens page lists one in use (this project only, read-only) and one ended.
+    api_token_create(user=lead, name="nightly export", access="read", project=project)
+    ended = api_token_create(user=lead, name="old pipeline")
+    api_token_revoke(user=lead, token_id=ended.token.pk)
     return project, lead
 
 

@@ -33,7 +33,10 @@ class Command(BaseCommand):
         access = ApiToken.Access.READ if options["read_only"] else ApiToken.Access.WRITE
         try:
             created = api_token_create(
-                user=user, name=options["name"], days=options["days"], access=access,
+                user=user,
+                name=options["name"],
+                days=options["days"],
+                access=access,
                 project=project,
             )
         except DomainError as error:
