@@ -2,6 +2,8 @@
 the shape of the input; the services (projects/services/members.py, invitations.py,
 api_tokens.py) hold the rules and write."""
 
+from typing import Any
+
 from django import forms
 from django.contrib.auth.password_validation import password_validators_help_texts
 from django.core.validators import MaxValueValidator
@@ -127,16 +129,19 @@ class ApiTokenForm(forms.Form):
         label=gettext_lazy("Projects"), coerce=int, empty_value=None, required=False
     )
 
-    def __init__(self, user, *args, **kwargs):
+    def __init__(self, user: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        most = api_token_max_days()
         days = self.fields["days"]
-        days.max_value = api_token_max_days()
-        days.validators.append(MaxValueValidator(days.max_value))
-        days.widget.attrs["max"] = days.max_value
+        assert isinstance(days, forms.IntegerField)
+        days.max_value = most
+        days.validators.append(MaxValueValidator(most))
+        days.widget.attrs["max"] = most
         days.initial = api_token_default_days()
-        days.help_text = _("1 to %(days)s days.") % {"days": days.max_value}
-        choices = [("", _("All my projects"))]
+        days.help_text = _("1 to %(days)s days.") % {"days": most}
+        choices: list[tuple[Any, str]] = [("", _("All my projects"))]
         choices += [(p.pk, p.name) for p in member_projects(user).order_by("name", "pk")]
         project = self.fields["project"]
+        assert isinstance(project, forms.TypedChoiceField)
         project.choices = choices
         project.help_text = _("One project: the token reaches nothing else.")

@@ -5,9 +5,9 @@ from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
 
 from annotation.access import pairs_showing_images_to
-from projects.access import operator_wide
 from content.models import Asset, Prompt, Response
 from content.rendering import image_shas
+from projects.access import operator_wide
 
 
 def assets_by_sha(shas: set[str]) -> dict[str, Asset]:
