@@ -14,8 +14,8 @@ none writes its own.
 - An API token scoped to one project (projects/services/api_tokens.py) narrows every scope
   here to that project, for the request it authenticates (`limit_to_project`): the user's
   rights stay their own, only the projects they reach are fewer. The narrowing is applied in
-  the two roots every scope grows from, the user's memberships (`memberships_of`) and the
-  operator's projects (`_operator_projects`), and in the operator's shortcuts.
+  the roots every scope grows from: the user's memberships (`memberships_of`), their projects
+  (`_within_limit`) and the operator's (`_operator_projects`, `operator_wide`).
 
 Out of scope answers exactly like missing: callers narrow their queryset with these scopes
 before looking an id up, never look up first and check after. Plain reads: no service, no
@@ -58,9 +58,13 @@ def memberships_of(user) -> QuerySet[Membership]:
     return memberships if limit is None else memberships.filter(project_id=limit)
 
 
-def _operator_projects(user) -> QuerySet[Project]:
+def _within_limit(user, projects: QuerySet[Project]) -> QuerySet[Project]:
     limit = only_project(user)
-    return Project.objects.all() if limit is None else Project.objects.filter(pk=limit)
+    return projects if limit is None else projects.filter(pk=limit)
+
+
+def _operator_projects(user) -> QuerySet[Project]:
+    return _within_limit(user, Project.objects.all())
 
 
 # Projects
@@ -70,20 +74,20 @@ def member_projects(user) -> QuerySet[Project]:
     """The projects the user belongs to, in any role (every project for the operator)."""
     if user.is_superuser:
         return _operator_projects(user)
-    return Project.objects.filter(pk__in=memberships_of(user).values("project"))
+    return _within_limit(user, Project.objects.filter(memberships__user=user).distinct())
 
 
 def led_projects(user) -> QuerySet[Project]:
     """The projects the user leads (every project for the operator)."""
     if user.is_superuser:
         return _operator_projects(user)
-    led = memberships_of(user).filter(role=Membership.Role.LEAD)
-    return Project.objects.filter(pk__in=led.values("project"))
+    led = Project.objects.filter(memberships__user=user, memberships__role=Membership.Role.LEAD)
+    return _within_limit(user, led)
 
 
 def is_lead_anywhere(user) -> bool:
     if user.is_superuser:
-        return _operator_projects(user).exists()
+        return only_project(user) is None or _operator_projects(user).exists()
     return memberships_of(user).filter(role=Membership.Role.LEAD).exists()
 
 

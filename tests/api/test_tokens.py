@@ -8,16 +8,20 @@ another token, answers exactly like an id that does not exist."""
 from datetime import timedelta
 
 import pytest
+from django.core.exceptions import PermissionDenied
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from annotation import access as pair_access
 from annotation.models import Assignment, Rating
 from content.models import Pair
 from core.errors import Invalid
 from exports.models import ExportJob
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
+from judging.selectors import judges_for_lead
+from projects import access
 from projects.models import ApiToken, Membership, Project, Task
 from projects.models.api_token import api_key_digest
 from projects.services.api_tokens import api_token_create, api_token_revoke
@@ -161,6 +165,7 @@ def _beta_ids(world) -> dict:
 
 def test_a_token_for_project_a_finds_project_bs_objects_missing(world, lead_of_both):
     ids = _beta_ids(world)
+    runs_before = JudgeRun.objects.filter(project=world.beta).count()
     scoped = token_client(lead_of_both, project=world.alpha)
     everywhere = token_client(lead_of_both)
     reached = 0
@@ -198,7 +203,7 @@ def test_a_token_for_project_a_finds_project_bs_objects_missing(world, lead_of_b
     assert scoped.post(
         "/api/runs/", {"project": "beta", "judge": ids[Judge], "task": "edit"}, format="json"
     ).status_code in (400, 404)
-    assert JudgeRun.objects.filter(project=world.beta).count() == 1
+    assert JudgeRun.objects.filter(project=world.beta).count() == runs_before
 
 
 def test_a_token_for_project_a_lists_project_a_only(world, lead_of_both):
@@ -285,3 +290,43 @@ def test_a_user_holds_at_most_the_allowed_number_of_usable_tokens(world, setting
     api_token_revoke(user=world.lead_a, token_id=doomed.token.pk)
     again = APIClient().post("/api/auth/token/", {"username": "lead_a", "password": PASSWORD})
     assert again.status_code == 200
+
+
+def test_every_scope_of_the_access_policy_keeps_to_the_limited_project(world):
+    """The narrowing lives in the access policy's roots, so every scope built on them keeps
+    to the project: a user who leads beta and annotates in both, limited to alpha."""
+    user = world.ann_b
+    Membership.objects.filter(user=user).update(role=Membership.Role.LEAD)
+    Membership.objects.create(user=user, project=world.alpha, role=Membership.Role.ANNOTATOR)
+    rate(user, world.alpha_task, overall=3)
+    alpha, beta = world.alpha.pk, world.beta.pk
+
+    def projects_of(user) -> dict:
+        return {
+            "member": set(access.member_projects(user).values_list("pk", flat=True)),
+            "led": set(access.led_projects(user).values_list("pk", flat=True)),
+            "roles": set(access.project_roles(user)),
+            "visible tasks": set(access.visible_tasks(user).values_list("project", flat=True)),
+            "annotatable": set(access.annotatable_tasks(user).values_list("project", flat=True)),
+            "led pairs": set(pair_access.led_pairs(user).values_list("project", flat=True)),
+            "images": set(
+                pair_access.pairs_showing_images_to(user).values_list("project", flat=True)
+            ),
+            "assignments": set(
+                pair_access.own_assignments(user).values_list("pair__project", flat=True)
+            ),
+            "ratings": set(pair_access.own_ratings(user).values_list("pair__project", flat=True)),
+        }
+
+    unlimited = projects_of(user)
+    assert unlimited["member"] == unlimited["images"] == {alpha, beta}  # the test can fail
+    assert unlimited["led"] == {beta}
+    access.limit_to_project(user, alpha)
+    limited = projects_of(user)
+    assert {name: found - {alpha} for name, found in limited.items()} == {
+        name: set() for name in limited
+    }
+    assert limited["assignments"] == limited["ratings"] == {alpha}
+    assert not access.is_lead_anywhere(user)  # leads beta only: not through this token
+    with pytest.raises(PermissionDenied):
+        judges_for_lead(user)
