@@ -35,7 +35,7 @@ def test_a_token_is_made_shown_once_listed_and_revoked(
     token = ApiToken.objects.get()
     assert key.startswith(token.prefix) and token.read_only and token.project_id == project.pk
     assert page.get_by_role("button", name="Copy").is_visible()
-    assert page.get_by_role("cell", name="nightly export").is_visible()
+    assert page.get_by_role("cell", name="nightly export", exact=True).is_visible()
     assert violations(page) == []
     scroll_width, inner_width = page.evaluate(PAGE_WIDTH)
     assert scroll_width <= inner_width + 1
