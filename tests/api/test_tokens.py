@@ -245,7 +245,7 @@ def test_a_token_for_project_a_reaches_no_own_work_in_project_b(world):
     assert (claim.status_code, claim.content) == (missing.status_code, missing.content)
     answer = scoped.post(f"/api/assignments/{beta_assignment.pk}/rating/", {"overall": 1})
     assert answer.status_code == 404
-    assert Rating.objects.get(pk=beta_rating.pk).overall == 5
+    assert Rating.objects.get(pk=beta_rating.pk).overall == beta_rating.overall
     for url in ("/api/assignments/", "/api/ratings/"):
         rows = scoped.get(url).json()["results"]
         tasks = {row["task"]["id"] if url == "/api/assignments/" else row["task"] for row in rows}
