@@ -5,15 +5,20 @@ EMAIL_HOST every reset page answers 404 and the sign-in page does not offer it (
 otherwise try localhost:25 on each request). Each reset request is counted per submitted
 address and per client address (core/login_limits.py); over the limit it answers 429 and
 sends nothing, so no one can flood a mailbox or the mail server through the form.
+With local passwords turned off (ARBITER_PASSWORD_SIGN_IN=false) every reset page answers
+403 saying so.
 """
 
 import math
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import user_login_failed
 from django.contrib.auth import views as auth_views
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, ngettext
 from django.views import View
 
 from config.login_forms import LimitedAuthenticationForm
@@ -21,15 +26,42 @@ from core.login_limits import password_reset_refusal
 from core.mail import mail_configured
 
 
+def _passwords_off() -> str:
+    return gettext("Password sign-in is turned off on this server.")
+
+
 class SignInView(auth_views.LoginView):
+    """The password form and, when the operator configured one, the button to the
+    organisation's provider (config/oidc.py). With local passwords turned off only the
+    button is shown, and a posted password is refused (403) unchecked."""
+
     authentication_form = LimitedAuthenticationForm
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        return super().get_context_data(password_reset=mail_configured(), **kwargs)
+        return super().get_context_data(
+            password_reset=mail_configured() and settings.ARBITER_PASSWORD_SIGN_IN,
+            password_sign_in=settings.ARBITER_PASSWORD_SIGN_IN,
+            oidc_on=bool(settings.ARBITER_OIDC_ISSUER),
+            oidc_name=settings.ARBITER_OIDC_NAME,
+            **kwargs,
+        )
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not settings.ARBITER_PASSWORD_SIGN_IN:
+            user_login_failed.send(
+                sender=__name__,
+                credentials={"username": str(request.POST.get("username") or "")[:150]},
+                request=request,
+            )
+            context = self.get_context_data(refused=_passwords_off())
+            return self.render_to_response(context, status=403)
+        return super().post(request, *args, **kwargs)
 
 
 class _MailOnly(View):
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if not settings.ARBITER_PASSWORD_SIGN_IN:
+            raise PermissionDenied(_passwords_off())
         if not mail_configured():
             raise Http404("password reset needs mail")
         return super().dispatch(request, *args, **kwargs)

@@ -1,16 +1,22 @@
 """The token login for scripts (also: `manage.py drf_create_token USERNAME`)."""
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import Throttled, ValidationError
+from rest_framework.exceptions import PermissionDenied, Throttled, ValidationError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 
 from api.serializers.common import ErrorSerializer, ValidationErrorSerializer
 from core.client_address import client_address
 from core.login_limits import login_failed, login_refusal, login_succeeded, refusal_message
+
+PASSWORDS_OFF = (
+    "Password sign-in is turned off on this server: make a token with "
+    "`manage.py drf_create_token USERNAME` (operator), or sign in on the web."
+)
 
 
 class TokenSerializer(serializers.Serializer):
@@ -41,6 +47,9 @@ class TokenView(ObtainAuthToken):
         responses={
             200: TokenSerializer,
             400: OpenApiResponse(ValidationErrorSerializer, description="Wrong credentials."),
+            403: OpenApiResponse(
+                ErrorSerializer, description="Password sign-in is turned off on this server."
+            ),
             429: OpenApiResponse(
                 ErrorSerializer,
                 description=(
@@ -54,6 +63,8 @@ class TokenView(ObtainAuthToken):
     def post(self, request, *args, **kwargs):
         # The same per-account and per-address failure limits as the login pages, so the
         # API is no way around them (core/login_limits.py).
+        if not settings.ARBITER_PASSWORD_SIGN_IN:
+            raise PermissionDenied(PASSWORDS_OFF)
         username = str(request.data.get("username") or "")
         wait = login_refusal(request, username)
         if wait is not None:

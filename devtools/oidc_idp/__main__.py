@@ -24,7 +24,7 @@ class _Server(ThreadingMixIn, WSGIServer):
 
 
 class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002  (the base class's name)
+    def log_message(self, format, *args):
         pass
 
 
@@ -34,7 +34,8 @@ def _prepare(redirect_uris: list[str], users: list[dict], client_id: str, secret
     from oidc_provider.models import Client, ResponseType
 
     call_command("migrate", verbosity=0)
-    call_command("creatersakey", stdout=open(os.devnull, "w"))
+    with open(os.devnull, "w") as quiet:
+        call_command("creatersakey", stdout=quiet)
     client = Client.objects.create(
         name="Arbiter",
         client_type="confidential",
