@@ -150,7 +150,7 @@ class OrganisationBackend(OIDCAuthenticationBackend):
         self.OIDC_RP_SIGN_ALGO = settings.ARBITER_OIDC_SIGN_ALGO
         self.OIDC_RP_IDP_SIGN_KEY = None
 
-    def authenticate(self, request, **kwargs):  # type: ignore[no-untyped-def]
+    def authenticate(self, request: HttpRequest | None, **kwargs: Any) -> Any:
         if request is None or not oidc_enabled() or "code_verifier" not in kwargs:
             return None  # a password sign-in: not ours
         endpoints = provider_endpoints()
@@ -159,7 +159,7 @@ class OrganisationBackend(OIDCAuthenticationBackend):
         self.OIDC_OP_USER_ENDPOINT = endpoints.userinfo
         return super().authenticate(request, **kwargs)
 
-    def _verify_jws(self, payload, key):  # type: ignore[no-untyped-def]
+    def _verify_jws(self, payload: str, key: Any) -> dict[str, Any]:
         header = jwt.get_unverified_header(payload)
         if header.get("alg") != self.OIDC_RP_SIGN_ALGO:
             raise SuspiciousOperation("the id token is not signed with the configured algorithm")
@@ -178,7 +178,7 @@ class OrganisationBackend(OIDCAuthenticationBackend):
             raise SuspiciousOperation("the id token was issued to another party (azp)")
         return claims
 
-    def get_userinfo(self, access_token, id_token, payload):  # type: ignore[no-untyped-def]
+    def get_userinfo(self, access_token: str, id_token: str, payload: dict[str, Any]) -> Any:
         claims = dict(payload)
         if self.OIDC_OP_USER_ENDPOINT:
             info = super().get_userinfo(access_token, id_token, payload)
@@ -188,10 +188,10 @@ class OrganisationBackend(OIDCAuthenticationBackend):
             claims = {**info, **claims}
         return claims
 
-    def verify_claims(self, claims):  # type: ignore[no-untyped-def]
+    def verify_claims(self, claims: dict[str, Any]) -> bool:
         return isinstance(claims.get("sub"), str) and bool(claims["sub"])
 
-    def get_or_create_user(self, access_token, id_token, payload):  # type: ignore[no-untyped-def]
+    def get_or_create_user(self, access_token: str, id_token: str, payload: dict[str, Any]) -> Any:
         claims = self.get_userinfo(access_token, id_token, payload)
         if not self.verify_claims(claims):
             raise ClaimsRefused("the provider did not name the person")
@@ -203,12 +203,12 @@ class OrganisationBackend(OIDCAuthenticationBackend):
             lead_values=settings.ARBITER_OIDC_LEAD_VALUES,
         )
 
-    def get_user(self, user_id):  # type: ignore[no-untyped-def]
+    def get_user(self, user_id: Any) -> Any:
         # Django's rule (an inactive account's session ends), not the library's, and a
         # session opened here ends when the operator turns OIDC off.
         if not oidc_enabled():
             return None
-        return ModelBackend.get_user(self, user_id)  # type: ignore[arg-type]
+        return ModelBackend.get_user(self, user_id)
 
 
 # The pages
@@ -245,7 +245,7 @@ class AuthenticateView(OIDCAuthenticationRequestView):
     def __init__(self, **kwargs: Any) -> None:
         View.__init__(self, **kwargs)  # not the library's: it reads endpoints from settings
 
-    def get(self, request: HttpRequest) -> HttpResponse:  # type: ignore[override]
+    def get(self, request: HttpRequest) -> HttpResponse:
         if not oidc_enabled():
             raise Http404("sign-in through a provider is off")
         try:
@@ -253,7 +253,8 @@ class AuthenticateView(OIDCAuthenticationRequestView):
         except ProviderUnreachable:
             return _unreachable(request)
         self.OIDC_RP_CLIENT_ID = settings.ARBITER_OIDC_CLIENT_ID
-        return super().get(request)
+        redirect: HttpResponse = super().get(request)
+        return redirect
 
 
 class CallbackView(View):

@@ -24,6 +24,7 @@ Concurrency: two first sign-ins of one person at once meet on the unique `(issue
 constraint; the loser's transaction undoes its account and it answers "try again".
 """
 
+import logging
 import re
 import secrets
 from collections.abc import Iterable, Mapping
@@ -41,6 +42,8 @@ from projects.models import ExternalIdentity, PlaceholderAccount
 from projects.models.placeholder import username_not_reserved
 from projects.services.invitations import invitations_accept_for_email
 from projects.services.members import project_creator_grant
+
+logger = logging.getLogger(__name__)
 
 
 class IdentityRefused(Refused):
@@ -144,6 +147,12 @@ def identity_sign_in(
             if identity is None:
                 claimed = claims.get("email")
                 if isinstance(claimed, str) and _email_taken(claimed.strip()):
+                    # For the operator, who may link them on purpose (manage.py oidc_link).
+                    logger.warning(
+                        "first sign-in of %s (%s) refused: its e-mail is an account's already",
+                        subject,
+                        issuer,
+                    )
                     raise IdentityRefused(
                         gettext(
                             "An Arbiter account already uses this e-mail address, so a new "
