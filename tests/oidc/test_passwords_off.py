@@ -142,3 +142,18 @@ def test_the_operator_links_an_existing_account_to_a_providers_subject(settings,
 def test_the_providers_routes_answer_404_while_it_is_off(client):
     assert client.get("/oidc/authenticate/").status_code == 404
     assert client.get("/oidc/callback/?code=x&state=y").status_code == 404
+
+
+def test_an_invitation_link_makes_no_password_account_and_sends_to_the_provider(
+    client, passwords_off, tmp_path
+):
+    from tests.factories import invitation, member, queued_pairs
+
+    task = queued_pairs(tmp_path, project_slug="team", count=1)
+    link = f"/invite/{invitation(task.project, member('boss', task.project, 'lead')).token}/"
+    page = client.get(link).content.decode()
+    assert 'name="password1"' not in page
+    assert f"/accounts/login/?next={link}" in page
+    answer = client.post(link, {"username": "newbie", "password1": PASSWORD, "password2": PASSWORD})
+    assert answer.status_code == 403
+    assert not User.objects.filter(username="newbie").exists()
