@@ -326,7 +326,14 @@ class CallbackView(View):
                 gettext("The provider's answer did not pass Arbiter's checks."),
                 400,
             )
-        if user is None or not user.is_active:
+        if user is None:  # the library's own refusals end in None (a claim it would not take)
+            return _refuse(
+                request,
+                "id-token",
+                gettext("The provider's answer did not pass Arbiter's checks."),
+                400,
+            )
+        if not user.is_active:
             return _refuse(request, "account", gettext("This account is turned off."), 403)
         login(request, user, backend=BACKEND)
         return HttpResponseRedirect(
