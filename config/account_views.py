@@ -6,6 +6,8 @@ EMAIL_HOST every reset page answers 404 and the sign-in page does not offer it (
 otherwise try localhost:25 on each request). Each reset request is counted per submitted
 address and per client address (core/login_limits.py); over the limit it answers 429 and
 sends nothing, so no one can flood a mailbox or the mail server through the form.
+With local passwords turned off (ARBITER_PASSWORD_SIGN_IN=false) every reset page answers
+403 saying so.
 
 The API tokens page (/accounts/tokens/) lists the signed-in user's own tokens, makes one
 (projects/services/api_tokens.py) and revokes one. A new key is shown in the answer to the
@@ -15,9 +17,12 @@ POST that made it and nowhere else: not stored, not put in the session, the page
 import math
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import user_login_failed
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
@@ -37,15 +42,42 @@ from projects.selectors import api_tokens_of
 from projects.services.api_tokens import CreatedApiToken, api_token_create, api_token_revoke
 
 
+def _passwords_off() -> str:
+    return gettext("Password sign-in is turned off on this server.")
+
+
 class SignInView(auth_views.LoginView):
+    """The password form and, when the operator configured one, the button to the
+    organisation's provider (config/oidc.py). With local passwords turned off only the
+    button is shown, and a posted password is refused (403) unchecked."""
+
     authentication_form = LimitedAuthenticationForm
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        return super().get_context_data(password_reset=mail_configured(), **kwargs)
+        return super().get_context_data(
+            password_reset=mail_configured() and settings.ARBITER_PASSWORD_SIGN_IN,
+            password_sign_in=settings.ARBITER_PASSWORD_SIGN_IN,
+            oidc_on=bool(settings.ARBITER_OIDC_ISSUER),
+            oidc_name=settings.ARBITER_OIDC_NAME,
+            **kwargs,
+        )
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not settings.ARBITER_PASSWORD_SIGN_IN:
+            user_login_failed.send(
+                sender=__name__,
+                credentials={"username": str(request.POST.get("username") or "")[:150]},
+                request=request,
+            )
+            context = self.get_context_data(refused=_passwords_off())
+            return self.render_to_response(context, status=403)
+        return super().post(request, *args, **kwargs)
 
 
 class _MailOnly(View):
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if not settings.ARBITER_PASSWORD_SIGN_IN:
+            raise PermissionDenied(_passwords_off())
         if not mail_configured():
             raise Http404("password reset needs mail")
         return super().dispatch(request, *args, **kwargs)

@@ -9,6 +9,7 @@ import secrets
 from pathlib import Path
 
 from config.env import EnvError, env_bool, env_int, env_list, env_str, parse_database_url
+from config.oidc_settings import check_oidc_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("ARBITER_VAR_DIR") or BASE_DIR / "var")
@@ -354,3 +355,29 @@ SPECTACULAR_SETTINGS = {
         "RunStatusEnum": "judging.models.JudgeRun.Status",
     },
 }
+
+# Sign-in through the organisation: OpenID Connect, authorization code with PKCE
+# (config/oidc.py; README "Sign-in through your organisation (OIDC)"). Off unless
+# ARBITER_OIDC_ISSUER is set. Endpoints: all of authorization, token and JWKS (userinfo
+# optional), or none, and then they are read from the issuer's discovery document.
+ARBITER_OIDC_ISSUER = env_str("ARBITER_OIDC_ISSUER")
+ARBITER_OIDC_NAME = env_str("ARBITER_OIDC_NAME")  # the button: "Sign in with <name>"
+ARBITER_OIDC_CLIENT_ID = env_str("ARBITER_OIDC_CLIENT_ID")
+ARBITER_OIDC_CLIENT_SECRET = env_str("ARBITER_OIDC_CLIENT_SECRET")
+ARBITER_OIDC_SIGN_ALGO = env_str("ARBITER_OIDC_SIGN_ALGO", "RS256")
+ARBITER_OIDC_SCOPES = env_str("ARBITER_OIDC_SCOPES", "openid email profile")
+ARBITER_OIDC_AUTHORIZATION_ENDPOINT = env_str("ARBITER_OIDC_AUTHORIZATION_ENDPOINT")
+ARBITER_OIDC_TOKEN_ENDPOINT = env_str("ARBITER_OIDC_TOKEN_ENDPOINT")
+ARBITER_OIDC_USERINFO_ENDPOINT = env_str("ARBITER_OIDC_USERINFO_ENDPOINT")
+ARBITER_OIDC_JWKS_ENDPOINT = env_str("ARBITER_OIDC_JWKS_ENDPOINT")
+ARBITER_OIDC_TIMEOUT_SECONDS = env_int("ARBITER_OIDC_TIMEOUT_SECONDS", 10, minimum=1)
+# Roles from a claim (projects/services/identities.py): values of ARBITER_OIDC_ROLE_CLAIM that
+# make an operator (superuser) or a lead who may create projects; empty: no mapping.
+ARBITER_OIDC_ROLE_CLAIM = env_str("ARBITER_OIDC_ROLE_CLAIM", "groups")
+ARBITER_OIDC_OPERATOR_VALUES = env_list("ARBITER_OIDC_OPERATOR_VALUES", [])
+ARBITER_OIDC_LEAD_VALUES = env_list("ARBITER_OIDC_LEAD_VALUES", [])
+# Local passwords (the sign-in form, password reset, POST /api/auth/token/, the admin's form);
+# off only with OIDC on. Break-glass: README.
+ARBITER_PASSWORD_SIGN_IN = env_bool("ARBITER_PASSWORD_SIGN_IN", True)
+check_oidc_settings(globals())
+AUTHENTICATION_BACKENDS += ["config.oidc.OrganisationBackend"]

@@ -3,7 +3,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
-from config import account_views
+from config import account_views, oidc
 from operations.views import metrics, readyz
 
 
@@ -56,6 +56,9 @@ urlpatterns = [
         name="api-token-revoke",
     ),
     path("accounts/", include("django.contrib.auth.urls")),
+    # Sign-in through the organisation's OpenID provider (404 unless configured).
+    path("oidc/authenticate/", oidc.AuthenticateView.as_view(), name="oidc-authenticate"),
+    path("oidc/callback/", oidc.CallbackView.as_view(), name="oidc-callback"),
     path("", include("annotation.urls")),
     path("", include("judging.urls")),
     path("", include("dashboards.urls")),

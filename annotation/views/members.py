@@ -8,6 +8,7 @@ cannot be used answers the same 404 page."""
 
 import math
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -186,6 +187,11 @@ def invite(request, token: str):
         return _not_valid(request)
     project = invitation.project
     signed_in = request.user.is_authenticated
+    if not signed_in and not settings.ARBITER_PASSWORD_SIGN_IN:
+        # Local passwords are off: no new password account; the invitee signs in through
+        # the organisation's provider and joins with that account (config/oidc.py).
+        context = {"invitation": invitation, "project": project, "passwords_off": True}
+        return render(request, "annotation/invite.html", context, status=403 if posting else 200)
     form = None if signed_in else AcceptForm(request.POST or None)
     if posting:
         membership = None
@@ -198,7 +204,8 @@ def invite(request, token: str):
                     username=form.cleaned_data["username"],
                     password=form.cleaned_data["password1"],
                 )
-                login(request, membership.user)
+                # The password backend: the account was just made with a password.
+                login(request, membership.user, backend=settings.AUTHENTICATION_BACKENDS[0])
         if membership is not None:
             messages.success(
                 request,

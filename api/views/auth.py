@@ -1,10 +1,11 @@
 """The token login for scripts: username and password → a new API token (the others:
 the account page, /accounts/tokens/, and `manage.py api_token_create`)."""
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import renderers, serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
-from rest_framework.exceptions import Throttled, ValidationError
+from rest_framework.exceptions import PermissionDenied, Throttled, ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -18,6 +19,12 @@ from projects.services.api_tokens import api_token_create
 
 # The name of the tokens this endpoint makes (the account page lists them under it).
 SIGN_IN_TOKEN_NAME = "POST /api/auth/token/"
+
+PASSWORDS_OFF = (
+    "Password sign-in is turned off on this server: sign in on the web and make a token on "
+    "your account page (/accounts/tokens/), or ask an operator "
+    "(`manage.py api_token_create USERNAME`)."
+)
 
 
 class TokenSerializer(serializers.Serializer):
@@ -59,6 +66,9 @@ class TokenView(APIView):
         responses={
             200: TokenSerializer,
             400: OpenApiResponse(ValidationErrorSerializer, description="Wrong credentials."),
+            403: OpenApiResponse(
+                ErrorSerializer, description="Password sign-in is turned off on this server."
+            ),
             409: OpenApiResponse(
                 ErrorSerializer, description="You hold the most usable tokens allowed."
             ),
@@ -75,6 +85,8 @@ class TokenView(APIView):
     def post(self, request, *args, **kwargs):
         # The same per-account and per-address failure limits as the login pages, so the
         # API is no way around them (core/login_limits.py).
+        if not settings.ARBITER_PASSWORD_SIGN_IN:
+            raise PermissionDenied(PASSWORDS_OFF)
         username = str(request.data.get("username") or "")
         wait = login_refusal(request, username)
         if wait is not None:

@@ -194,3 +194,36 @@ def invitation_mail(*, invitation: Invitation, link: str) -> bool:
         logger.warning("invitation %s: the mail could not be sent", invitation.pk, exc_info=True)
         return False
     return sent == 1
+
+
+def invitations_accept_for_email(*, user, email: str) -> list[Membership]:
+    """Accept, for `user`, every open invitation addressed to `email` (any case): the caller
+    vouches that the user owns the address (the organisation's provider said it verified
+    it: projects/services/identities.py). Each invitation is locked and used as
+    `invitation_accept` does; one to a project the user already belongs to stays open."""
+    email = (email or "").strip()
+    if not email:
+        return []
+    candidates = list(
+        Invitation.objects.filter(open_at(timezone.now()), email__iexact=email).values_list(
+            "pk", flat=True
+        )
+    )
+    memberships = []
+    for pk in candidates:
+        with transaction.atomic():
+            invitation = (
+                Invitation.objects.filter(open_at(timezone.now()), pk=pk)
+                .select_for_update(of=("self",))
+                .select_related("project")
+                .first()
+            )
+            if invitation is None:  # used or revoked meanwhile
+                continue
+            if Membership.objects.filter(user=user, project=invitation.project).exists():
+                continue
+            try:
+                memberships.append(_use(invitation, user))
+            except Refused:  # joined meanwhile through another link
+                continue
+    return memberships

@@ -28,6 +28,10 @@ ANONYMOUS = {
     "api/auth/token/": {"POST"},  # 400: wrong credentials
     "i18n/setlang/": {"GET", "POST"},  # the language switch: POST sets a cookie, GET only redirects
     "jsi18n/": {"GET", "POST"},  # the scripts' translated words, the same for everyone
+    # Sign-in through the organisation (404 unless the operator configured a provider): off
+    # to the provider's page; its way back (a refusal page without a sign-in started here).
+    "oidc/authenticate/": {"GET"},
+    "oidc/callback/": {"GET"},
 }
 _CLOSED = {302, 401, 403, 404, 405}
 _VALUES = {"sha256": "0" * 64, "token": "x" * 43, "uidb64": "MQ", "app_label": "auth"}
@@ -53,11 +57,21 @@ def _path(route: str, project: str, task: str) -> str:
     return "/" + route.replace(".*", "")
 
 
-def test_an_anonymous_visitor_reaches_only_the_documented_routes(client, tmp_path, settings):
+@pytest.mark.parametrize("provider", [False, True], ids=["passwords-only", "with-oidc"])
+def test_an_anonymous_visitor_reaches_only_the_documented_routes(
+    client, tmp_path, settings, provider
+):
     # Without EMAIL_HOST, as a server starts: password reset exists only where mail is sent
     # (tests/trust/test_password_reset.py covers it with mail).
     settings.EMAIL_BACKEND = global_settings.EMAIL_BACKEND
     settings.EMAIL_HOST = global_settings.EMAIL_HOST
+    if provider:  # a provider's endpoints as an operator sets them (nothing is fetched here)
+        settings.ARBITER_OIDC_ISSUER = "https://id.lab.example"
+        settings.ARBITER_OIDC_CLIENT_ID = "arbiter"
+        settings.ARBITER_OIDC_CLIENT_SECRET = "secret"
+        settings.ARBITER_OIDC_AUTHORIZATION_ENDPOINT = "https://id.lab.example/authorize"
+        settings.ARBITER_OIDC_TOKEN_ENDPOINT = "https://id.lab.example/token"
+        settings.ARBITER_OIDC_JWKS_ENDPOINT = "https://id.lab.example/jwks"
     task = queued_pairs(tmp_path, count=2)
     opened: dict[str, set[str]] = {}
     for route in _routes():

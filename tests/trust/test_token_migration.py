@@ -17,8 +17,8 @@ pytestmark = [
     pytest.mark.usefixtures("latest_schema_after"),
 ]
 
-BEFORE = [("projects", "0006_api_tokens")]
-AFTER = [("projects", "0007_api_tokens_from_drf")]
+BEFORE = [("projects", "0007_api_tokens")]
+AFTER = [("projects", "0008_api_tokens_from_drf")]
 DRF_KEY = "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"
 
 

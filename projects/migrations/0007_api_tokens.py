@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('projects', '0005_task_archive'),
+        ('projects', '0006_external_identity'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

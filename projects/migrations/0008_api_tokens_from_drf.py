@@ -51,6 +51,6 @@ def _when(created, now):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("projects", "0006_api_tokens")]
+    dependencies = [("projects", "0007_api_tokens")]
 
     operations = [migrations.RunPython(hash_drf_tokens, migrations.RunPython.noop, elidable=True)]

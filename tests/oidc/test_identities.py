@@ -1,0 +1,126 @@
+"""What a verified sign-in does to Arbiter's accounts (projects/services/identities.py) and
+the id token checks mozilla-django-oidc leaves to us (config/oidc.py)."""
+
+import time
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from django.contrib.auth.models import User
+from django.core.exceptions import SuspiciousOperation
+
+from config.oidc import OrganisationBackend
+from projects.models import ExternalIdentity
+from projects.services.identities import IdentityRefused, identity_sign_in
+
+pytestmark = pytest.mark.django_db
+
+ISSUER = "https://id.lab.example"
+
+
+def _claims(sub="s-1", **more):
+    return {"sub": sub, "email": f"{sub}@lab.example", "email_verified": True, **more}
+
+
+def test_an_account_is_found_by_issuer_and_subject_not_by_e_mail():
+    first = identity_sign_in(issuer=ISSUER, claims=_claims("s-1", preferred_username="ann"))
+    again = identity_sign_in(issuer=ISSUER, claims={"sub": "s-1", "email": "new@lab.example"})
+    assert again == first
+    other_issuer = identity_sign_in(
+        issuer="https://other.example", claims={"sub": "s-1", "preferred_username": "ann"}
+    )
+    assert other_issuer != first and other_issuer.username == "ann-2"
+
+
+def test_an_e_mail_already_an_accounts_refuses_the_first_sign_in_even_unverified():
+    User.objects.create_user("local", email="Ann@Lab.example")
+    with pytest.raises(IdentityRefused) as refused:
+        identity_sign_in(
+            issuer=ISSUER, claims={"sub": "s-9", "email": "ann@lab.example", "email_verified": 0}
+        )
+    assert refused.value.status == 403
+    assert not ExternalIdentity.objects.exists() and User.objects.count() == 1
+
+
+def test_a_mapped_group_gives_the_role_and_its_loss_takes_it_back():
+    options = {"operator_values": ["ops"], "lead_values": ["pi"]}
+    user = identity_sign_in(issuer=ISSUER, claims=_claims(groups=["ops", "pi"]), **options)
+    user = User.objects.get(pk=user.pk)
+    assert user.is_superuser and user.is_staff and user.has_perm("projects.add_project")
+    identity_sign_in(issuer=ISSUER, claims=_claims(groups=["staff"]), **options)
+    user = User.objects.get(pk=user.pk)
+    assert not user.is_superuser and not user.is_staff
+    assert not user.has_perm("projects.add_project")
+
+
+def test_without_a_mapping_the_claim_changes_nothing():
+    user = identity_sign_in(issuer=ISSUER, claims=_claims(groups=["ops"]))
+    assert not User.objects.get(pk=user.pk).is_superuser
+
+
+def test_a_reserved_or_unusable_name_is_not_taken_from_the_provider():
+    user = identity_sign_in(
+        issuer=ISSUER, claims={"sub": "s-2", "preferred_username": "imported-team-1"}
+    )
+    assert not user.username.lower().startswith("imported-")
+    assert not user.has_usable_password() and user.email == ""
+
+
+@pytest.mark.parametrize("sub", ["", None, 42, "x" * 256])
+def test_a_missing_or_odd_subject_is_refused(sub):
+    with pytest.raises(IdentityRefused):
+        identity_sign_in(issuer=ISSUER, claims={"sub": sub})
+
+
+# The id token checks
+
+
+@pytest.fixture(scope="module")
+def key():
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+@pytest.fixture
+def backend(settings):
+    settings.ARBITER_OIDC_ISSUER = ISSUER
+    settings.ARBITER_OIDC_CLIENT_ID = "arbiter"
+    settings.ARBITER_OIDC_CLIENT_SECRET = "secret"
+    settings.ARBITER_OIDC_SIGN_ALGO = "RS256"
+    return OrganisationBackend()
+
+
+def _token(key, algorithm="RS256", **changes):
+    now = int(time.time())
+    claims = {"iss": ISSUER, "aud": "arbiter", "sub": "s-1", "iat": now, "exp": now + 300}
+    claims.update(changes)
+    claims = {name: value for name, value in claims.items() if value is not None}
+    return jwt.encode(claims, key, algorithm=algorithm)
+
+
+def test_a_good_id_token_passes(backend, key):
+    assert backend._verify_jws(_token(key), key.public_key())["sub"] == "s-1"
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"iss": "https://evil.example"},
+        {"iss": None},
+        {"aud": "someone-else"},
+        {"aud": ["arbiter", "someone-else"]},  # several audiences and no azp
+        {"exp": int(time.time()) - 3600},
+        {"iat": None},
+        {"sub": None},
+    ],
+    ids=["issuer", "no-issuer", "audience", "azp", "expired", "no-iat", "no-sub"],
+)
+def test_an_id_token_failing_a_check_is_refused(backend, key, changes):
+    with pytest.raises((jwt.PyJWTError, SuspiciousOperation)):
+        backend._verify_jws(_token(key, **changes), key.public_key())
+
+
+def test_an_id_token_signed_with_another_algorithm_is_refused(backend, key):
+    secret = "s" * 32
+    forged = _token(secret, algorithm="HS256")  # a client secret as an HMAC key
+    with pytest.raises(SuspiciousOperation):
+        backend._verify_jws(forged, key.public_key())
