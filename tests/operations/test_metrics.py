@@ -39,6 +39,17 @@ def test_an_operators_api_token_reads_them_too(client):
     assert answer.status_code == 200
 
 
+def test_an_operators_token_for_one_project_or_a_revoked_one_does_not(client, tmp_path):
+    operator = User.objects.create_superuser("operator", password="pw-operator-1")
+    project = queued_pairs(tmp_path, count=1).project
+    one_project = api_key(operator, project=project)
+    assert client.get("/metrics", HTTP_AUTHORIZATION=f"Token {one_project}").status_code == 404
+    revoked = api_key(operator)
+    operator.set_password("pw-operator-2")
+    operator.save()  # a password change revokes every token
+    assert client.get("/metrics", HTTP_AUTHORIZATION=f"Token {revoked}").status_code == 404
+
+
 def test_anyone_else_gets_the_404_of_a_missing_page(client, tmp_path):
     task = queued_pairs(tmp_path, count=1)
     lead = member("lead", task.project, role=Membership.Role.LEAD)
