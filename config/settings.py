@@ -53,6 +53,8 @@ INSTALLED_APPS = [
     "operations",
     "notifications",
     "webhooks",
+    "auditlog",  # the audit trail's recorder; its entries are audit.AuditEntry
+    "audit",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -73,6 +75,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "audit.middleware.RequestContextMiddleware",  # who and from where, for the audit trail
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",  # request.htmx (core/htmx.py)
     "core.page_errors.DomainErrorMiddleware",  # a service's refusal → a 409/400 page
@@ -82,6 +85,9 @@ MIDDLEWARE = [
 
 # Server-Timing on every response (core/server_timing.py): off unless the operator asks.
 ARBITER_SERVER_TIMING = env_bool("ARBITER_SERVER_TIMING", False)
+
+# The audit trail (audit/): django-auditlog writes Arbiter's own entry model.
+AUDITLOG_LOGENTRY_MODEL = "audit.AuditEntry"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
