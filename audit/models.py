@@ -62,23 +62,22 @@ class AuditEntryManager(LogEntryManager.from_queryset(AuditEntryQuerySet)):  # t
         from audit.recording import entry_context
 
         kwargs = {**entry_context(instance), **kwargs}
-        return super().log_m2m_changes(
-            changed_queryset, instance, operation, field_name, **kwargs
-        )
+        return super().log_m2m_changes(changed_queryset, instance, operation, field_name, **kwargs)
 
 
 class AuditEntry(AbstractLogEntry):
     Kind = AuditKind
 
     # No constraint, no cascade: deleting an account or a model's type rewrites no entry.
-    content_type = models.ForeignKey(
+    # Annotated: auditlog has no type stubs, so the plugin cannot infer its subclasses' fields.
+    content_type: models.ForeignKey = models.ForeignKey(
         "contenttypes.ContentType",
         on_delete=models.DO_NOTHING,
         db_constraint=False,
         related_name="+",
         verbose_name=_("content type"),
     )
-    actor = models.ForeignKey(
+    actor: models.ForeignKey = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.DO_NOTHING,
         db_constraint=False,
@@ -87,9 +86,13 @@ class AuditEntry(AbstractLogEntry):
         related_name="+",
         verbose_name=_("actor"),
     )
-    actor_name = models.CharField(max_length=150, blank=True)  # the username at the time
-    project_id = models.BigIntegerField(null=True, blank=True)  # none: server-wide
-    kind = models.CharField(max_length=16, choices=Kind.choices)
+    actor_name: models.CharField = models.CharField(
+        max_length=150, blank=True
+    )  # the username at the time
+    project_id: models.BigIntegerField = models.BigIntegerField(
+        null=True, blank=True
+    )  # none: server-wide
+    kind: models.CharField = models.CharField(max_length=16, choices=Kind.choices)
 
     objects = AuditEntryManager()
 

@@ -132,6 +132,8 @@ def models_register() -> None:
 
 def _m2m(model: type[Model]) -> set[str]:
     # Which tasks a membership or an invitation covers; which projects may use a connection.
-    return {"tasks"} if model in (Membership, Invitation) else (
-        {"projects"} if model is Connection else set()
+    return (
+        {"tasks"}
+        if model in (Membership, Invitation)
+        else ({"projects"} if model is Connection else set())
     )

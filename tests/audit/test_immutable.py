@@ -76,7 +76,10 @@ def test_on_postgresql_the_table_refuses_update_and_delete_from_any_client(entry
         "UPDATE audit_auditentry SET object_repr = 'forged' WHERE id = %s",
         "DELETE FROM audit_auditentry WHERE id = %s",
     ):
-        with pytest.raises(DatabaseError, match="never changed or deleted"):
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute(statement, [entry.pk])
+        with (
+            pytest.raises(DatabaseError, match="never changed or deleted"),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(statement, [entry.pk])
     _unchanged(entry)

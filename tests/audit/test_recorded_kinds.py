@@ -85,9 +85,7 @@ def test_a_judge_made_and_deleted_from_its_pages_is_recorded(client, task, lead,
     assert gone.object_id == judge.pk and gone.changes["name"] == ["coin", "None"]
 
 
-def test_a_connection_the_operator_adds_in_the_admin_is_recorded_server_wide(
-    client, task, since
-):
+def test_a_connection_the_operator_adds_in_the_admin_is_recorded_server_wide(client, task, since):
     operator = User.objects.create_superuser("root", password="pw-root-1")
     client.force_login(operator)
     answer = post(client, "/admin/judging/connection/add/",
@@ -170,9 +168,12 @@ def test_an_import_is_recorded_as_who_started_it_not_its_progress(
     project = task.project
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        record = {"id": "x-1", "prompt_content": [["text", "Draw"]],
-                  "response_a": {"model_name": "m1", "response_content": [["image", "a.png"]]},
-                  "response_b": {"model_name": "m2", "response_content": [["image", "b.png"]]}}  # fmt: skip
+        record = {
+            "id": "x-1",
+            "prompt_content": [["text", "Draw"]],
+            "response_a": {"model_name": "m1", "response_content": [["image", "a.png"]]},
+            "response_b": {"model_name": "m2", "response_content": [["image", "b.png"]]},
+        }
         archive.writestr("pairs.jsonl", json.dumps(record) + "\n")
         archive.writestr("a.png", image_bytes(color=(1, 0, 0)))
         archive.writestr("b.png", image_bytes(color=(0, 1, 0)))
