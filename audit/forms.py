@@ -1,5 +1,6 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from audit.models import AuditKind
 
@@ -10,8 +11,8 @@ class TrailFilterForm(forms.Form):
     )
     who = forms.CharField(label=_("Who (user name)"), required=False, max_length=150)
     since = forms.DateField(
-        label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+        label=pgettext_lazy("date range", "From"), required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
     until = forms.DateField(
-        label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+        label=pgettext_lazy("date range", "To"), required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
