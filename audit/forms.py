@@ -11,8 +11,12 @@ class TrailFilterForm(forms.Form):
     )
     who = forms.CharField(label=_("Who (user name)"), required=False, max_length=150)
     since = forms.DateField(
-        label=pgettext_lazy("date range", "From"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+        label=pgettext_lazy("date range", "From"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
     )
     until = forms.DateField(
-        label=pgettext_lazy("date range", "To"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+        label=pgettext_lazy("date range", "To"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
     )

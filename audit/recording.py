@@ -37,6 +37,9 @@ _request: ContextVar[HttpRequest | None] = ContextVar("audit_request", default=N
 
 
 def _pair_project(instance: Any) -> int | None:
+    pair = instance._state.fields_cache.get("pair")  # the services hold it: no query then
+    if pair is not None:
+        return pair.project_id
     return Pair.objects.filter(pk=instance.pair_id).values_list("project_id", flat=True).first()
 
 
