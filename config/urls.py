@@ -57,4 +57,5 @@ urlpatterns = [
     path("", include("dashboards.urls")),
     path("", include("notifications.urls")),
     path("", include("webhooks.urls")),
+    path("", include("audit.urls")),
 ]
