@@ -45,7 +45,7 @@ lint: install
 	$(BIN)/ruff format --check --no-cache .
 	$(BIN)/lint-imports --no-cache
 # mypy (mypy.ini) loads the settings: the SQLite ones, whatever the environment says.
-	env -u DATABASE_URL -u REDIS_URL $(BIN)/mypy config core projects content annotation judging metrics exports dashboards api demo operations notifications webhooks
+	env -u DATABASE_URL -u REDIS_URL $(BIN)/mypy config core projects content annotation judging metrics exports dashboards api demo operations notifications webhooks audit
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
 # The translation catalogs (locale/, issue 29): gather the strings of the templates, the Python

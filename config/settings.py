@@ -54,6 +54,8 @@ INSTALLED_APPS = [
     "operations",
     "notifications",
     "webhooks",
+    "auditlog",  # the audit trail's recorder; its entries are audit.AuditEntry
+    "audit",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -73,6 +75,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "audit.middleware.RequestContextMiddleware",  # who and from where, for the audit trail
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",  # request.htmx (core/htmx.py)
     "core.page_errors.DomainErrorMiddleware",  # a service's refusal → a 409/400 page
@@ -82,6 +85,12 @@ MIDDLEWARE = [
 
 # Server-Timing on every response (core/server_timing.py): off unless the operator asks.
 ARBITER_SERVER_TIMING = env_bool("ARBITER_SERVER_TIMING", False)
+
+# The audit trail (audit/): django-auditlog writes Arbiter's own entry model.
+AUDITLOG_LOGENTRY_MODEL = "audit.AuditEntry"
+# auditlog's own migrations make its default entry table, unused once swapped, whose foreign
+# key to the users would block PostgreSQL's TRUNCATE of them (a flush): they are not run.
+MIGRATION_MODULES = {"auditlog": None}
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

@@ -64,4 +64,5 @@ urlpatterns = [
     path("", include("dashboards.urls")),
     path("", include("notifications.urls")),
     path("", include("webhooks.urls")),
+    path("", include("audit.urls")),
 ]

@@ -180,8 +180,9 @@ def project_filter_update(project: Project, *, max_span, ambiguous_half_width) -
     `project_filter_apply`); returns how many pairs changed status. Raises FilterInvalid for
     values out of range, and then saves nothing."""
     span, width = project_filter_check(project, max_span, ambiguous_half_width)
-    Project.objects.filter(pk=project.pk).update(max_span=span, ambiguous_half_width=width)
     project.max_span, project.ambiguous_half_width = span, width
+    # Saved, not a queryset update: the audit trail records the change (audit/).
+    project.save(update_fields=["max_span", "ambiguous_half_width"])
     return project_filter_apply(project)
 
 

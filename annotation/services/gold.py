@@ -115,11 +115,11 @@ def gold_set(task: Task, entries: list[GoldEntry], *, by=None, rate: float | Non
         for external_id, entry in wanted.items():
             pair = pairs[external_id]
             if pair.status == Pair.Status.GOLD:
-                GoldAnswer.objects.filter(pair=pair).update(
-                    side=entry.side,
-                    explanation=entry.explanation,
-                    qualification=entry.qualification,
-                )
+                # Saved, not a queryset update: the audit trail records the change (audit/).
+                gold = GoldAnswer.objects.get(pair=pair)
+                gold.side, gold.explanation = entry.side, entry.explanation
+                gold.qualification = entry.qualification
+                gold.save(update_fields=["side", "explanation", "qualification"])
                 # The figures read the expected side: the dashboards' cache version moves.
                 Pair.objects.filter(pk=pair.pk).update(updated_at=timezone.now())
                 continue
@@ -136,7 +136,8 @@ def gold_set(task: Task, entries: list[GoldEntry], *, by=None, rate: float | Non
             )
             made += 1
         if rate is not None:
-            Task.objects.filter(pk=task.pk).update(gold_rate=rate)
+            task.gold_rate = rate
+            task.save(update_fields=["gold_rate"])
         if by is not None:  # a lead looked at these pairs: their open flags are answered
             Flag.objects.filter(
                 pair_id__in=[pair.pk for pair in pairs.values()], resolved_at__isnull=True

@@ -106,11 +106,17 @@ def invitation_create(
 def invitation_revoke(*, invitation: Invitation) -> None:
     """Close an open invitation; a used one stays as it is (its member is removed on the
     members page)."""
-    changed = Invitation.objects.filter(
-        pk=invitation.pk, used_at__isnull=True, revoked_at__isnull=True
-    ).update(revoked_at=timezone.now())
-    if not changed:
-        raise Refused(gettext("This invitation was already used or revoked."))
+    with transaction.atomic():
+        # Saved, not a queryset update: the audit trail records the change (audit/).
+        open_one = (
+            Invitation.objects.select_for_update()
+            .filter(pk=invitation.pk, used_at__isnull=True, revoked_at__isnull=True)
+            .first()
+        )
+        if open_one is None:
+            raise Refused(gettext("This invitation was already used or revoked."))
+        open_one.revoked_at = timezone.now()
+        open_one.save(update_fields=["revoked_at"])
 
 
 def _locked_open(token: str) -> Invitation:

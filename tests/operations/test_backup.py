@@ -137,3 +137,22 @@ def test_a_backup_that_fails_leaves_no_folder_behind(tmp_path, settings, monkeyp
     with pytest.raises(OSError, match="No space"):
         call_command("backup", out=str(out))
     assert not out.exists()  # the next try is not refused with "exists"
+
+
+def test_the_audit_trail_survives_a_backup_and_a_restore(tmp_path, settings, target):
+    """The trail lives in the database, so the backup carries it: a failed sign-in recorded
+    before the backup is in the restored database, with its address."""
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    from audit.models import AuditEntry
+
+    User.objects.create_user("ada", password="pw-right-1")
+    Client().post("/accounts/login/", {"username": "ada", "password": "wrong-pw-1"},
+                  REMOTE_ADDR="203.0.113.9")  # fmt: skip
+    out = _backup(tmp_path, settings)  # its import records the project and the task too
+    entries = AuditEntry.objects.count()
+    backup_restore(out, target, tmp_path / "restored-media")
+    assert _rows(target, "audit_auditentry") == entries >= 3
+    failed = "audit_auditentry WHERE kind = 'sign_in_failed' AND remote_addr = '203.0.113.9'"
+    assert _rows(target, failed) == 1

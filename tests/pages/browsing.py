@@ -53,7 +53,7 @@ def lead_pages(project) -> list[tuple[str, str]]:
                  "dash-judges", "dash-models", "dash-hours", "dash-exports", "project-data",
                  "project-settings", "project-members", "task-new", "run-list", "ensemble",
                  "judge-list", "judge-new", "template-list", "template-new",
-                 "project-webhooks"]:  # fmt: skip
+                 "project-webhooks", "project-audit"]:  # fmt: skip
         pages.append((name, reverse(name, args=[slug])))
     return pages
 

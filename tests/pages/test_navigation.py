@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 TABS = [
     "Overview", "Agreement", "Disagreements", "Pairs", "Judges", "Models", "Hours", "Judge runs",
-    "Ensemble filter", "Exports", "Data", "Members", "Settings",
+    "Ensemble filter", "Exports", "Data", "Members", "Settings", "Audit trail",
 ]  # fmt: skip
 
 
@@ -34,7 +34,7 @@ def test_every_project_page_has_the_same_tabs(client, lead_site):
             "dash-models", "dash-hours", "dash-exports", "run-list", "ensemble", "judge-list",
             "judge-new",
             "template-list", "template-new", "project-data", "project-members",
-            "project-settings", "task-new", "project-webhooks",
+            "project-settings", "task-new", "project-webhooks", "project-audit",
         )
     ] + [
         reverse("run-detail", args=[slug, run.pk]),

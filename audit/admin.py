@@ -1,0 +1,32 @@
+"""The operator's view of the whole trail in the admin: read-only, every project's entries
+and the sign-ins. auditlog's own admin (registered when its app loads) is replaced by this
+one, which may add, change or delete nothing."""
+
+from django.contrib import admin
+
+from audit.models import AuditEntry
+
+if admin.site.is_registered(AuditEntry):
+    admin.site.unregister(AuditEntry)
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    date_hierarchy = "timestamp"
+    list_display = ["timestamp", "kind", "action", "object_repr", "project_id", "actor_name",
+                    "remote_addr"]  # fmt: skip
+    list_filter = ["kind", "action"]
+    search_fields = ["object_repr", "actor_name", "remote_addr"]
+    ordering = ["-timestamp", "-id"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in self.model._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
