@@ -4,8 +4,9 @@ two Celery workers, each a separate process with its own empty local folder (no 
 provider) and an export run; a third worker joins during the judge run and the first one is
 stopped (SIGTERM, as `docker compose up --scale worker=N` or a node's shutdown does). Then:
 no rating or verdict lost or duplicated, every image served by either web node, the export
-downloadable from either. The figures are printed (pytest -s shows them). No beat process:
-nothing here is periodic, and a deployment runs exactly one (README, "Several nodes")."""
+downloadable from either, and no media file on any node's own disk. The figures are printed
+(also without -s). No beat process: nothing here is periodic, and a deployment runs exactly
+one (README, "Several nodes")."""
 
 import io
 import json
@@ -20,6 +21,7 @@ from django.contrib.auth.models import User
 from django.db.models import Count
 
 from annotation.models import Rating
+from config.object_storage import media_storage
 from content.models import Asset
 from devtools.fake_llm import FakeLLMServer
 from judging.models import JudgeRun, JudgeRunChunk, Verdict
@@ -38,6 +40,7 @@ from tests.deploy.nodes import (
 )
 from tests.factories import member, queued_pairs
 from tests.judging.conftest import openai_judge
+from tests.object_store import bucket_create, running_s3_server, s3_env
 
 pytestmark = [
     pytest.mark.postgres,
@@ -54,10 +57,14 @@ CHUNK_PAIRS = 5  # twelve chunks: enough to spread over the workers and outlive 
 
 
 @pytest.fixture
-def media_of_nodes(_media_in_tmp):
-    """What the nodes keep media in: (environment, whether each node has its own folder).
-    INTERIM until object storage lands: one folder every node shares."""
-    yield {"MEDIA_ROOT": str(_media_in_tmp)}, False
+def object_store(settings):
+    """The S3_* environment of every node: moto's S3 server and a bucket of their own. This
+    process (which imports the pairs) writes there too, as the operator's S3_* would make it."""
+    with running_s3_server() as endpoint:
+        bucket_create(endpoint, "arbiter-nodes")
+        env = s3_env(endpoint, "arbiter-nodes", prefix="arbiter")
+        settings.STORAGES = {**settings.STORAGES, "default": media_storage(env)}
+        yield env
 
 
 class Annotator(threading.Thread):
@@ -90,7 +97,7 @@ class Annotator(threading.Thread):
 
 
 def test_two_web_nodes_and_changing_workers_lose_and_duplicate_nothing(
-    tmp_path, monkeypatch, media_of_nodes, capsys
+    tmp_path, monkeypatch, object_store, capsys
 ):
     from config.celery import app
 
@@ -109,13 +116,12 @@ def test_two_web_nodes_and_changing_workers_lose_and_duplicate_nothing(
     provider.start()
     judge = openai_judge(provider, concurrency=2)
 
-    media_env, _own_folders = media_of_nodes
     ports = {"web1": _free_port(), "web2": _free_port()}
     nodes, logs = {}, {}
 
     def start(name: str):
         logs[name] = tmp_path / f"{name}.log"
-        env = node_env(tmp_path / name, media_env)
+        env = node_env(tmp_path / name, object_store)
         if name in ports:
             nodes[name] = web_node(env, ports[name], logs[name])
         else:
@@ -199,6 +205,8 @@ def test_two_web_nodes_and_changing_workers_lose_and_duplicate_nothing(
         for name in ("worker1", "worker2", "worker3")
     }
     zips = {name: body for name, (status, _, body) in downloads.items() if status == 200}
+    # Nothing on any node's own disk: every image and the export went through the store.
+    local = [path for path in tmp_path.glob("*/media/**/*") if path.is_file()]
     figures = {
         "ratings submitted (HTTP 200)": submitted,
         "ratings stored": ratings.count(),
@@ -214,6 +222,7 @@ def test_two_web_nodes_and_changing_workers_lose_and_duplicate_nothing(
         "images served by web1": len(served["web1"]),
         "images served by web2": len(served["web2"]),
         "export downloaded from": sorted(zips),
+        "media files on the nodes' own disks": len(local),
         "seconds: data and nodes up / ratings, judge run and export": [
             round(ready - began, 1),
             round(worked - ready, 1),
@@ -230,6 +239,7 @@ def test_two_web_nodes_and_changing_workers_lose_and_duplicate_nothing(
     assert len(shas) == 2 * PAIRS and served["web1"] == served["web2"]
     assert len(served["web1"]) == len(shas)  # every one, the same bytes from either node
     assert sorted(zips) == ["web1", "web2"] and zips["web1"] == zips["web2"]
+    assert local == []
     with zipfile.ZipFile(io.BytesIO(zips["web1"])) as archive:
         assert archive.testzip() is None and archive.namelist()
 
