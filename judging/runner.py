@@ -354,7 +354,7 @@ async def _execute(run, first: _Slice, rest: Iterator[_Slice], writer) -> bool:
             if await writer.write(batch, replies, list(limits.changes)):
                 cancelled.set()
 
-        calls = []
+        calls: list[asyncio.Task] = []
 
         def start(part: _Slice):
             if part.cache is not None:
