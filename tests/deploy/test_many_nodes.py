@@ -5,8 +5,8 @@ provider) and an export run; a third worker joins during the judge run and the f
 stopped (SIGTERM, as `docker compose up --scale worker=N` or a node's shutdown does). Then:
 no rating or verdict lost or duplicated, every image served by either web node, the export
 downloadable from either, and no media file on any node's own disk. The figures are printed
-(also without -s). No beat process: nothing here is periodic, and a deployment runs exactly
-one (README, "Several nodes")."""
+(also without -s, and in the terminal summary under pytest-xdist). No beat process: nothing
+here is periodic, and a deployment runs exactly one (README, "Several nodes")."""
 
 import io
 import json
@@ -97,7 +97,7 @@ class Annotator(threading.Thread):
 
 
 def test_two_web_nodes_and_changing_workers_lose_and_duplicate_nothing(
-    tmp_path, monkeypatch, object_store, capsys
+    tmp_path, monkeypatch, object_store, capsys, record_property
 ):
     from config.celery import app
 
@@ -228,6 +228,7 @@ def test_two_web_nodes_and_changing_workers_lose_and_duplicate_nothing(
             round(worked - ready, 1),
         ],
     }
+    record_property("figures", figures)  # the terminal summary prints them (conftest.py)
     with capsys.disabled():
         print("\nmany nodes:", json.dumps(figures, indent=1))
     assert not errors, errors[:5]
