@@ -27,6 +27,10 @@ CHUNK = 1 << 20  # bytes read or sent at a time
 _PART = 8 << 20  # multipart part size on S3
 
 
+class MediaStoreError(OSError):
+    """The object store refused or could not be reached; the message names no key."""
+
+
 def _checked(name: str) -> str:
     """A relative name without '..': names come from rows, but a row is no proof."""
     parts = PurePosixPath(name).parts
@@ -132,6 +136,24 @@ class S3Media:
             multipart_threshold=_PART, multipart_chunksize=_PART, max_concurrency=2
         )
 
+    @contextmanager
+    def _refusals(self, what: str) -> Iterator[None]:
+        """The store's errors as FileNotFoundError (a missing object) or MediaStoreError."""
+        from boto3.exceptions import Boto3Error
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            yield
+        except ClientError as error:
+            if _missing(error):
+                raise FileNotFoundError(what) from None
+            code = error.response.get("Error", {}).get("Code", "an error")
+            raise MediaStoreError(f"the media bucket answered {code} for {what}") from None
+        except (BotoCoreError, Boto3Error) as error:
+            raise MediaStoreError(
+                f"the media bucket failed for {what}: {type(error).__name__}"
+            ) from None
+
     def key(self, name: str) -> str:
         return self.storage._normalize_name(_checked(name))
 
@@ -152,24 +174,16 @@ class S3Media:
         return head["ContentLength"]
 
     def _head(self, name: str) -> dict | None:
-        from botocore.exceptions import ClientError
-
         try:
-            return self.bucket.meta.client.head_object(Bucket=self.bucket.name, Key=self.key(name))
-        except ClientError as error:
-            if _missing(error):
-                return None
-            raise
+            with self._refusals(name):
+                client = self.bucket.meta.client
+                return client.head_object(Bucket=self.bucket.name, Key=self.key(name))
+        except FileNotFoundError:
+            return None
 
     def _get(self, name: str) -> dict:
-        from botocore.exceptions import ClientError
-
-        try:
+        with self._refusals(name):
             return self.bucket.meta.client.get_object(Bucket=self.bucket.name, Key=self.key(name))
-        except ClientError as error:
-            if _missing(error):
-                raise FileNotFoundError(name) from None
-            raise
 
     def chunks(self, name: str, chunk: int = CHUNK) -> Iterator[bytes]:
         body = self._get(name)["Body"]
@@ -189,24 +203,29 @@ class S3Media:
         return {"ContentType": mimetypes.guess_type(name)[0] or "application/octet-stream"}
 
     def put_bytes(self, name: str, data: bytes) -> None:
-        self.bucket.put_object(Key=self.key(name), Body=data, **self._extra(name))
+        with self._refusals(name):
+            self.bucket.put_object(Key=self.key(name), Body=data, **self._extra(name))
 
     def put_file(self, name: str, source: Path, *, move: bool = False) -> None:
         # upload_file sends parts of _PART bytes read from the file: bounded memory.
-        self.bucket.upload_file(
-            str(source), self.key(name), ExtraArgs=self._extra(name), Config=self.transfer
-        )
+        with self._refusals(name):
+            self.bucket.upload_file(
+                str(source), self.key(name), ExtraArgs=self._extra(name), Config=self.transfer
+            )
         if move:
             Path(source).unlink(missing_ok=True)
 
     def delete(self, name: str) -> None:
-        self.bucket.Object(self.key(name)).delete()
+        with self._refusals(name):
+            self.bucket.Object(self.key(name)).delete()
 
     def delete_folder(self, folder: str) -> None:
-        self.bucket.objects.filter(Prefix=self._prefix(_checked(folder.strip("/")))).delete()
+        with self._refusals(folder):
+            self.bucket.objects.filter(Prefix=self._prefix(_checked(folder.strip("/")))).delete()
 
     def is_empty(self) -> bool:
-        return not list(self.bucket.objects.filter(Prefix=self._prefix()).limit(1))
+        with self._refusals("the listing"):
+            return not list(self.bucket.objects.filter(Prefix=self._prefix()).limit(1))
 
     @contextmanager
     def local_copy(self, name: str, scratch: Path | str | None = None) -> Iterator[Path]:

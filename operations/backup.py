@@ -257,7 +257,11 @@ def backup_restore(folder: Path, database: Database, media: Path | MediaStore) -
     engine = manifest["database"]["engine"]
     if engine != database.engine:
         raise BackupError(f"a {engine} backup cannot be restored into {database.engine}")
-    if not media.is_empty():
+    try:
+        empty = media.is_empty()
+    except OSError as error:  # the bucket is missing or refuses: say so, restore nothing
+        raise BackupError(f"cannot read the media store: {error}") from None
+    if not empty:
         where = media.root if isinstance(media, LocalMedia) else "the media bucket (prefix)"
         raise BackupError(f"{where} is not empty: restore into an empty media store")
     if not _database_empty(database):

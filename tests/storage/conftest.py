@@ -43,7 +43,7 @@ class Bucket:
         return sorted(p for p in self.media_root.rglob("*") if p.is_file())
 
 
-def _point_at(settings, endpoint: str, bucket: str, prefix: str) -> None:
+def point_at(settings, endpoint: str, bucket: str, prefix: str) -> None:
     settings.STORAGES = {
         **settings.STORAGES,
         "default": media_storage(s3_env(endpoint, bucket, prefix)),
@@ -55,7 +55,7 @@ def s3_media(settings, s3_endpoint, _media_in_tmp) -> Bucket:
     """Media of this test in a fresh bucket (under a prefix, as S3_PREFIX would put it)."""
     name = f"media-{uuid.uuid4().hex[:12]}"
     bucket_create(s3_endpoint, name)
-    _point_at(settings, s3_endpoint, name, "arbiter")
+    point_at(settings, s3_endpoint, name, "arbiter")
     return Bucket(s3_endpoint, name, "arbiter", Path(_media_in_tmp))
 
 
@@ -66,7 +66,7 @@ def fresh_bucket(settings, s3_endpoint, s3_media):
     def move() -> Bucket:
         name = f"restore-{uuid.uuid4().hex[:12]}"
         bucket_create(s3_endpoint, name)
-        _point_at(settings, s3_endpoint, name, "arbiter")
+        point_at(settings, s3_endpoint, name, "arbiter")
         return Bucket(s3_endpoint, name, "arbiter", s3_media.media_root)
 
     return move

@@ -20,7 +20,9 @@ from exports.models import ExportJob
 from operations.backup import BackupError, backup_restore
 from tests.api.conftest import token_client
 from tests.exporting.conftest import build_rated
+from tests.factories import queued_pairs
 from tests.operations.test_backup import _rows
+from tests.storage.conftest import point_at
 
 pytestmark = pytest.mark.django_db(transaction=True)  # pg_dump reads what is committed
 
@@ -138,6 +140,21 @@ def test_a_tampered_or_missing_object_in_the_backup_restores_nothing(
     with pytest.raises(BackupError, match=expected):
         backup_restore(out, target, media_store())
     assert restored.names() == []
+    if target.engine == "sqlite":
+        assert not Path(target.name).exists()
+    else:
+        assert _rows(target, "pg_tables WHERE schemaname = 'public'") == 0
+
+
+def test_a_restore_into_a_bucket_that_does_not_exist_restores_nothing(
+    s3_media, settings, tmp_path, target
+):
+    queued_pairs(tmp_path, count=1)
+    out = tmp_path / "backup"
+    call_command("backup", out=str(out))
+    point_at(settings, s3_media.endpoint, "no-such-bucket", "")
+    with pytest.raises(BackupError, match="cannot read the media store: .*NoSuchBucket"):
+        backup_restore(out, target, media_store())
     if target.engine == "sqlite":
         assert not Path(target.name).exists()
     else:

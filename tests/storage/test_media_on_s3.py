@@ -18,6 +18,7 @@ from annotation.services.import_jobs import import_job_run, import_job_start
 from content.models import Asset, Pair
 from core.media_store import media_store
 from projects.models import Membership, Project
+from tests.api.conftest import token_client
 from tests.factories import member
 from tests.responses import unmasked
 
@@ -107,12 +108,18 @@ def test_the_originals_keep_their_metadata_and_the_cleaned_copies_do_not(s3_medi
         Image.open(io.BytesIO(data)).load()
 
 
-def _get(user, sha256: str) -> tuple[int, bytes]:
+def _get(user, sha256: str) -> list[tuple[int, bytes]]:
+    """(status, body) from the page URL and from the API."""
     client = Client()
     client.force_login(user)
-    answer = client.get(f"/assets/{sha256}")
-    body = b"".join(answer.streaming_content) if answer.streaming else answer.content
-    return answer.status_code, unmasked(body)
+    answers = [client.get(f"/assets/{sha256}"), token_client(user).get(f"/api/assets/{sha256}/")]
+    return [
+        (
+            answer.status_code,
+            unmasked(b"".join(answer.streaming_content) if answer.streaming else answer.content),
+        )
+        for answer in answers
+    ]
 
 
 def test_images_reach_members_streamed_from_the_bucket_cleaned_and_no_one_else(s3_media, imported):
@@ -125,18 +132,15 @@ def test_images_reach_members_streamed_from_the_bucket_cleaned_and_no_one_else(s
     cleaned = media_store().read(
         next(key for key in s3_media.names("assets-clean/") if asset.sha256 in key)
     )
-    for user in (lead,):
-        status, body = _get(user, asset.sha256)
-        assert status == 200
-        assert body == cleaned
-        assert SECRET not in body
+    assert _get(lead, asset.sha256) == [(200, cleaned), (200, cleaned)]
+    assert SECRET not in cleaned
     # An annotator sees images of pairs they may see (the queue); outsiders and another
     # project's lead get exactly the answer of a hash that does not exist.
     Pair.objects.filter(project=project).update(status=Pair.Status.QUEUED)
-    assert _get(annotator, asset.sha256)[0] == 200
+    assert _get(annotator, asset.sha256) == [(200, cleaned), (200, cleaned)]
     for user in (outsider, other_lead):
         assert _get(user, asset.sha256) == _get(user, MISSING)
-        assert _get(user, MISSING)[0] == 404
+        assert [status for status, _ in _get(user, MISSING)] == [404, 404]
     assert s3_media.local_files() == []
 
 
