@@ -14,7 +14,7 @@ PYTEST_ARGS ?=
 PYTEST_WORKERS ?= auto
 HOST ?= 127.0.0.1:8000
 
-.PHONY: install demo serve test lint format messages bench bench-import bench-annotate bench-judges bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser bench-next-pair clean
+.PHONY: install demo serve test lint format messages bench bench-import bench-annotate bench-judges bench-judge-workers bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser bench-next-pair clean
 
 # One stamp per install: the runtime dependencies (what the demo and the image need), then the
 # `dev` extras on top (pytest, Playwright, ruff, datasets, ...: half of a ~800 MB virtualenv).
@@ -62,13 +62,17 @@ format: install
 	$(BIN)/ruff format .
 
 # Every benchmark (PostgreSQL needed; the judge one needs Redis too); each prints its figures.
-bench: bench-import bench-annotate bench-judges bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser bench-next-pair
+bench: bench-import bench-annotate bench-judges bench-judge-workers bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser bench-next-pair
 
 bench-import: install
 	$(BIN)/python -m bench.importing
 
 bench-judges: install
 	$(BIN)/python -m bench.judges
+
+# One and two Celery workers against providers whose capacity is the limit (Redis needed).
+bench-judge-workers: install
+	$(BIN)/python -m bench.judge_workers
 
 bench-dashboards: install
 	$(BIN)/python -m bench.dashboards

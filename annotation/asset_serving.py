@@ -1,13 +1,14 @@
 """An image by the SHA-256 of its bytes, served the same way to the pages (`asset-file`) and to
 the API (`api-asset`): only to users who may see a pair showing it, cleaned of its metadata
-(content.image_cleaning; the cleaned copy is made on first request)."""
+(content.image_cleaning; the cleaned copy is made on first request), streamed from
+media storage (the local disk or the S3 bucket) in chunks: the bucket is never public."""
 
 import re
 
 from django.http import FileResponse
 
 from annotation.selectors import asset_for_user
-from content.image_cleaning import clean_asset_open
+from content.image_cleaning import clean_asset_response
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -20,9 +21,8 @@ def asset_response(user, sha256: str) -> FileResponse | None:
     asset = asset_for_user(user, sha256) if _SHA256.match(sha256) else None
     if asset is None:
         return None
-    handle = clean_asset_open(asset.sha256, asset.file.name)
-    if handle is None:
+    response = clean_asset_response(asset.sha256, asset.file.name, asset.content_type)
+    if response is None:
         return None
-    response = FileResponse(handle, content_type=asset.content_type)
     response["Cache-Control"] = "private, max-age=31536000, immutable"
     return response

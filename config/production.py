@@ -8,9 +8,12 @@ management command refuse to start (`check --deploy` only warns, and only when s
 it).
 """
 
+import os
+
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import EnvError, env_bool, env_int, env_str
+from config.object_storage import media_storage
 from config.settings import *  # noqa: F403
 from config.settings import ALLOWED_HOSTS, SECRET_KEY
 
@@ -48,6 +51,6 @@ SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 WHITENOISE_USE_FINDERS = False
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": media_storage(os.environ),  # the local disk unless S3_BUCKET is set
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }

@@ -5,10 +5,12 @@ With DATABASE_URL / REDIS_URL set: PostgreSQL and Redis. `config.production` tig
 for a deployment (`manage.py check --deploy` is clean there).
 """
 
+import os
 import secrets
 from pathlib import Path
 
 from config.env import EnvError, env_bool, env_int, env_list, env_str, parse_database_url
+from config.object_storage import media_storage
 from config.oidc_settings import check_oidc_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -153,6 +155,12 @@ WHITENOISE_USE_FINDERS = True
 
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or VAR_DIR / "media")
 MEDIA_URL = "media/"
+# Media on the local disk, or on an S3-compatible store when S3_BUCKET is set
+# (config/object_storage.py; README "Object storage").
+STORAGES = {
+    "default": media_storage(os.environ),
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 
 # Image checks on import and cleaning: formats Arbiter accepts, and the decompression-bomb
 # limits, read from the headers before decoding (content/image_frames.py): pixels summed over

@@ -18,23 +18,20 @@ Pillow's own frame count (content.image_frames, the import's limits): cleaning a
 images stored before a limit was lowered.
 
 Cleaned copies are cached in media storage under `assets-clean/v<N>/`, keyed by the original's
-SHA-256 and written once (atomically on local storage): the check decodes the image, which
-costs more than serving it.
+SHA-256 and written once (atomically on the local disk; one PUT on S3): the check decodes the
+image, which costs more than serving it.
 """
 
 import io
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from django.conf import settings
-from django.core.files.base import ContentFile
-from django.core.files.storage import default_storage
 from PIL import Image, ImageOps, JpegImagePlugin
 
 from content.image_frames import ImageTooCostly, decoded_size_check, reader_frames
 from content.models.prompt import asset_storage_name
+from core.media_store import LocalMedia, media_store
 
 CLEAN_VERSION = 1  # bump when the rules change: older cached copies are then ignored
 _ORIENTATION = 0x0112
@@ -84,12 +81,13 @@ def clean_asset_name(sha256: str, name: str) -> str:
     return _clean_name(sha256, name)
 
 
-def clean_asset_open(sha256: str, name: str):
-    """An open binary handle on the cleaned copy, for serving; None when there is nothing to
-    show: the original is gone, or it cannot be cleaned within today's image limits (stored
-    before them, or under a higher limit). Both views answer that like a missing image."""
+def clean_asset_response(sha256: str, name: str, content_type: str):
+    """The cleaned copy streamed from media storage, for serving; None when there is nothing
+    to show: the original is gone, or it cannot be cleaned within today's image limits
+    (stored before them, or under a higher limit). Both views answer that like a missing
+    image. Only cleaned copies are ever served: originals keep their metadata."""
     try:
-        return default_storage.open(clean_asset_name(sha256, name), "rb")
+        return media_store().response(clean_asset_name(sha256, name), content_type=content_type)
     except (FileNotFoundError, ValueError):  # ValueError: ImageTooCostly, an unknown format
         return None
 
@@ -98,24 +96,19 @@ def clean_copy_make(sha256: str, name: str) -> str | None:
     """Make the cleaned copy now (an import does, so that no first view or judge call pays
     for it); its storage name when this call wrote it, None when it existed."""
     clean_name = _clean_name(sha256, name)
-    if default_storage.exists(clean_name):
+    if media_store().exists(clean_name):
         return None
     _clean_copy_write(clean_name, name)
     return clean_name
 
 
 def clean_asset_bytes(sha256: str, name: str) -> bytes:
-    """The cleaned bytes of the asset stored as `name` (for judges' messages); straight from
-    disk when the storage is local (Django's File wrapper costs more than the read at
-    hundreds of images per second)."""
+    """The cleaned bytes of the asset stored as `name` (for judges' messages and exports),
+    made now when missing. On the local disk a plain read (Django's File wrapper costs more
+    than the read at hundreds of images per second); on S3 one GET."""
     clean_name = _clean_name(sha256, name)
     try:
-        path = default_storage.path(clean_name)
-    except NotImplementedError:  # remote storage
-        with default_storage.open(clean_asset_name(sha256, name), "rb") as handle:
-            return handle.read()
-    try:
-        return Path(path).read_bytes()
+        return media_store().read(clean_name)
     except FileNotFoundError:
         return _clean_copy_write(clean_name, name)
 
@@ -127,38 +120,15 @@ def _clean_name(sha256: str, name: str) -> str:
 
 
 def _clean_copy_write(clean_name: str, name: str) -> bytes:
-    with default_storage.open(name, "rb") as handle:
-        data = handle.read()
+    store = media_store()
+    data = store.read(name)
     cleaned, _media_type = image_bytes_clean(data)
-    _write_once(clean_name, cleaned, same_as=name if cleaned == data else None)
+    # Written whole (atomically on the local disk: a temporary file renamed into place, so
+    # concurrent first requests never see half a file; on S3 one PUT, and a racing twin
+    # writes the same bytes). An image that was already clean is hard-linked on local disk.
+    if not (cleaned == data and isinstance(store, LocalMedia) and store.link(name, clean_name)):
+        store.put_bytes(clean_name, cleaned)
     return cleaned
-
-
-def _write_once(clean_name: str, data: bytes, same_as: str | None) -> None:
-    try:
-        target = Path(default_storage.path(clean_name))
-    except NotImplementedError:  # remote storage: no atomic rename; a racing twin is harmless
-        default_storage.save(clean_name, ContentFile(data))
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # A temporary file renamed into place: concurrent first requests never see half a file.
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".clean-")
-    try:
-        os.close(handle)
-        if same_as is not None:  # already clean: a hard link costs no disk
-            try:
-                os.unlink(temporary)
-                os.link(default_storage.path(same_as), temporary)
-            except OSError:
-                Path(temporary).write_bytes(data)
-        else:
-            Path(temporary).write_bytes(data)
-        if settings.FILE_UPLOAD_PERMISSIONS is not None and same_as is None:
-            os.chmod(temporary, settings.FILE_UPLOAD_PERMISSIONS)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 # -- checks and the Pillow fallback ------------------------------------------------------------

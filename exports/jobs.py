@@ -1,18 +1,18 @@
 """Dataset exports as background jobs: a big export (thousands of images) outlives any web
 request, so the page or API call only records the job; a Celery task builds the zip and keeps
-it under MEDIA_ROOT/exports/<job id>/ for download."""
+it in media storage as exports/<job id>/<slug>-<format>.zip for download: on the local disk or
+in the S3 bucket (sent up in parts from the worker's scratch file, downloaded as a stream), so
+any web node serves what any worker wrote."""
 
 import json
 import logging
-import os
-import shutil
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone, translation
 
+from core.media_store import media_response, media_store
 from core.outbox import enqueue_on_commit
 from exports.archive import export_archive
 from exports.errors import ExportInvalid
@@ -63,12 +63,22 @@ def _format_name(job: ExportJob) -> str:
         return str(job.get_file_format_display())
 
 
-def export_job_path(job: ExportJob) -> Path | None:
-    """The stored zip of a done job, or None when there is none (any more)."""
+def export_job_file(job: ExportJob) -> str | None:
+    """The media storage name of a done job's zip, or None when there is none (any more)."""
     if job.status != ExportJob.Status.DONE or not job.file:
         return None
-    path = Path(settings.MEDIA_ROOT) / job.file
-    return path if path.is_file() else None
+    return job.file if media_store().exists(job.file) else None
+
+
+def export_job_response(job: ExportJob | None):
+    """The done job's zip as a download streamed from media storage, or None."""
+    name = export_job_file(job) if job is not None else None
+    if name is None:
+        return None
+    filename = PurePosixPath(name).name
+    return media_response(
+        name, as_attachment=True, filename=filename, content_type="application/zip"
+    )
 
 
 def export_job_run(job_id: int) -> None:
@@ -80,8 +90,10 @@ def export_job_run(job_id: int) -> None:
     job = ExportJob.objects.select_related("project", "task").filter(pk=job_id).first()
     if not claimed or job is None:
         return
-    name = f"{EXPORTS_DIR}/{job.pk}/{job.project.slug}-{job.file_format}.zip"
-    target = Path(settings.MEDIA_ROOT) / name
+    folder = f"{EXPORTS_DIR}/{job.pk}"
+    name = f"{folder}/{job.project.slug}-{job.file_format}.zip"
+    store = media_store()
+    store.delete_folder(folder)  # what a worker that died here left
     try:
         archive = export_archive(
             job.project,
@@ -93,25 +105,28 @@ def export_job_run(job_id: int) -> None:
         )
         try:
             summary = _counts(archive)
-            _store(archive, target)
+            size = archive.stat().st_size
+            # Moved into place on the local disk (atomically: a reader never sees half a
+            # file); sent up in parts on S3, an object appearing whole once complete.
+            store.put_file(name, archive, move=True)
         finally:
             archive.unlink(missing_ok=True)
     except (ExportInvalid, OSError, zipfile.BadZipFile) as error:
-        _fail(job_id, target, str(error) or type(error).__name__)
+        _fail(job_id, folder, str(error) or type(error).__name__)
         return
     except Exception:
-        # A bug or the soft time limit: the job must not stay "running" for ever.
-        _fail(job_id, target, "the export stopped unexpectedly; see the worker's log")
+        # A bug, the store refusing, or the soft time limit: the job must not stay "running".
+        _fail(job_id, folder, "the export stopped unexpectedly; see the worker's log")
         raise
     finished = ExportJob.objects.filter(pk=job_id, status=ExportJob.Status.RUNNING).update(
         status=ExportJob.Status.DONE,
         file=name,
-        size_bytes=target.stat().st_size,
+        size_bytes=size,
         summary=summary,
         finished_at=timezone.now(),
     )
     if not finished:  # the job (or its project) was deleted meanwhile
-        shutil.rmtree(target.parent, ignore_errors=True)
+        store.delete_folder(folder)
         return
     about = {"job": job.pk, "format": _format_name(job), "pairs": summary["pairs"]}
     publish(job.project, "export.ready", about, actor=job.requested_by)
@@ -123,22 +138,9 @@ def _counts(archive: Path) -> dict:
     return {key: counts[key] for key in ("pairs", "ratings", "images")}
 
 
-def _store(archive: Path, target: Path) -> None:
-    """Move the zip into place atomically: across file systems shutil.move copies, so it
-    copies to a .part beside the target and renames; a reader never sees half a file."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    part = target.with_name(target.name + ".part")
-    try:
-        shutil.move(archive, part)
-        os.replace(part, target)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
-
-
-def _fail(job_id: int, target: Path, message: str) -> None:
+def _fail(job_id: int, folder: str, message: str) -> None:
     log.warning("export job %s failed: %s", job_id, message)
-    shutil.rmtree(target.parent, ignore_errors=True)
+    media_store().delete_folder(folder)
     failed = ExportJob.objects.filter(pk=job_id).update(
         status=ExportJob.Status.FAILED, error=message, finished_at=timezone.now()
     )

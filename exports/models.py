@@ -20,7 +20,7 @@ class ExportJobStatus(models.TextChoices):
 
 class ExportJob(models.Model):
     """A dataset export made in the background (a big one outlives any web request); the zip
-    is kept under MEDIA_ROOT for the lead to download."""
+    is kept in media storage for the lead to download."""
 
     Format = ExportJobFormat
     Status = ExportJobStatus
@@ -38,7 +38,7 @@ class ExportJob(models.Model):
     include_archived = models.BooleanField(default=True)
     with_verdicts = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    # The archive's name relative to MEDIA_ROOT (exports/<job id>/<slug>-<format>.zip).
+    # The archive's media storage name (exports/<job id>/<slug>-<format>.zip).
     file = models.CharField(max_length=255, blank=True)
     size_bytes = models.BigIntegerField(null=True, blank=True)
     summary = models.JSONField(default=dict, blank=True)  # pairs, ratings, images

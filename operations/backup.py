@@ -2,13 +2,15 @@
 
 A backup is a new folder: the database (PostgreSQL: `pg_dump --format=custom`; SQLite: its
 online backup API, a consistent copy), `media/` holding every file a row names (images, import
-uploads not yet imported, export zips) at its path under MEDIA_ROOT, and `manifest.json` with
-the SHA-256 and size of each. Cleaned image copies (`assets-clean/`) are a cache, remade on
+uploads not yet imported, export zips) at its media storage name, read from the local disk or
+from the S3 bucket (core/media_store.py) a chunk at a time, and `manifest.json` with the
+SHA-256 and size of each. Cleaned image copies (`assets-clean/`) are a cache, remade on
 demand, and left out. The database is copied first; files are content-addressed or written
 once, so a file a row created meanwhile adds is harmless.
 
-A restore goes into an empty, never-migrated database and an empty media folder. Every sum is
-checked before anything is written: a wrong or missing file restores nothing.
+A restore goes into an empty, never-migrated database and an empty media store (the folder, or
+the bucket under its prefix). Every sum is checked before anything is written: a wrong or
+missing file restores nothing.
 """
 
 import hashlib
@@ -20,6 +22,8 @@ import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+from core.media_store import LocalMedia, MediaStore
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -86,7 +90,7 @@ def sha256_of(path: Path) -> str:
 
 
 def referenced_files() -> list[str]:
-    """Paths under MEDIA_ROOT that rows name, sorted."""
+    """Media storage names that rows name, sorted."""
     from annotation.models import ImportJob
     from content.models import Asset
     from exports.models import ExportJob
@@ -106,21 +110,26 @@ def _run(command: list[str], env: dict) -> None:
         raise BackupError(f"{command[0]} failed: {done.stderr.strip()[-2000:]}")
 
 
-def backup_write(out: Path, database: Database, media_root: Path, live_sqlite=None) -> dict:
-    """Write a backup into the new folder `out`; the manifest. `live_sqlite`: an open
-    sqlite3 connection to copy from instead of the file (an in-memory database)."""
+def _media(media: Path | MediaStore) -> MediaStore:
+    return LocalMedia(media) if isinstance(media, Path) else media
+
+
+def backup_write(out: Path, database: Database, media: Path | MediaStore, live_sqlite=None) -> dict:
+    """Write a backup into the new folder `out`; the manifest. `media`: the store (a Path is
+    a local media folder). `live_sqlite`: an open sqlite3 connection to copy from instead of
+    the file (an in-memory database)."""
     if out.exists():
         raise BackupError(f"{out} exists: a backup goes into a new folder")
     out.mkdir(parents=True)
     try:
-        return _backup_into(out, database, media_root, live_sqlite)
+        return _backup_into(out, database, _media(media), live_sqlite)
     except BaseException:
         # Half a backup must not pass for one, nor block the next try with "exists".
         shutil.rmtree(out, ignore_errors=True)
         raise
 
 
-def _backup_into(out: Path, database: Database, media_root: Path, live_sqlite) -> dict:
+def _backup_into(out: Path, database: Database, media: MediaStore, live_sqlite) -> dict:
     if database.engine == "postgresql":
         dump = out / "database.dump"
         _run(
@@ -139,14 +148,11 @@ def _backup_into(out: Path, database: Database, media_root: Path, live_sqlite) -
                 source.close()
     files, missing = [], []
     for name in referenced_files():
-        stored = (media_root / name).resolve()
-        if not stored.is_relative_to(media_root.resolve()) or not stored.is_file():
+        copied = _copy_out(media, name, out / "media")
+        if copied is None:
             missing.append(name)
-            continue
-        copied = out / "media" / name
-        copied.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(stored, copied)
-        files.append({"path": name, "sha256": sha256_of(copied), "bytes": copied.stat().st_size})
+        else:
+            files.append({"path": name, **copied})
     manifest = {
         "format": FORMAT,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -157,10 +163,38 @@ def _backup_into(out: Path, database: Database, media_root: Path, live_sqlite) -
             "bytes": dump.stat().st_size,
         },
         "files": files,
-        "missing": missing,  # named by a row, absent from MEDIA_ROOT when the backup ran
+        "missing": missing,  # named by a row, absent from the store when the backup ran
+        "storage": media.kind,  # where the files came from: "local" or "s3"
     }
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
+
+
+def _copy_out(media: MediaStore, name: str, into: Path) -> dict | None:
+    """Copy one file out of the store, hashed as it streams; its sum and size, or None when
+    it is not there (or its name leads outside the store)."""
+    target = (into / name).resolve()
+    if not target.is_relative_to(into.resolve()):
+        return None
+    if isinstance(media, LocalMedia):  # a symlink out of the media folder is no media file
+        try:
+            inside = media.path(name).resolve().is_relative_to(media.root.resolve())
+        except FileNotFoundError:
+            return None
+        if not inside:
+            return None
+    digest, size = hashlib.sha256(), 0
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with target.open("wb") as copy:
+            for chunk in media.chunks(name, _CHUNK):
+                digest.update(chunk)
+                size += len(chunk)
+                copy.write(chunk)
+    except (FileNotFoundError, IsADirectoryError):
+        target.unlink(missing_ok=True)
+        return None
+    return {"sha256": digest.hexdigest(), "bytes": size}
 
 
 def backup_check(folder: Path) -> dict:
@@ -215,14 +249,21 @@ def _database_empty(database: Database) -> bool:
         return row is not None and row[0] == 0  # count(*) answers one row
 
 
-def backup_restore(folder: Path, database: Database, media_root: Path) -> dict:
-    """Restore the backup in `folder` into an empty database and an empty media folder."""
+def backup_restore(folder: Path, database: Database, media: Path | MediaStore) -> dict:
+    """Restore the backup in `folder` into an empty database and an empty media store (a
+    Path is a local media folder)."""
+    media = _media(media)
     manifest = backup_check(folder)
     engine = manifest["database"]["engine"]
     if engine != database.engine:
         raise BackupError(f"a {engine} backup cannot be restored into {database.engine}")
-    if media_root.exists() and any(media_root.iterdir()):
-        raise BackupError(f"{media_root} is not empty: restore into an empty media folder")
+    try:
+        empty = media.is_empty()
+    except OSError as error:  # the bucket is missing or refuses: say so, restore nothing
+        raise BackupError(f"cannot read the media store: {error}") from None
+    if not empty:
+        where = media.root if isinstance(media, LocalMedia) else "the media bucket (prefix)"
+        raise BackupError(f"{where} is not empty: restore into an empty media store")
     if not _database_empty(database):
         raise BackupError(f"the database {database.name} is not empty: restore into a new one")
     dump = folder / manifest["database"]["file"]
@@ -233,7 +274,6 @@ def backup_restore(folder: Path, database: Database, media_root: Path) -> dict:
         Path(database.name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(dump, database.name)
     for entry in manifest["files"]:
-        target = media_root / entry["path"]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(folder / "media" / entry["path"], target)
+        # Sent up a part at a time on S3; checked above, with every other sum.
+        media.put_file(entry["path"], folder / "media" / entry["path"])
     return manifest

@@ -15,7 +15,7 @@ class ImportJobStatus(models.TextChoices):
 
 class ImportJob(models.Model):
     """A file a lead uploaded into a task, imported in the background (a big zip of images
-    outlives any web request). The upload waits under MEDIA_ROOT/imports/<id>/ (never served)
+    outlives any web request). The upload waits in media storage as imports/<id>/ (never served)
     until the job ends; the counters let the page draw progress while a worker checks it."""
 
     Status = ImportJobStatus
@@ -28,7 +28,7 @@ class ImportJob(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="import_jobs"
     )
     file_name = models.CharField(max_length=255)  # as uploaded, shown to the lead only
-    file = models.CharField(max_length=255, blank=True)  # relative to MEDIA_ROOT; "" once gone
+    file = models.CharField(max_length=255, blank=True)  # its media storage name; "" once gone
     file_format = models.CharField(max_length=16, blank=True)  # "" = from the file's kind
     as_candidates = models.BooleanField(default=True)  # labelled records are annotated anew
     queue = models.BooleanField(default=True)  # new pairs go straight to annotation

@@ -1,11 +1,10 @@
-"""Imports as background jobs: the page streams the upload to disk and records the job; a
+"""Imports as background jobs: the page streams the upload to media storage and records the job; a
 Celery task checks and writes it (all or nothing, as `import_pairs`) while the job's counters
 tell the page how far it got. The database row is the truth; the queue only a notification."""
 
 import logging
-import shutil
 import time
-from pathlib import Path
+from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.db import transaction
@@ -17,7 +16,9 @@ from annotation.models import ImportJob
 from annotation.services.pair_upload import pairs_import_stored, upload_store
 from content.importing.errors import ImportFailed
 from content.importing.formats import FORMATS
+from content.importing.images import private_temp_folder
 from core.errors import Invalid
+from core.media_store import media_store
 from core.outbox import enqueue_on_commit
 from projects.events import publish
 from projects.models import Project
@@ -41,7 +42,9 @@ def import_job_start(
     as_candidates: bool = True,
     queue: bool = True,
 ) -> ImportJob:
-    """Store the upload under MEDIA_ROOT/imports/<job>/ and enqueue its import once the
+    """Store the upload in media storage as imports/<job>/upload.<kind> (streamed to a
+    scratch file, its size checked while it streams, then moved or sent up in parts: any
+    worker can read it) and enqueue its import once the
     transaction commits. A refused upload (size, kind) raises ImportFailed and leaves nothing."""
     if file_format and file_format not in FORMATS:
         raise Invalid(
@@ -60,14 +63,15 @@ def import_job_start(
             as_candidates=as_candidates,
             queue=queue,
         )
-        folder = Path(settings.MEDIA_ROOT) / IMPORTS_DIR / str(job.pk)
-        folder.mkdir(parents=True, exist_ok=True)
-        try:
-            stored = upload_store(uploaded, folder)
-        except BaseException:
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-        job.file = str(stored.relative_to(settings.MEDIA_ROOT))
+        store = media_store()
+        with private_temp_folder("arbiter-upload-") as scratch:
+            stored = upload_store(uploaded, scratch)
+            job.file = f"{IMPORTS_DIR}/{job.pk}/{stored.name}"
+            try:
+                store.put_file(job.file, stored, move=True)
+            except BaseException:
+                store.delete_folder(f"{IMPORTS_DIR}/{job.pk}")
+                raise
         job.save(update_fields=["file"])
         enqueue_on_commit(import_job, ImportJob, [job.pk])
     return job
@@ -99,7 +103,7 @@ def import_job_run(job_id: int) -> None:
                 error=f"stopped after {MAX_ATTEMPTS} attempts: the worker died while importing",
             )
         return
-    stored = Path(settings.MEDIA_ROOT) / job.file if job.file else None
+    store = media_store()
     # The counters as last reported, however recently written: a refused file's row shows
     # the records that passed before the refused one, not the last half-second's count.
     counted = [0, 0]
@@ -110,17 +114,20 @@ def import_job_run(job_id: int) -> None:
         write(records, images)
 
     try:
-        if stored is None or not stored.is_file():
+        if not job.file or not store.exists(job.file):
             raise ImportFailed("the uploaded file is gone; upload it again")
-        summary = pairs_import_stored(
-            stored,
-            project_slug=job.project.slug,
-            task_slug=job.task_slug,
-            file_format=job.file_format or None,
-            as_candidates=job.as_candidates,
-            queue=job.queue,
-            progress=progress,
-        )
+        # On S3 a copy in a scratch folder of this worker, removed after the import.
+        scratch = getattr(settings, "ARBITER_IMPORT_TEMP_DIR", None)
+        with store.local_copy(job.file, scratch=scratch) as stored:
+            summary = pairs_import_stored(
+                stored,
+                project_slug=job.project.slug,
+                task_slug=job.task_slug,
+                file_format=job.file_format or None,
+                as_candidates=job.as_candidates,
+                queue=job.queue,
+                progress=progress,
+            )
     except ImportFailed as exc:
         _finish(
             job,
@@ -161,7 +168,7 @@ def _progress_writer(job_id: int):
 def _finish(job: ImportJob, **fields) -> None:
     """Record the outcome and remove the stored upload (a refused file is uploaded again)."""
     if job.file:
-        shutil.rmtree(Path(settings.MEDIA_ROOT) / Path(job.file).parent, ignore_errors=True)
+        media_store().delete_folder(str(PurePosixPath(job.file).parent))
     ImportJob.objects.filter(pk=job.pk).update(
         file="", finished_at=timezone.now(), **{"error": "", "error_record": None, **fields}
     )

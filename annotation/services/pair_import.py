@@ -23,14 +23,12 @@ Re-importing a record whose id exists with the same content is a no-op (counted 
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -63,6 +61,7 @@ from content.importing.images import (
 from content.models import Asset, Generator, Pair, PairSearch, Prompt, Response
 from content.models.prompt import asset_storage_name
 from content.search_text import pair_search_text
+from core.media_store import media_store
 from projects.models import Project
 
 # Called with (records checked, images checked) while a file is read.
@@ -143,7 +142,7 @@ def _records_and_images(path: Path, file_format: str, images_dir) -> Iterator[tu
 
 def _write_all(batches, checked: _FileChecked, summary, file_scale, as_candidates, queue):
     """Write the checked batches in one transaction, one batch in memory at a time."""
-    with WrittenFiles(settings.MEDIA_ROOT) as written:
+    with WrittenFiles() as written:
         try:
             with transaction.atomic():
                 project, _ = project_get_or_create(summary.project, scale_points=file_scale or None)
@@ -329,13 +328,12 @@ def _write_assets(
     for sha in known:
         del images[sha]
     summary.images_new += len(hashes)
-    media_root = Path(settings.MEDIA_ROOT)
+    store = media_store()
     assets = []
     for image in fresh:
         name = asset_storage_name(image.sha256, image.format)
-        target = media_root / name
-        if not target.exists():
-            _copy_verified(image, target)
+        if not store.exists(name):
+            _copy_verified(image, name, store)
             written.add(name)
         # The copy without metadata that annotators and judges get, made now rather than on
         # first use: otherwise the first judge run after an import cleans every image it
@@ -369,15 +367,13 @@ def _count_reused(before: ProjectBefore, stored_before: set[str], summary) -> No
     summary.prompts_reused = before.prompts_used_since()
 
 
-def _copy_verified(image: CheckedImage, target: Path) -> None:
-    """Copy the checked file, refusing it if it changed since it was checked."""
-    data = image.path.read_bytes()
+def _copy_verified(image: CheckedImage, name: str, store) -> None:
+    """Copy the checked file into media storage (atomically on the local disk; one PUT on
+    S3), refusing it if it changed since it was checked."""
+    data = image.path.read_bytes()  # bounded by ARBITER_MAX_IMAGE_BYTES when it was checked
     if hashlib.sha256(data).hexdigest() != image.sha256:
         raise ImportFailed(f"image {image.path.name!r} changed on disk during the import")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_suffix(target.suffix + ".part")
-    temporary.write_bytes(data)
-    os.replace(temporary, target)
+    store.put_bytes(name, data)
 
 
 def _generators(new_records) -> dict[str, Generator]:

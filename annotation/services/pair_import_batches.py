@@ -18,12 +18,13 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
-from pathlib import Path
+from pathlib import PurePosixPath
 
 from django.conf import settings
 
 from content.models import Asset, Pair, Prompt
 from content.rendering import image_shas
+from core.media_store import media_store
 from projects.models import Project
 
 BATCH = 500  # records written together, and rows per bulk statement
@@ -73,12 +74,11 @@ class PreparedBatches:
 class WrittenFiles:
     """The media files an import wrote (originals and cleaned copies), one name a line."""
 
-    def __init__(self, media_root: Path):
-        self._root = Path(media_root)
+    def __init__(self):
         self._file = _temporary_file("w+", encoding="utf-8")
 
     def add(self, name: str) -> None:
-        """Note the file of this storage name (relative to MEDIA_ROOT)."""
+        """Note the file of this storage name (in media storage)."""
         self._file.write(name + "\n")
 
     def remove_orphans(self) -> None:
@@ -86,15 +86,16 @@ class WrittenFiles:
         asset for the same bytes (a batch of names at a time)."""
         self._file.seek(0)
         names = (line.rstrip("\n") for line in self._file)
+        store = media_store()
         while batch := list(islice(names, BATCH)):
-            paths = [self._root / name for name in batch]
-            hashes = {path.stem for path in paths}  # an original and its cleaned copy
+            stems = {name: PurePosixPath(name).stem for name in batch}  # the image's SHA-256
+            hashes = set(stems.values())  # an original and its cleaned copy
             referenced = set(
                 Asset.objects.filter(sha256__in=list(hashes)).values_list("sha256", flat=True)
             )
-            for path in paths:
-                if path.stem not in referenced:
-                    path.unlink(missing_ok=True)
+            for name, stem in stems.items():
+                if stem not in referenced:
+                    store.delete(name)
 
     def close(self) -> None:
         self._file.close()

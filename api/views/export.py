@@ -1,6 +1,5 @@
 """Dataset export jobs (leads; a job is built in the background, then downloaded as a zip)."""
 
-from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -15,7 +14,7 @@ from api.selectors import lead_projects
 from api.serializers.common import ErrorSerializer
 from api.serializers.exports import ExportJobSerializer, ExportStartSerializer
 from api.views.common import object_or_404, project_or_404
-from exports.jobs import export_job_path, export_job_start
+from exports.jobs import export_job_response, export_job_start
 from exports.models import ExportJob
 from exports.selectors import export_jobs_for_project
 
@@ -104,9 +103,7 @@ class ExportJobDownloadView(_ExportJobs):
         job = self.get_object()
         if job.status != ExportJob.Status.DONE:
             raise Conflict(f"the export is {job.status}, not done")
-        path = export_job_path(job)
-        if path is None:
+        response = export_job_response(job)  # streamed from media storage
+        if response is None:
             raise NotFound("the export's file is gone")
-        return FileResponse(
-            path.open("rb"), as_attachment=True, filename=path.name, content_type="application/zip"
-        )
+        return response

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, Http404
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -38,7 +38,7 @@ from dashboards.selectors.overview import overview
 from dashboards.snapshots import figures_for, stored_figures
 from dashboards.tables import TABLES
 from exports.errors import ExportInvalid
-from exports.jobs import export_job_path, export_job_start
+from exports.jobs import export_job_response, export_job_start
 from exports.selectors import export_jobs_for_project
 from projects.models import Task
 
@@ -301,10 +301,10 @@ def exports_page(request, slug: str):
 def export_download_view(request, slug: str, job_id: int):
     project = project_for_lead(request.user, slug)
     job = export_jobs_for_project(project).filter(pk=job_id).first()
-    path = export_job_path(job) if job is not None else None
-    if path is None:
+    response = export_job_response(job)  # streamed from media storage
+    if response is None:
         raise Http404("no such export, or it is not ready")
-    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
+    return response
 
 
 @login_required

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-ENTRY_POINTS = ["importing", "annotate", "load", "judges", "dashboards", "export"]
+ENTRY_POINTS = ["importing", "annotate", "load", "judges", "judge_workers", "dashboards", "export"]
 
 
 @pytest.mark.parametrize("name", ENTRY_POINTS)

@@ -36,3 +36,13 @@ def sha256_of(path: Path) -> str:
 
 def files_under(folder: Path) -> set[str]:
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+
+def export_job_path(job) -> Path | None:
+    """The done job's zip on the local disk (media storage in these tests), or None."""
+    from django.conf import settings
+
+    from exports.jobs import export_job_file
+
+    name = export_job_file(job)
+    return None if name is None else Path(settings.MEDIA_ROOT) / name

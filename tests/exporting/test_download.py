@@ -10,9 +10,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from exports.jobs import export_job_path, export_job_run, export_job_start
+from exports.jobs import export_job_run, export_job_start
 from exports.models import ExportJob
 from projects.models import Membership
+from tests.exporting.helpers import export_job_path
 from tests.factories import member
 
 pytestmark = pytest.mark.django_db

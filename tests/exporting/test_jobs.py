@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from content.models import Asset
+from core import media_store as media_store_module
 from exports import jobs as exports
 from exports.errors import ExportInvalid
-from exports.jobs import export_job_path, export_job_run, export_job_start
+from exports.jobs import export_job_run, export_job_start
 from exports.models import ExportJob
+from tests.exporting.helpers import export_job_path
 
 pytestmark = pytest.mark.django_db
 
@@ -116,7 +118,7 @@ def test_a_failed_move_keeps_no_partial_file(rated, settings, temp_dir, monkeypa
     def disk_full(src, dst):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(exports.os, "replace", disk_full)
+    monkeypatch.setattr(media_store_module.os, "replace", disk_full)  # the zip into place
     export_job_run(job.pk)
     job.refresh_from_db()
     assert job.status == "failed" and "No space left" in job.error

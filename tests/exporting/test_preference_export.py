@@ -15,11 +15,10 @@ from PIL import Image
 
 from annotation.services.pair_import import pairs_import
 from content.models import Pair
-from exports.jobs import export_job_path
 from exports.models import ExportJob
 from exports.writer import export_dataset
 from tests.api.conftest import token_client
-from tests.exporting.helpers import by_id, jsonl_rows, manifest_of, run_export
+from tests.exporting.helpers import by_id, export_job_path, jsonl_rows, manifest_of, run_export
 from tests.exporting.test_judge_labels import world  # noqa: F401 (fixture)
 from tests.factories import mmrb2_pair, write_image, write_jsonl
 from tests.trust.test_image_metadata import assert_clean, dirty  # noqa: F401 (fixture)

@@ -8,7 +8,7 @@ from django.conf import settings
 
 from judging.backends import CallFailed
 from judging.models import Judge
-from judging.rate_limits import HANDOVER_FRESH_SECONDS, INITIAL_WINDOW, RedisLimits
+from judging.rate_limits import DECREASE, HANDOVER_FRESH_SECONDS, INITIAL_WINDOW, RedisLimits
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db, pytest.mark.judge_clock]
 
@@ -104,8 +104,8 @@ def test_an_overload_seen_by_one_worker_shrinks_every_workers_window():
     grown = INITIAL_WINDOW + 40  # slow start: one more slot per success
     assert first_changes[0][1] == INITIAL_WINDOW and first_changes[-1][1] == grown
     # The second worker found the grown window and cut it.
-    assert [slots for _at, slots in second_changes] == [grown, int(grown * 0.8)]
-    assert size == pytest.approx(grown * 0.8)
+    assert [slots for _at, slots in second_changes] == [grown, int(grown * DECREASE)]
+    assert size == pytest.approx(grown * DECREASE)
     assert 0 < paused_ms <= 1500 and waited >= 0.4
 
 

@@ -73,6 +73,27 @@ def test_a_rerun_calls_only_for_what_is_missing(fake_llm, pairs_task):
     assert run_progress(second).done == 12
 
 
+def test_a_chunk_planned_in_slices_calls_for_every_missing_trial_of_each_once(
+    fake_llm, pairs_task, monkeypatch
+):
+    """Slices of 2, then 3 pairs (a chunk's first calls go out before the rest is planned);
+    a slice with nothing missing is skipped, and the answers of every slice reach the cache."""
+    monkeypatch.setattr(runner, "_FIRST_SLICE_PAIRS", 2)
+    monkeypatch.setattr(runner, "_SLICE_PAIRS", 3)
+    judge = openai_judge(fake_llm)
+    judge_run_start(judge, pairs_task.project)
+    assert len(fake_llm.requests) == 12 and CachedReply.objects.count() == 12
+    pairs = list(Pair.objects.order_by("pk"))
+    # Missing again: both orders of the first pair (first slice), one of the last (third).
+    Verdict.objects.filter(judge=judge, pair__in=pairs[:1]).delete()
+    Verdict.objects.filter(judge=judge, pair=pairs[-1], order="forward").delete()
+    CachedReply.objects.all().delete()
+    second = judge_run_start(judge, pairs_task.project)
+    assert len(fake_llm.requests) == 15
+    assert Verdict.objects.filter(judge=judge, choice__isnull=False).count() == 12
+    assert run_progress(second).done == 12 and CachedReply.objects.count() == 3
+
+
 def test_an_identical_request_is_never_paid_twice(fake_llm, pairs_task):
     judge = openai_judge(fake_llm, sampling={"seed": 1})
     judge_run_start(judge, pairs_task.project, samples=2)

@@ -132,7 +132,7 @@ def test_a_backup_that_fails_leaves_no_folder_behind(tmp_path, settings, monkeyp
     def disk_full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(backup.shutil, "copyfile", disk_full)
+    monkeypatch.setattr(backup, "_copy_out", disk_full)  # copying a media file out
     out = tmp_path / "backup"
     with pytest.raises(OSError, match="No space"):
         call_command("backup", out=str(out))

@@ -8,6 +8,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from core.media_store import media_store
+
 
 class Command(BaseCommand):
     requires_system_checks = []  # it makes what a check would miss (the key)
@@ -15,7 +17,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         database = settings.DATABASES["default"]
-        folders = [Path(settings.MEDIA_ROOT), Path(settings.STATIC_ROOT)]
+        folders = [Path(settings.STATIC_ROOT)]
+        if media_store().kind == "local":  # on S3 the bucket is the operator's to create
+            folders.append(Path(settings.MEDIA_ROOT))
         if database["ENGINE"].endswith("sqlite3"):
             folders.append(Path(database["NAME"]).parent)
         for folder in folders:

@@ -1,9 +1,9 @@
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
+from core.media_store import media_store
 from operations.backup import BackupError, Database, backup_write
 
 
@@ -23,7 +23,7 @@ class Command(BaseCommand):
             connection.ensure_connection()
             live = connection.connection
         try:
-            manifest = backup_write(Path(options["out"]), database, Path(settings.MEDIA_ROOT), live)
+            manifest = backup_write(Path(options["out"]), database, media_store(), live)
         except BackupError as error:
             raise CommandError(str(error)) from None
         size = manifest["database"]["bytes"] + sum(f["bytes"] for f in manifest["files"])
@@ -33,6 +33,6 @@ class Command(BaseCommand):
         )
         if manifest["missing"]:
             self.stderr.write(
-                f"{len(manifest['missing'])} files named by rows were not in MEDIA_ROOT "
+                f"{len(manifest['missing'])} files named by rows were not in media storage "
                 "(listed under 'missing' in the manifest)"
             )

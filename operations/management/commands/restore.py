@@ -4,13 +4,14 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 
+from core.media_store import media_store
 from operations.backup import BackupError, Database, backup_restore
 
 
 class Command(BaseCommand):
     help = (
         "Restore a backup folder into an empty, never-migrated database and an empty media "
-        "folder; every SHA-256 is checked first, and a wrong one restores nothing."
+        "store; every SHA-256 is checked first, and a wrong one restores nothing."
     )
     requires_system_checks = []  # nothing may touch the database before it is restored
 
@@ -20,10 +21,15 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         database = Database.of(connections["default"].settings_dict)
         try:
-            manifest = backup_restore(Path(options["folder"]), database, Path(settings.MEDIA_ROOT))
+            manifest = backup_restore(Path(options["folder"]), database, media_store())
         except BackupError as error:
             raise CommandError(f"nothing restored: {error}") from None
         self.stdout.write(
             f"restored the {database.engine} database of {manifest['created_at']} and "
-            f"{len(manifest['files'])} files into {settings.MEDIA_ROOT}"
+            f"{len(manifest['files'])} files into {_where()}"
         )
+
+
+def _where() -> str:
+    store = media_store()
+    return str(settings.MEDIA_ROOT) if store.kind == "local" else "the media bucket"
