@@ -153,6 +153,18 @@ def _figures_not_ahead(settings):
 
 
 @pytest.fixture(autouse=True)
+def _each_test_starts_in_the_default_language():
+    """A request in Chinese leaves Chinese active in its thread (LocaleMiddleware activates the
+    request's language and nothing resets it between tests): a later test in the same worker
+    that calls a service directly would read its refusals in Chinese."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _media_in_tmp(settings, tmp_path):
     """Every test writes media into its own folder, never into the checkout."""
     settings.MEDIA_ROOT = tmp_path / "media"
