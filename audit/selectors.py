@@ -47,9 +47,11 @@ def trail_entries(project_id: int | None, filters: TrailFilter) -> QuerySet[Audi
         entries = entries.filter(kind=filters.kind)
     if filters.who:
         entries = entries.filter(actor_name=filters.who)
-    if filters.since is not None:
+    # The first and last days a date field accepts bound nothing: the day after 9999-12-31, or
+    # 0001-01-01 moved to UTC from a zone ahead of it, would not be a datetime at all.
+    if filters.since is not None and filters.since > date.min + timedelta(days=1):
         entries = entries.filter(timestamp__gte=_start_of(filters.since))
-    if filters.until is not None:
+    if filters.until is not None and filters.until < date.max - timedelta(days=1):
         entries = entries.filter(timestamp__lt=_start_of(filters.until + timedelta(days=1)))
     return entries.order_by("-timestamp", "-id")
 

@@ -120,6 +120,17 @@ def test_a_wrong_filter_is_a_400_naming_the_field(client, projects, lead):
     assert set(answer.context["form"].errors) == {"since", "kind"}
 
 
+@pytest.mark.parametrize("fmt", ["html", "csv"])
+def test_the_first_and_last_days_a_date_can_name_are_filters_not_errors(
+    client, projects, lead, fmt
+):
+    _entry(projects[0], what="an-entry")
+    answer = _page(client, "mine", since="0001-01-01", until="9999-12-31", format=fmt)
+    assert answer.status_code == 200
+    body = b"".join(answer.streaming_content) if answer.streaming else answer.content
+    assert b"an-entry" in body
+
+
 def test_the_trail_is_paged_and_its_query_count_does_not_grow(client, projects, lead):
     mine, _ = projects
     _entry(mine, what="first-entry", when=timezone.now() - timedelta(hours=1))
