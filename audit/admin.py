@@ -1,16 +1,14 @@
 """The operator's view of the whole trail in the admin: read-only, every project's entries
-and the sign-ins. auditlog's own admin (registered when its app loads) is replaced by this
-one, which may add, change or delete nothing."""
+and the sign-ins. auditlog's own admin (registered when the admin discovers the apps' admin
+modules) is replaced by this one, which may add, change or delete nothing: `admin_register`,
+called from AuditConfig.ready, after the discovery (`audit` is listed before `auditlog`, so
+registering here at import would make auditlog's own registration fail)."""
 
 from django.contrib import admin
 
 from audit.models import AuditEntry
 
-if admin.site.is_registered(AuditEntry):
-    admin.site.unregister(AuditEntry)
 
-
-@admin.register(AuditEntry)
 class AuditEntryAdmin(admin.ModelAdmin):
     date_hierarchy = "timestamp"
     list_display = ["timestamp", "kind", "action", "object_repr", "project_id", "actor_name",
@@ -30,3 +28,9 @@ class AuditEntryAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+def admin_register() -> None:
+    if admin.site.is_registered(AuditEntry):
+        admin.site.unregister(AuditEntry)
+    admin.site.register(AuditEntry, AuditEntryAdmin)

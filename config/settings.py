@@ -56,8 +56,8 @@ INSTALLED_APPS = [
     "operations",
     "notifications",
     "webhooks",
+    "audit",  # before auditlog: its `auditlogflush` refuses in place of auditlog's
     "auditlog",  # the audit trail's recorder; its entries are audit.AuditEntry
-    "audit",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",

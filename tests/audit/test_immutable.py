@@ -83,3 +83,12 @@ def test_on_postgresql_the_table_refuses_update_and_delete_from_any_client(entry
         ):
             cursor.execute(statement, [entry.pk])
     _unchanged(entry)
+
+
+@pytest.mark.parametrize("options", [["--yes"], ["--yes", "--truncate"]])
+def test_auditlogs_flush_command_is_refused_and_the_entries_stay(entry, options):
+    from django.core.management import CommandError, call_command
+
+    with pytest.raises(CommandError, match="cannot be flushed"):
+        call_command("auditlogflush", *options)
+    assert AuditEntry.objects.filter(pk=entry.pk).exists()
