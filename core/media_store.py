@@ -39,6 +39,16 @@ def _checked(name: str) -> str:
     return name
 
 
+def media_name_allowed(name: str) -> bool:
+    """Whether `name` is one the store would read or write (a backup's manifest is checked
+    with it before a restore writes anything)."""
+    try:
+        _checked(name)
+    except FileNotFoundError:
+        return False
+    return True
+
+
 class LocalMedia:
     """Files under a folder; writes land atomically (a temporary file renamed into place)."""
 

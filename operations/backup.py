@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from core.media_store import LocalMedia, MediaStore
+from core.media_store import LocalMedia, MediaStore, media_name_allowed
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -218,6 +218,8 @@ def backup_check(folder: Path) -> dict:
         path = (folder / prefix / relative).resolve()
         if not relative or not path.is_relative_to(inside) or path == inside:
             raise BackupError(f"{relative!r}: a path outside the backup's folder")
+        if prefix and not media_name_allowed(relative):  # the store refuses it: refuse it now
+            raise BackupError(f"{relative!r}: not a media file's name")
         if not path.is_file():
             raise BackupError(f"{relative}: missing from the backup")
         if path.stat().st_size != entry.get("bytes") or sha256_of(path) != entry["sha256"]:

@@ -112,6 +112,24 @@ def test_a_backup_goes_into_a_new_folder_and_a_manifest_path_stays_inside(tmp_pa
         backup_restore(out, Database("sqlite", str(tmp_path / "x.sqlite3")), tmp_path / "m")
 
 
+def test_a_media_name_the_store_would_refuse_restores_nothing(tmp_path, settings, target):
+    """`assets/../assets/x` stays inside the backup's folder but is no media name: refused
+    before the database is restored, not half-way through the files."""
+    out = _backup(tmp_path, settings)
+    manifest = (out / "manifest.json").read_text()
+    first = manifest.split('"path": "', 1)[1].split('"', 1)[0]
+    top, rest = first.split("/", 1)
+    (out / "manifest.json").write_text(manifest.replace(first, f"{top}/../{top}/{rest}", 1))
+    media = tmp_path / "restored-media"
+    with pytest.raises(BackupError, match="not a media file's name"):
+        backup_restore(out, target, media)
+    assert not media.exists()
+    if target.engine == "sqlite":
+        assert not Path(target.name).exists()
+    else:
+        assert _rows(target, "pg_tables WHERE schemaname = 'public'") == 0
+
+
 @pytest.mark.parametrize(
     "entry", ['"not an entry"', '{"path": "x.png"}', '{"path": "x.png", "sha256": 7}']
 )
