@@ -11,6 +11,7 @@ token's own limits are applied here, for every view at once, rather than by each
   class, so that no view's own `permission_classes` can leave it out.
 """
 
+from django.conf import settings
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.permissions import SAFE_METHODS
@@ -34,7 +35,7 @@ class ApiTokenAuthentication(BaseAuthentication):
             key = words[1].decode("ascii")
         except UnicodeError:
             raise exceptions.AuthenticationFailed(REFUSED) from None
-        token = api_token_use(key=key)
+        token = api_token_use(key=key, provider_sign_in_on=bool(settings.ARBITER_OIDC_ISSUER))
         if token is None:
             raise exceptions.AuthenticationFailed(REFUSED)
         user = token.user

@@ -34,7 +34,7 @@ from django.utils.translation import gettext
 
 from core.errors import Invalid, NotFound, Refused
 from projects.access import member_projects
-from projects.models import ApiToken, Project
+from projects.models import ApiToken, ExternalIdentity, Project
 from projects.models.api_token import api_key_digest, usable_at
 
 KEY_PREFIX = "arb_"
@@ -133,9 +133,13 @@ def api_tokens_revoke_all(*, user_id: int) -> int:
     )
 
 
-def api_token_use(*, key: str, now: datetime | None = None) -> ApiToken | None:
+def api_token_use(
+    *, key: str, provider_sign_in_on: bool = True, now: datetime | None = None
+) -> ApiToken | None:
     """The usable token whose key this is, its user loaded, its last use recorded; None for
-    anything else (unknown, revoked, expired, inactive user), all alike.
+    anything else (unknown, revoked, expired, inactive user, or, with `provider_sign_in_on`
+    false, an account that signs in only through the organisation's provider: its sessions
+    end when the operator turns that sign-in off, and so do its tokens), all alike.
 
     The row is found by the key's SHA-256 (a unique index), so a lookup's timing says
     something about the hash of the guess at most, never about a stored key; the stored
@@ -149,7 +153,15 @@ def api_token_use(*, key: str, now: datetime | None = None) -> ApiToken | None:
         return None
     if not token.usable(now) or not token.user.is_active:
         return None
+    if not provider_sign_in_on and _provider_only(token.user):
+        return None
     if token.last_used_at is None or token.last_used_at < now - LAST_USED_EVERY:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
     return token
+
+
+def _provider_only(user) -> bool:
+    # No query for an account with a password, which every token-using script's has but
+    # the provider's accounts lack.
+    return not user.has_usable_password() and ExternalIdentity.objects.filter(user=user).exists()

@@ -40,6 +40,7 @@ from django.utils.translation import gettext
 from core.errors import Refused
 from projects.models import ExternalIdentity, PlaceholderAccount
 from projects.models.placeholder import username_not_reserved
+from projects.services.api_tokens import api_tokens_revoke_all
 from projects.services.invitations import invitations_accept_for_email
 from projects.services.members import project_creator_grant
 
@@ -108,18 +109,27 @@ def _roles_apply(
 ) -> None:
     values = claim_values(claims, claim)
     operator, lead = set(operator), set(lead)
+    lost_a_role = False
     if operator:
         is_operator = bool(values & operator)
         if user.is_superuser != is_operator or user.is_staff != is_operator:
+            lost_a_role = user.is_superuser and not is_operator
             user.is_superuser = user.is_staff = is_operator
             user.save(update_fields=["is_superuser", "is_staff"])
     if lead:
         if values & lead:
             project_creator_grant(user)
         else:
-            user.user_permissions.remove(
-                Permission.objects.get(content_type__app_label="projects", codename="add_project")
+            creating = Permission.objects.get(
+                content_type__app_label="projects", codename="add_project"
             )
+            if user.user_permissions.filter(pk=creating.pk).exists():
+                user.user_permissions.remove(creating)
+                lost_a_role = True
+    if lost_a_role:
+        # A token made with the role would keep its reach until it expires (up to a year):
+        # the person makes new ones with what they hold now.
+        api_tokens_revoke_all(user_id=user.pk)
 
 
 def identity_sign_in(

@@ -124,3 +124,36 @@ def test_an_id_token_signed_with_another_algorithm_is_refused(backend, key):
     forged = _token(secret, algorithm="HS256")  # a client secret as an HMAC key
     with pytest.raises(SuspiciousOperation):
         backend._verify_jws(forged, key.public_key())
+
+
+def test_losing_a_role_at_the_provider_revokes_the_tokens_made_with_it():
+    from projects.models import ApiToken
+    from tests.factories import api_key
+
+    options = {"operator_values": ["ops"], "lead_values": ["pi"]}
+    user = identity_sign_in(issuer=ISSUER, claims=_claims(groups=["ops", "pi"]), **options)
+    api_key(user)
+    identity_sign_in(issuer=ISSUER, claims=_claims(groups=["ops", "pi"]), **options)
+    assert ApiToken.objects.get(user=user).revoked_at is None  # nothing lost, nothing revoked
+    identity_sign_in(issuer=ISSUER, claims=_claims(groups=["pi"]), **options)
+    assert ApiToken.objects.get(user=user).revoked_at is not None
+    api_key(user, name="as a lead")
+    identity_sign_in(issuer=ISSUER, claims=_claims(groups=[]), **options)
+    assert not ApiToken.objects.filter(user=user, revoked_at__isnull=True).exists()
+
+
+def test_a_provider_accounts_tokens_stop_when_the_operator_turns_the_provider_off(client, settings):
+    settings.ARBITER_OIDC_ISSUER = ISSUER
+    user = identity_sign_in(issuer=ISSUER, claims=_claims())
+    from tests.factories import api_key
+
+    key = api_key(user)
+    local = User.objects.create_user("local-script", password="a long enough password")
+    local_key = api_key(local)
+    assert client.get("/api/projects/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 200
+    settings.ARBITER_OIDC_ISSUER = ""
+    refused = client.get("/api/projects/", HTTP_AUTHORIZATION=f"Token {key}")
+    made_up = client.get("/api/projects/", HTTP_AUTHORIZATION="Token arb_madeup")
+    assert refused.status_code == made_up.status_code == 401
+    assert refused.content == made_up.content
+    assert client.get("/api/projects/", HTTP_AUTHORIZATION=f"Token {local_key}").status_code == 200
