@@ -5,8 +5,10 @@ from typing import Any
 
 from config.env import EnvError
 
+# mozilla-django-oidc fetches the provider's key (JWKS) only for RS* and ES*, and verifies
+# anything else with the client secret: PS* would start cleanly and refuse every sign-in.
 SIGN_ALGORITHMS = {
-    *(f"{family}{bits}" for family in ("RS", "PS", "ES", "HS") for bits in (256, 384, 512))
+    *(f"{family}{bits}" for family in ("RS", "ES", "HS") for bits in (256, 384, 512))
 }
 _ENDPOINTS = ("AUTHORIZATION", "TOKEN", "JWKS")
 

@@ -55,13 +55,16 @@ class IdentityRefused(Refused):
     status = 403
 
 
+EMAIL_LENGTH = 254
+
+
 def email_verified(claims: Mapping[str, Any]) -> str:
     """The claimed e-mail if the provider says it verified it (true, or "true" as some
     providers send it), else ""."""
     email = claims.get("email")
     verified = claims.get("email_verified")
-    if not isinstance(email, str) or not email.strip():
-        return ""
+    if not isinstance(email, str) or not email.strip() or len(email.strip()) > EMAIL_LENGTH:
+        return ""  # longer than an account's e-mail column holds (RFC 5321): not an address
     if verified is True or (isinstance(verified, str) and verified.lower() == "true"):
         return email.strip()
     return ""

@@ -157,3 +157,9 @@ def test_a_provider_accounts_tokens_stop_when_the_operator_turns_the_provider_of
     assert refused.status_code == made_up.status_code == 401
     assert refused.content == made_up.content
     assert client.get("/api/projects/", HTTP_AUTHORIZATION=f"Token {local_key}").status_code == 200
+
+
+def test_an_e_mail_longer_than_an_account_holds_counts_as_unverified():
+    long_email = "a" * 250 + "@lab.example"
+    user = identity_sign_in(issuer=ISSUER, claims=_claims("s-long", email=long_email))
+    assert User.objects.get(pk=user.pk).email == ""

@@ -116,6 +116,15 @@ def _values(**changes):
                 "ARBITER_OIDC_ISSUER": "https://id",
                 "ARBITER_OIDC_CLIENT_ID": "a",
                 "ARBITER_OIDC_CLIENT_SECRET": "s",
+                "ARBITER_OIDC_SIGN_ALGO": "PS256",  # the library would check it with the secret
+            },
+            "ARBITER_OIDC_SIGN_ALGO",
+        ),
+        (
+            {
+                "ARBITER_OIDC_ISSUER": "https://id",
+                "ARBITER_OIDC_CLIENT_ID": "a",
+                "ARBITER_OIDC_CLIENT_SECRET": "s",
                 "ARBITER_OIDC_TOKEN_ENDPOINT": "https://id/token",
             },
             "ARBITER_OIDC_AUTHORIZATION_ENDPOINT",
