@@ -210,11 +210,13 @@ def invitations_accept_for_email(*, user, email: str) -> list[Membership]:
     email = (email or "").strip()
     if not email:
         return []
-    candidates = list(
-        Invitation.objects.filter(open_at(timezone.now()), email__iexact=email).values_list(
-            "pk", flat=True
-        )
-    )
+    candidates = [
+        pk
+        for pk, address in Invitation.objects.filter(
+            open_at(timezone.now()), email__iexact=email
+        ).values_list("pk", "email")
+        if _same_address(address, email)
+    ]
     memberships = []
     for pk in candidates:
         with transaction.atomic():
@@ -233,3 +235,13 @@ def invitations_accept_for_email(*, user, email: str) -> list[Membership]:
             except Refused:  # joined meanwhile through another link
                 continue
     return memberships
+
+
+def _same_address(invited: str, verified: str) -> bool:
+    """ASCII letters in any case, everything else exactly: a database's case folding (and
+    Python's) maps some other letters onto ASCII ones (the Kelvin sign onto k, the dotless ı
+    onto I), so a look-alike address a provider verified must not take another's invitation."""
+    invited, verified = invited.strip(), verified.strip()
+    if invited.isascii() and verified.isascii():
+        return invited.lower() == verified.lower()
+    return invited == verified

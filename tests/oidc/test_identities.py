@@ -163,3 +163,22 @@ def test_an_e_mail_longer_than_an_account_holds_counts_as_unverified():
     long_email = "a" * 250 + "@lab.example"
     user = identity_sign_in(issuer=ISSUER, claims=_claims("s-long", email=long_email))
     assert User.objects.get(pk=user.pk).email == ""
+
+
+@pytest.mark.parametrize(
+    ("verified", "accepted"),
+    [
+        ("KATE@Lab.example", True),  # ASCII letters in any case
+        ("\u212aate@lab.example", False),  # the Kelvin sign, which case folding turns into k
+        ("kat\u0435@lab.example", False),  # a Cyrillic e
+    ],
+)
+def test_an_invitation_is_accepted_only_by_its_own_address_not_a_look_alike(verified, accepted):
+    from projects.models import Membership, Project
+    from tests.factories import invitation
+
+    project = Project.objects.create(slug="p", name="P")
+    lead = User.objects.create_user("lead")
+    invitation(project, lead, email="kate@lab.example")
+    user = identity_sign_in(issuer=ISSUER, claims=_claims("s-kate", email=verified))
+    assert Membership.objects.filter(user=user, project=project).exists() == accepted
