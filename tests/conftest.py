@@ -5,6 +5,7 @@ available, except in CI (CI=true), where a missing service fails them: CI must r
 """
 
 import fcntl
+import json
 import os
 import shutil
 from pathlib import Path
@@ -222,3 +223,14 @@ def chromium_browser(monkeypatch):
 def browser_page(chromium_browser):
     """A fresh page with JavaScript; `page.console_errors` lists what went wrong in it."""
     return watch_errors(chromium_browser.new_page())
+
+
+# Figures a test records (`record_property("figures", {...})`, the many-nodes test), printed in
+# the terminal summary: pytest-xdist shows nothing a worker prints, and CI runs on every core.
+# Here, in the conftest the controller loads, not in tests/deploy/ (which only workers load).
+def pytest_terminal_summary(terminalreporter):
+    for status in ("passed", "failed"):
+        for report in terminalreporter.stats.get(status, []):
+            for name, value in getattr(report, "user_properties", []):
+                if name == "figures":
+                    terminalreporter.write_line(f"{report.nodeid} ({status}): {json.dumps(value)}")
