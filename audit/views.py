@@ -3,7 +3,6 @@ trail for the operator (`/audit/`), each filterable by kind, who and date, paged
 downloadable as CSV (`?format=csv`, streamed). Anyone else, a project's annotators included,
 gets the 404 of a project that does not exist; nothing here writes."""
 
-import csv
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
@@ -11,26 +10,14 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from audit.csv_cells import csv_safe
 from audit.forms import TrailFilterForm
 from audit.selectors import CSV_HEADER, TrailFilter, trail_csv_rows, trail_page
+from core.csv_cells import csv_stream
 from core.whole_numbers import whole_number
 from projects.access import led_projects
 
 INVALID = 400
 FIELDS = ("kind", "who", "since", "until")
-
-
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
-def _csv_stream(project_id, filters):
-    writer = csv.writer(_Echo())
-    yield writer.writerow(CSV_HEADER)
-    for row in trail_csv_rows(project_id, filters):
-        yield writer.writerow([csv_safe(cell) for cell in row])
 
 
 def _query(values: dict, **changes) -> str:
@@ -57,7 +44,8 @@ def _trail(request, project, name: str):
     project_id = project.pk if project is not None else None
     if request.GET.get("format") == "csv":
         response = StreamingHttpResponse(
-            _csv_stream(project_id, filters), content_type="text/csv; charset=utf-8"
+            csv_stream(CSV_HEADER, trail_csv_rows(project_id, filters)),
+            content_type="text/csv; charset=utf-8",
         )
         response["Content-Disposition"] = f'attachment; filename="{name}-audit.csv"'
         return response

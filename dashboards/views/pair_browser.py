@@ -5,7 +5,6 @@ Only the project's leads (and the operator) reach it; for annotators and outside
 project answers exactly like a missing one (404), and a bulk action only ever reads pairs of
 the project in the URL (ids of other pairs change nothing)."""
 
-import csv
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -24,10 +23,10 @@ from annotation.services.pair_bulk import (
     pair_bulk_preview,
 )
 from content.models import Pair
+from core.csv_cells import csv_stream
 from core.errors import Invalid
 from core.page_errors import refusal_as_message
 from core.whole_numbers import whole_number
-from dashboards.csv import csv_safe
 from dashboards.selectors.pair_browser import (
     CSV_HEADER,
     FIELDS,
@@ -61,18 +60,6 @@ def _filter_query(values: dict[str, str], **changes) -> str:
     return urlencode({name: value for name, value in merged.items() if value})
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
-def _csv_stream(project, filters):
-    writer = csv.writer(_Echo())
-    yield writer.writerow(CSV_HEADER)
-    for row in browser_csv_rows(project, filters):
-        yield writer.writerow([csv_safe(cell) for cell in row])
-
-
 @login_required
 @require_GET
 def pairs_page(request, slug: str):
@@ -84,7 +71,8 @@ def pairs_page(request, slug: str):
         return render(request, "dashboards/pairs.html", context, status=INVALID)
     if request.GET.get("format") == "csv":
         response = StreamingHttpResponse(
-            _csv_stream(project, filters), content_type="text/csv; charset=utf-8"
+            csv_stream(CSV_HEADER, browser_csv_rows(project, filters)),
+            content_type="text/csv; charset=utf-8",
         )
         response["Content-Disposition"] = f'attachment; filename="{project.slug}-pairs.csv"'
         return response
