@@ -55,6 +55,14 @@ def _rows(database: Database, table: str) -> int:
         return db.execute(query).fetchone()[0]
 
 
+def _assert_nothing_restored(target: Database, media: Path) -> None:
+    assert not media.exists()
+    if target.engine == "sqlite":
+        assert not Path(target.name).exists()
+    else:
+        assert _rows(target, "pg_tables WHERE schemaname = 'public'") == 0
+
+
 def _backup(tmp_path, settings) -> Path:
     queued_pairs(tmp_path, count=3)
     out = tmp_path / "backup"
@@ -86,11 +94,7 @@ def test_a_wrong_sum_restores_nothing(tmp_path, settings, target):
     media = tmp_path / "restored-media"
     with pytest.raises(BackupError, match="SHA-256 does not match"):
         backup_restore(out, target, media)
-    assert not media.exists()
-    if target.engine == "sqlite":
-        assert not Path(target.name).exists()
-    else:
-        assert _rows(target, "pg_tables WHERE schemaname = 'public'") == 0
+    _assert_nothing_restored(target, media)
 
 
 def test_a_database_that_is_not_empty_is_refused(tmp_path, settings, target):
@@ -123,11 +127,7 @@ def test_a_media_name_the_store_would_refuse_restores_nothing(tmp_path, settings
     media = tmp_path / "restored-media"
     with pytest.raises(BackupError, match="not a media file's name"):
         backup_restore(out, target, media)
-    assert not media.exists()
-    if target.engine == "sqlite":
-        assert not Path(target.name).exists()
-    else:
-        assert _rows(target, "pg_tables WHERE schemaname = 'public'") == 0
+    _assert_nothing_restored(target, media)
 
 
 @pytest.mark.parametrize(
