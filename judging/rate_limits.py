@@ -4,9 +4,14 @@ a server asks for.
 Adaptive concurrency (AIMD, as TCP and Inspect AI do): the judge's `concurrency` is a ceiling.
 Calls start with a window of INITIAL_WINDOW slots that grows by one per success (doubling each
 round) until the first overload; after it, by one per round of successes (a round: as many
-successes as the window). An overload (429, 529, an `overloaded_error` body) cuts the window to
-DECREASE times itself, once per overload episode: answers to requests sent before the last cut
-tell nothing new and are ignored. A `Retry-After` pauses every call of the judge until then.
+successes as the window). An overload (429, 529, an `overloaded_error` body) cuts the window once
+per overload episode: only a call let through since the last cut tells something new (calls let
+through before it were sent under the old window, and their refusals are ignored). The cut is
+to DECREASE times the smaller of the window and the refused call's slot number (how many calls
+were in flight when it was let through, itself included, so about where the API's capacity
+is), never below DEEPEST_CUT times the window: slow start, which may have doubled past the
+capacity, ends in one cut instead of a cascade of refusals. A `Retry-After` pauses every call
+of the judge until then.
 
 With Redis (the full stack) all of it is shared by every chunk of every worker calling the same
 judge, one Lua call per step (a finishing call hands its slot to the next call of its chunk in
@@ -22,6 +27,7 @@ import random
 import time
 import uuid
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from judging.backends import CallFailed
 from judging.models import Judge
@@ -37,7 +43,16 @@ INITIAL_WINDOW = 16
 # request every second, under 2 % of them). A sudden drop of the capacity still converges in
 # a few rounds: each round's first overload cuts again.
 DECREASE = 0.9
+# One refusal never more than halves the window (a call refused while alone in flight may be
+# someone else's load on a shared API key, not this judge's capacity).
+DEEPEST_CUT = 0.5
 MAX_CHANGES = 2000  # kept per chunk: the chart needs the shape, not every step
+
+
+def cut(size: float, slot_number: int) -> float:
+    """The window after an overload of the call let through as `slot_number` (the Lua
+    `release` below applies the same rule)."""
+    return max(1.0, size * DEEPEST_CUT, min(size, slot_number) * DECREASE)
 
 
 class Window:
@@ -47,7 +62,7 @@ class Window:
         self.ceiling = ceiling
         self.size = float(min(ceiling, INITIAL_WINDOW))
         self.threshold = float(ceiling)  # slow start below it
-        self.cut_at = float("-inf")
+        self.episode = 0  # counts the cuts: a call let through in an earlier one is old news
 
     @property
     def slots(self) -> int:
@@ -60,12 +75,13 @@ class Window:
         self.size = min(float(self.ceiling), self.size + step)
         return self.slots != before
 
-    def overloaded(self, started: float, now: float) -> bool:
-        """An overload of a request sent at `started`; True when it cut the window."""
-        if started <= self.cut_at:
+    def overloaded(self, episode: int, slot_number: int) -> bool:
+        """An overload of a call let through in `episode` as `slot_number`; True when it cut
+        the window."""
+        if episode != self.episode:
             return False
-        self.size = self.threshold = max(1.0, self.size * DECREASE)
-        self.cut_at = now
+        self.size = self.threshold = cut(self.size, slot_number)
+        self.episode += 1
         return True
 
 
@@ -97,6 +113,7 @@ class LocalLimits(_Changes):
         async with self.changed:
             await self.changed.wait_for(lambda: self.in_flight < self.window.slots)
             self.in_flight += 1
+            slot_number, episode = self.in_flight, self.window.episode
         try:
             while (wait := self.paused_until - time.monotonic()) > 0:
                 await asyncio.sleep(wait)
@@ -105,11 +122,10 @@ class LocalLimits(_Changes):
             self.next_free = start + self.interval
             if start > now:
                 await asyncio.sleep(start - now)
-            started = time.monotonic()
             try:
                 yield
             except CallFailed as failure:
-                self._failed(failure, started)
+                self._failed(failure, slot_number, episode)
                 raise
             if self.window.succeeded():
                 self._record(self.window.slots)
@@ -120,11 +136,10 @@ class LocalLimits(_Changes):
                 # calls a second, waking every waiter on every answer costs a core.
                 self.changed.notify(max(0, self.window.slots - self.in_flight))
 
-    def _failed(self, failure: CallFailed, started: float) -> None:
-        now = time.monotonic()
+    def _failed(self, failure: CallFailed, slot_number: int, episode: int) -> None:
         if failure.retry_after:
-            self.paused_until = max(self.paused_until, now + failure.retry_after)
-        if failure.overloaded and self.window.overloaded(started, now):
+            self.paused_until = max(self.paused_until, time.monotonic() + failure.retry_after)
+        if failure.overloaded and self.window.overloaded(episode, slot_number):
             self._record(self.window.slots)
 
     async def close(self):
@@ -132,10 +147,11 @@ class LocalLimits(_Changes):
 
 
 # The two steps as Lua functions, shared by the scripts below.
-# acquire(token, stale-after µs, rpm interval µs, ceiling, initial window): -1 when no slot is
-# free, else the µs to wait (a pause, then the rpm schedule) after the token took its slot.
+# acquire(token, stale-after µs, rpm interval µs, ceiling, initial window): {-1, 0, 0} when no
+# slot is free, else {the µs to wait (a pause, then the rpm schedule), the token's slot number
+# (calls in flight with it), the episode (cuts so far)}.
 # release(token, outcome "ok" | "overloaded" | "other", retry-after µs, ceiling, the call's
-# start µs, decrease): {slots now, 1 if they changed else 0}.
+# slot number and episode, decrease, deepest cut): {slots now, 1 if they changed else 0}.
 _FUNCTIONS = """
 local function now_us()
   local t = redis.call('TIME')
@@ -145,26 +161,29 @@ end
 local function acquire(token, stale_us, interval_us, ceiling, initial)
   local now = now_us()
   if redis.call('EXISTS', KEYS[3]) == 0 then
-    redis.call('HSET', KEYS[3], 'size', initial, 'threshold', ceiling, 'cut_at', 0)
+    redis.call('HSET', KEYS[3], 'size', initial, 'threshold', ceiling, 'episode', 0)
   end
   redis.call('PEXPIRE', KEYS[3], 3600000)
   local size = tonumber(redis.call('HGET', KEYS[3], 'size'))
   local slots = math.max(1, math.floor(size))
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(stale_us))
   if redis.call('ZCARD', KEYS[1]) >= slots then
-    return -1
+    return {-1, 0, 0}
   end
   redis.call('ZADD', KEYS[1], now, token)
   redis.call('PEXPIRE', KEYS[1], 3600000)
+  local number = redis.call('ZCARD', KEYS[1])
+  local episode = tonumber(redis.call('HGET', KEYS[3], 'episode') or '0')
   local pause = tonumber(redis.call('GET', KEYS[4]) or '0')
   local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
   if tat < now then tat = now end
   if tat < pause then tat = pause end
   redis.call('SET', KEYS[2], tat + tonumber(interval_us), 'PX', 3600000)
-  return tat - now
+  return {tat - now, number, episode}
 end
 
-local function release(token, outcome, retry_after_us, ceiling, started, decrease)
+local function release(token, outcome, retry_after_us, ceiling, number, episode, decrease,
+                       deepest)
   local now = now_us()
   redis.call('ZREM', KEYS[1], token)
   local retry_after = tonumber(retry_after_us)
@@ -182,10 +201,13 @@ local function release(token, outcome, retry_after_us, ceiling, started, decreas
     local step = 1
     if size >= threshold then step = 1 / size end
     size = math.min(tonumber(ceiling), size + step)
-  elseif outcome == 'overloaded'
-      and tonumber(started) > tonumber(redis.call('HGET', KEYS[3], 'cut_at')) then
-    size = math.max(1, size * tonumber(decrease))
-    redis.call('HSET', KEYS[3], 'threshold', tostring(size), 'cut_at', now)
+  elseif outcome == 'overloaded' then
+    local current = tonumber(redis.call('HGET', KEYS[3], 'episode') or '0')
+    if tonumber(episode) == current then
+      size = math.max(1, size * tonumber(deepest),
+                      math.min(size, tonumber(number)) * tonumber(decrease))
+      redis.call('HSET', KEYS[3], 'threshold', tostring(size), 'episode', current + 1)
+    end
   end
   redis.call('HSET', KEYS[3], 'size', tostring(size))
   local after = math.max(1, math.floor(size))
@@ -194,18 +216,32 @@ local function release(token, outcome, retry_after_us, ceiling, started, decreas
 end
 """
 _ACQUIRE = _FUNCTIONS + "return acquire(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])"
-_RELEASE = _FUNCTIONS + "return release(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])"
+_RELEASE = (
+    _FUNCTIONS
+    + "return release(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8])"
+)
 # A finished call's slot handed to a call of the same chunk that waits for one, in one round
-# trip instead of two: release ARGV[1..6], then acquire for the token ARGV[7] (stale-after,
-# interval, initial: ARGV[8..10]). {slots now, changed, the acquire's answer}.
+# trip instead of two: release ARGV[1..8], then acquire for the token ARGV[9] (stale-after,
+# interval, initial: ARGV[10..12]). {slots now, changed, then the acquire's three answers}.
 _HANDOVER = (
     _FUNCTIONS
     + """
-local released = release(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
-local waited = acquire(ARGV[7], ARGV[8], ARGV[9], ARGV[4], ARGV[10])
-return {released[1], released[2], waited}
+local released = release(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8])
+local taken = acquire(ARGV[9], ARGV[10], ARGV[11], ARGV[4], ARGV[12])
+return {released[1], released[2], taken[1], taken[2], taken[3]}
 """
 )
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """A slot of the judge taken in Redis: its token, the µs to wait before the call, and what
+    an overload of the call needs (its slot number and episode, see `cut`)."""
+
+    token: str
+    wait_us: int
+    number: int
+    episode: int
 
 
 class RedisLimits(_Changes):
@@ -231,10 +267,10 @@ class RedisLimits(_Changes):
         self.acquire = self.client.register_script(_ACQUIRE)
         self.release = self.client.register_script(_RELEASE)
         self.handover = self.client.register_script(_HANDOVER)
-        # Slots taken in Redis by a finishing call for the next call of this chunk: [(token,
-        # µs to wait, monotonic time of the handover)]; `wanting` counts the calls past the
-        # local gate without a Redis slot, `handing` the handovers under way.
-        self.handed: list[tuple[str, int, float]] = []
+        # Slots taken in Redis by a finishing call for the next call of this chunk: [(slot,
+        # monotonic time of the handover)]; `wanting` counts the calls past the local gate
+        # without a Redis slot, `handing` the handovers under way.
+        self.handed: list[tuple[_Slot, float]] = []
         self.wanting = 0
         self.handing = 0
         self.queued = 0  # calls waiting at the local gate: they will want a slot next
@@ -267,37 +303,43 @@ class RedisLimits(_Changes):
                 self.local -= 1
                 self.gate.notify(max(0, self.known_slots - self.local))
 
-    async def _take(self) -> tuple[str, int]:
+    async def _take(self) -> _Slot:
         """A Redis slot: one a finished call handed over, else acquired (polling while the
         window is full)."""
         self.wanting += 1
         try:
             while True:
                 while self.handed:
-                    token, wait_us, at = self.handed.pop(0)  # oldest first
+                    slot, at = self.handed.pop(0)  # oldest first
                     if time.monotonic() - at <= HANDOVER_FRESH_SECONDS:
-                        return token, wait_us
+                        return slot
                     # Kept too long (the window shrank, its successor never came): its wait
                     # may predate a pause, and Redis may have expired it. Free it, ask anew.
-                    await self._release_unused(token)
+                    await self._release_unused(slot)
                 token = uuid.uuid4().hex
                 initial = min(self.ceiling, INITIAL_WINDOW)
                 args = [token, self.stale_us, self.interval_us, self.ceiling, initial]
-                wait_us = await self.acquire(keys=self.keys, args=args)
+                wait_us, number, episode = await self.acquire(keys=self.keys, args=args)
                 if wait_us >= 0:
                     # A call finishing meanwhile may have handed this call a slot too: free
                     # what no other waiting call will take, or it holds a slot of the judge.
                     while len(self.handed) > self.wanting - 1 + self.queued:
                         await self._release_unused(self.handed.pop()[0])
-                    return token, wait_us
+                    return _Slot(token, int(wait_us), int(number), int(episode))
                 await asyncio.sleep(random.uniform(_POLL_SECONDS, 4 * _POLL_SECONDS))
         finally:
             self.wanting -= 1
 
-    async def _give_back(self, token: str, outcome: str, retry_after: int, started: int):
+    def _release_args(self, slot: _Slot, outcome: str, retry_after_us: int) -> list:
+        return [
+            slot.token, outcome, retry_after_us, self.ceiling, slot.number, slot.episode,
+            DECREASE, DEEPEST_CUT,
+        ]  # fmt: skip
+
+    async def _give_back(self, slot: _Slot, outcome: str, retry_after_us: int):
         """Release the slot, and when another call of this chunk waits for one (at the local
         gate or for Redis), take its slot in the same round trip. (slots now, changed)."""
-        args = [token, outcome, retry_after, self.ceiling, started, DECREASE]
+        args = self._release_args(slot, outcome, retry_after_us)
         # Calls finishing together count each other's handovers before awaiting: never more
         # slots handed than calls that will take them.
         if self.wanting + self.queued <= len(self.handed) + self.handing:
@@ -308,33 +350,34 @@ class RedisLimits(_Changes):
         args += [successor, self.stale_us, self.interval_us, initial]
         self.handing += 1
         try:
-            slots, changed, wait_us = await self.handover(keys=self.keys, args=args)
+            slots, changed, wait_us, number, episode = await self.handover(
+                keys=self.keys, args=args
+            )
         finally:
             self.handing -= 1
         if int(wait_us) >= 0:
-            self.handed.append((successor, int(wait_us), time.monotonic()))
+            taken = _Slot(successor, int(wait_us), int(number), int(episode))
+            self.handed.append((taken, time.monotonic()))
         return slots, changed
 
-    async def _release_unused(self, token: str) -> None:
-        await self.release(keys=self.keys, args=[token, "other", 0, self.ceiling, 0, DECREASE])
+    async def _release_unused(self, slot: _Slot) -> None:
+        await self.release(keys=self.keys, args=self._release_args(slot, "other", 0))
 
     @asynccontextmanager
     async def _shared_slot(self):
-        token, wait_us = await self._take()
-        outcome, retry_after, started = "other", 0, 0
+        slot = await self._take()
+        outcome, retry_after_us = "other", 0
         try:
-            if wait_us > 0:
-                await asyncio.sleep(wait_us / 1_000_000)
-            started = int(time.time() * 1_000_000)
+            if slot.wait_us > 0:
+                await asyncio.sleep(slot.wait_us / 1_000_000)
             yield
             outcome = "ok"
         except CallFailed as failure:
             outcome = "overloaded" if failure.overloaded else "other"
-            retry_after = int((failure.retry_after or 0) * 1_000_000)
+            retry_after_us = int((failure.retry_after or 0) * 1_000_000)
             raise
         finally:
-            # Redis TIME and this clock differ by the hosts' skew; a cut is a coarse event.
-            slots, changed = await self._give_back(token, outcome, retry_after, started)
+            slots, changed = await self._give_back(slot, outcome, retry_after_us)
             if int(slots) != self.known_slots:
                 self.known_slots = int(slots)  # the gate's waiters see it as slots free up
             if changed:
@@ -342,8 +385,8 @@ class RedisLimits(_Changes):
 
     async def close(self):
         while self.handed:  # taken for a call that never came: free them now, not when stale
-            token, _wait, _at = self.handed.pop()
-            await self._release_unused(token)
+            slot, _at = self.handed.pop()
+            await self._release_unused(slot)
         await self.client.aclose()
 
 

@@ -14,7 +14,7 @@ from devtools.fake_llm import FakeLLMServer, status
 from judging import runner
 from judging.models import Connection, Judge, JudgeRunChunk, Verdict
 from judging.prompts import Message
-from judging.rate_limits import DECREASE, INITIAL_WINDOW, Window
+from judging.rate_limits import DECREASE, DEEPEST_CUT, INITIAL_WINDOW, Window
 from judging.retry import RetryPolicy
 from judging.services.runs import judge_run_start
 from projects.models import Membership, Project
@@ -42,13 +42,28 @@ def test_the_window_grows_then_halves_its_growth_after_an_overload():
     for _ in range(INITIAL_WINDOW):
         window.succeeded()
     assert window.slots == 2 * INITIAL_WINDOW  # slow start: doubles per round
-    assert window.overloaded(started=1.0, now=2.0)
+    episode = window.episode  # the calls below were let through now
+    assert window.overloaded(episode, slot_number=2 * INITIAL_WINDOW)
     cut = window.slots
     assert cut == int(2 * INITIAL_WINDOW * DECREASE)
-    assert not window.overloaded(started=1.5, now=2.1)  # sent before the cut: no news
+    assert not window.overloaded(episode, slot_number=3)  # let through before the cut: no news
     for _ in range(cut):
         window.succeeded()
     assert window.slots == cut + 1  # past an overload: one more slot per round
+
+
+def test_an_overload_cuts_to_where_the_refused_call_stood_but_never_below_half():
+    window = Window(ceiling=128)
+    for _ in range(INITIAL_WINDOW):  # slow start overshoots: 32 slots
+        window.succeeded()
+    assert window.slots == 2 * INITIAL_WINDOW
+    assert window.overloaded(window.episode, slot_number=25)  # the API took 24
+    assert window.slots == int(25 * DECREASE)  # one cut, not three of 0.9 each
+    assert window.overloaded(window.episode, slot_number=1)
+    assert window.slots == int(25 * DECREASE * DEEPEST_CUT)
+    while window.slots > 1:
+        window.overloaded(window.episode, slot_number=1)
+    assert window.overloaded(window.episode, slot_number=1) and window.slots == 1
 
 
 def test_a_128_slot_judge_finds_a_24_call_api_and_answers_everything(tmp_path, monkeypatch):

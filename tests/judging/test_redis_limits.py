@@ -8,7 +8,13 @@ from django.conf import settings
 
 from judging.backends import CallFailed
 from judging.models import Judge
-from judging.rate_limits import DECREASE, HANDOVER_FRESH_SECONDS, INITIAL_WINDOW, RedisLimits
+from judging.rate_limits import (
+    DECREASE,
+    DEEPEST_CUT,
+    HANDOVER_FRESH_SECONDS,
+    INITIAL_WINDOW,
+    RedisLimits,
+)
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db, pytest.mark.judge_clock]
 
@@ -103,10 +109,44 @@ def test_an_overload_seen_by_one_worker_shrinks_every_workers_window():
     first_changes, second_changes, size, paused_ms, waited = asyncio.run(main())
     grown = INITIAL_WINDOW + 40  # slow start: one more slot per success
     assert first_changes[0][1] == INITIAL_WINDOW and first_changes[-1][1] == grown
-    # The second worker found the grown window and cut it.
-    assert [slots for _at, slots in second_changes] == [grown, int(grown * DECREASE)]
-    assert size == pytest.approx(grown * DECREASE)
+    # The second worker found the grown window and cut it: refused while alone in flight,
+    # the call says little of the judge's capacity, so the window is halved, not cut to 1.
+    assert [slots for _at, slots in second_changes] == [grown, int(grown * DEEPEST_CUT)]
+    assert size == pytest.approx(grown * DEEPEST_CUT)
     assert 0 < paused_ms <= 1500 and waited >= 0.4
+
+
+def test_an_overload_cuts_to_where_the_refused_call_stood_once_per_episode():
+    """Slow start ends in one cut: refused as the 25th call in flight of a 40-slot window, a
+    call cuts the window to 0.9 × 25; the calls let through before that cut (the 26th...) are
+    refused too but cut nothing more, while one let through after it cuts again."""
+    judge = Judge.objects.create(
+        name="episodes", backend="random", concurrency=128, requests_per_minute=100_000
+    )
+
+    async def main():
+        limits = RedisLimits(judge, settings.REDIS_URL)
+        await limits.client.delete(*limits.keys)
+        await limits.client.hset(limits.window_key, mapping={"size": 40, "threshold": 128})
+        slots = [await limits._take() for _ in range(30)]
+        sizes = []
+        for slot in slots[24:]:  # the API took 24: the 25th to 30th are refused
+            await limits._give_back(slot, "overloaded", 0)
+            sizes.append(float(await limits.client.hget(limits.window_key, "size")))
+        for slot in slots[:24]:
+            await limits._give_back(slot, "ok", 0)
+        after_cut = float(await limits.client.hget(limits.window_key, "size"))
+        late = await limits._take()  # let through after the cut, as the 1st in flight
+        await limits._give_back(late, "overloaded", 0)
+        last = float(await limits.client.hget(limits.window_key, "size"))
+        await limits.close()
+        return [slot.number for slot in slots], sizes, after_cut, late.episode, last
+
+    numbers, sizes, after_cut, late_episode, last = asyncio.run(main())
+    assert numbers == list(range(1, 31))
+    assert sizes == [pytest.approx(25 * DECREASE)] * 6
+    assert late_episode == 1
+    assert last == pytest.approx(max(after_cut * DEEPEST_CUT, 1 * DECREASE))
 
 
 def test_a_finishing_call_hands_its_slot_over_and_nothing_leaks():
@@ -209,9 +249,9 @@ def test_a_pause_holds_for_a_chunk_that_had_slots_handed_over():
         await _calls(a, 5, 0.02, {"n": 0, "peak": 0})
         # A slot handed over with no call to take it (as when a call waiting on Redis gets
         # its own slot meanwhile): its wait was computed before the pause below.
-        token, _wait = await a._take()
+        slot = await a._take()
         a.queued += 1  # a call at the gate, as far as the handover can tell
-        await a._give_back(token, "ok", 0, 0)
+        await a._give_back(slot, "ok", 0)
         a.queued -= 1
         assert len(a.handed) == 1
         # Within HANDOVER_FRESH_SECONDS it counts as a request already sent; past it, never.
