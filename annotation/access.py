@@ -13,7 +13,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from annotation.models import Assignment, Rating
 from content.models import Pair
-from content.models.pair import OPEN_STATUSES
+from content.models.pair import RATEABLE_STATUSES
 from projects.access import covers_task, led_projects, memberships_of
 from projects.models import Membership
 
@@ -25,8 +25,10 @@ def led_pairs(user) -> QuerySet[Pair]:
 
 def pairs_showing_images_to(user) -> QuerySet[Pair]:
     """The pairs whose images the user may be shown: every pair of the projects they lead;
-    in the projects they belong to, the pairs they hold an assignment on and the open pairs of
-    the tasks their membership covers (those they may be assigned)."""
+    in the projects they belong to, the pairs they hold an assignment on and the pairs of the
+    tasks their membership covers that they may be handed: open pairs and gold checks (the
+    next-pair preload fetches a due gold check's images before it is assigned, exactly as a
+    real pair's — a 404 there would tell a gold check from a real pair)."""
     if user.is_superuser:
         return Pair.objects.filter(project__in=led_projects(user))
     led = memberships_of(user).filter(role=Membership.Role.LEAD).values("project")
@@ -35,7 +37,7 @@ def pairs_showing_images_to(user) -> QuerySet[Pair]:
     return Pair.objects.filter(
         Q(project__in=led)
         | (Exists(member) & Exists(assigned))
-        | (Q(status__in=OPEN_STATUSES) & covers_task(user, task="task"))
+        | (Q(status__in=RATEABLE_STATUSES) & covers_task(user, task="task"))
     )
 
 

@@ -81,11 +81,12 @@ def test_a_gold_check_is_guessed_exactly_as_the_next_submit_brings_it(client, tm
         guessed = upcoming(client, current).json()["images"]
         assert upcoming(client, current).json()["images"] == guessed  # asked again: the same
         assert state(task) == before  # no gold check handed out by the asking
+        # The page preloads them while the current pair is still being rated: a gold check's
+        # images load then as any pair's do, before the claim hands it out.
+        assert [client.get(url).status_code for url in guessed] == [200] * len(guessed)
         location = client.post(location, {"overall": "5"}, **HTMX)["HX-Push-Url"]
         following = Assignment.objects.get(pk=location.rstrip("/").rsplit("/", 1)[1])
         assert guessed and set(guessed) == images_of(following.pair)
-        for url in guessed:  # a gold check's images are the annotator's to load, as any pair's
-            assert client.get(url).status_code == 200
         served.append(following.pair_id in gold)
     assert sum(served) >= 3, served  # gold checks came, each of them guessed
 
