@@ -71,6 +71,22 @@ def invitation_for_token(token: str, now: datetime) -> Invitation | None:
     )
 
 
+def invitation_used_by(token: str, user) -> Invitation | None:
+    """The invitation this link's token opened for `user`, when they used it and still
+    belong to its project (the link opened again after joining), else None."""
+    if not user.is_authenticated:
+        return None
+    return (
+        Invitation.objects.filter(
+            token_hash=invitation_token_hash(token),
+            used_by=user,
+            project__memberships__user=user,
+        )
+        .select_related("project")
+        .first()
+    )
+
+
 def projects_by_slugs(listed: str) -> tuple[list[Project], list[str]]:
     """The projects a comma-separated list of slugs names (an operator's command line), and the
     slugs that name none, sorted."""

@@ -34,6 +34,7 @@ from projects.access import (
 from projects.selectors import (
     invitation_for_token,
     invitation_in_project,
+    invitation_used_by,
     may_create_projects,
     membership_in_project,
     memberships_for_user,
@@ -58,6 +59,7 @@ __all__ = [
     "former_members",
     "invitation_for_token",
     "invitation_in_project",
+    "invitation_used_by",
     "is_lead_anywhere",
     "last_finished",
     "latest_adjudications",

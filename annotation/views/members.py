@@ -23,6 +23,7 @@ from annotation.selectors import (
     former_members,
     invitation_for_token,
     invitation_in_project,
+    invitation_used_by,
     membership_in_project,
     project_for_lead,
     project_members,
@@ -182,6 +183,12 @@ def invite(request, token: str):
             return render(request, "annotation/invite_limited.html", limited, status=429)
     invitation = invitation_for_token(token, timezone.now())
     if invitation is None:
+        joined = invitation_used_by(token, request.user)
+        if joined is not None:  # opened again after joining (or joined at an SSO sign-in)
+            messages.info(
+                request, _("You have joined %(project)s.") % {"project": joined.project.name}
+            )
+            return redirect("home")
         if posting:
             login_failed(request, _limit_key(token))
         return _not_valid(request)

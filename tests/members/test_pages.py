@@ -81,6 +81,23 @@ def test_a_signed_in_user_gets_a_join_button(client, project, lead):
     assert User.objects.filter(username="known").count() == 1
 
 
+def test_the_link_opened_again_by_who_joined_with_it_leads_home(client, project, lead):
+    """A second click on the mail's link (or the link after joining at an SSO sign-in) is no
+    dead end for the one who joined; for anyone else, or once they left, it is spent."""
+    created = invitation(project, lead)
+    url = reverse("invite", args=[created.token])
+    _sign_up(client, url, username="joiner")
+    again = client.get(url)
+    assert again.status_code == 302 and again["Location"] == reverse("home")
+    home = client.get(reverse("home")).content.decode()
+    assert f"You have joined {project.name}." in home
+    client.force_login(member("bystander", Project.objects.create(slug="by", name="By")))
+    assert client.get(url).status_code == 404
+    Membership.objects.filter(user__username="joiner").delete()
+    client.force_login(User.objects.get(username="joiner"))
+    assert client.get(url).status_code == 404
+
+
 @pytest.mark.parametrize("state", ["used", "revoked", "expired", "unknown"])
 def test_every_closed_link_shows_the_same_page(client, project, lead, state):
     created = invitation(project, lead)
