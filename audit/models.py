@@ -33,6 +33,8 @@ class AuditKind(models.TextChoices):
     ADJUDICATION = "adjudication", _("Adjudication")
     IMPORT = "import", _("Import")
     EXPORT = "export", _("Export")
+    TOKEN = "token", _("API token")
+    WEBHOOK = "webhook", _("Webhook")
     SIGN_IN = "sign_in", _("Sign-in")
     SIGN_IN_FAILED = "sign_in_failed", _("Failed sign-in")
 

@@ -31,7 +31,8 @@ from content.models import Pair
 from core.client_address import client_address
 from exports.models import ExportJob
 from judging.models import Connection, Judge, JudgeRun, PromptTemplate
-from projects.models import Invitation, Membership, Project, Task
+from projects.models import ApiToken, Invitation, Membership, Project, Task
+from webhooks.models import Destination, Subscription
 
 _request: ContextVar[HttpRequest | None] = ContextVar("audit_request", default=None)
 
@@ -80,6 +81,22 @@ TRACKED: dict[type[Model], tuple[str, Callable[[Any], int | None], Callable[[Any
     ),
     ImportJob: (AuditKind.IMPORT, _own_project, lambda j: j.file_name, []),
     ExportJob: (AuditKind.EXPORT, _own_project, lambda j: f"#{j.pk} {j.file_format}", []),
+    # Made and revoked, never the key's digest; its last use is a script's, not a change.
+    ApiToken: (
+        AuditKind.TOKEN,
+        _own_project,
+        lambda t: f"{t.name} ({t.user.username}, {t.prefix}…)",
+        ["digest", "last_used_at"],
+    ),
+    # The operator's; a receiving URL often carries a secret of its own (a Slack-style
+    # hook), so the trail names the destination and leaves its URL out.
+    Destination: (AuditKind.WEBHOOK, _no_project, lambda d: d.name, ["url"]),
+    Subscription: (
+        AuditKind.WEBHOOK,
+        _own_project,
+        lambda s: f"{s.destination.name}: {', '.join(s.kinds)}",
+        [],
+    ),
 }
 
 # Their updates are a worker's progress; who started one (create) and deletes are kept.
@@ -134,9 +151,8 @@ def models_register() -> None:
 
 
 def _m2m(model: type[Model]) -> set[str]:
-    # Which tasks a membership or an invitation covers; which projects may use a connection.
-    return (
-        {"tasks"}
-        if model in (Membership, Invitation)
-        else ({"projects"} if model is Connection else set())
-    )
+    # Which tasks a membership or an invitation covers; which projects may use a connection
+    # or send to a webhook destination.
+    if model in (Membership, Invitation):
+        return {"tasks"}
+    return {"projects"} if model in (Connection, Destination) else set()

@@ -29,6 +29,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -114,23 +115,35 @@ def api_token_create(
     return CreatedApiToken(token=token, key=key)
 
 
+def _locked(tokens: QuerySet[ApiToken]) -> list[ApiToken]:
+    # Their user loaded: the audit trail names whose token changed.
+    return list(tokens.select_for_update(of=("self",)).select_related("user"))
+
+
 def api_token_revoke(*, user, token_id: int) -> ApiToken:
-    """Revoke one of the user's own tokens (NotFound for anyone else's, like a missing id)."""
-    token = ApiToken.objects.filter(user=user, pk=token_id).first()
-    if token is None:
-        raise NotFound(gettext("No such token."))
-    if token.revoked_at is None:
-        now = timezone.now()
-        ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=now)
-        token.revoked_at = now
+    """Revoke one of the user's own tokens (NotFound for anyone else's, like a missing id).
+    Saved row by row, not by a bulk update, so that the audit trail records it."""
+    with transaction.atomic():
+        found = _locked(ApiToken.objects.filter(user=user, pk=token_id))
+        if not found:
+            raise NotFound(gettext("No such token."))
+        token = found[0]
+        if token.revoked_at is None:
+            token.revoked_at = timezone.now()
+            token.save(update_fields=["revoked_at"])
     return token
 
 
 def api_tokens_revoke_all(*, user_id: int) -> int:
-    """Revoke every token of the user still unrevoked; how many."""
-    return ApiToken.objects.filter(user_id=user_id, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
+    """Revoke every token of the user that still lets its holder in (an expired one needs no
+    revoking); how many. At most the cap of usable tokens, each recorded in the trail."""
+    now = timezone.now()
+    with transaction.atomic():
+        tokens = _locked(ApiToken.objects.filter(usable_at(now), user_id=user_id))
+        for token in tokens:
+            token.revoked_at = now
+            token.save(update_fields=["revoked_at"])
+    return len(tokens)
 
 
 def api_token_use(

@@ -14,6 +14,7 @@ from audit.models import AuditEntry, AuditKind
 from content.models import Pair
 from judging.models import Connection, Judge
 from projects.models import Invitation, Membership, Task
+from tests.api.test_token_page import KEY
 from tests.audit.conftest import ADDRESS, assert_by, newest
 from tests.factories import image_bytes, member
 
@@ -248,3 +249,76 @@ def test_a_failed_sign_in_is_recorded_with_the_name_tried_and_never_the_password
     row = AuditEntry.objects.filter(pk=entry.pk).values().get()
     assert "pw-Wrong-guess-9" not in json.dumps(row, default=str)
     assert "pw-right-1" not in json.dumps(row, default=str)
+
+
+def test_an_api_token_made_used_and_revoked_is_recorded_without_its_key(client, task, lead, since):
+    from projects.models import ApiToken
+
+    project = task.project
+    fields = {"name": "nightly", "days": 30, "access": "read", "project": project.pk}
+    answer = post(client, reverse("api-tokens"), fields)
+    assert answer.status_code == 200, answer.content.decode()[:2000]
+    token = ApiToken.objects.get(user=lead)
+    made = newest(AuditKind.TOKEN, CREATE)
+    assert_by(made, lead, since, project.pk)  # a one-project token: its leads see it
+    assert made.object_repr == f"nightly (boss, {token.prefix}…)"
+    assert made.changes["access"] == ["None", "read"]
+    row = json.dumps(AuditEntry.objects.filter(pk=made.pk).values().get(), default=str)
+    key = KEY.search(answer.content.decode()).group(1)  # shown once, on this page
+    assert token.digest not in row and key not in row
+
+    client.logout()  # a script's use writes its last use, which is no change of anyone's
+    used = client.get("/api/projects/", HTTP_AUTHORIZATION=f"Token {key}")
+    assert used.status_code == 200 and ApiToken.objects.get().last_used_at is not None
+    assert AuditEntry.objects.filter(kind=AuditKind.TOKEN).count() == 1
+
+    client.force_login(lead)
+    post(client, reverse("api-token-revoke", args=[token.pk]))
+    revoked = newest(AuditKind.TOKEN, UPDATE)
+    assert_by(revoked, lead, since, project.pk)
+    assert list(revoked.changes) == ["revoked_at"] and revoked.changes["revoked_at"][0] == "None"
+
+
+def test_tokens_revoked_by_a_password_change_are_recorded(client, task, lead, since):
+    from projects.services.api_tokens import api_token_create
+
+    for name in ("one", "two"):
+        api_token_create(user=lead, name=name)
+    lead.set_password("pw-new-secret-7")
+    lead.save()  # outside a request: the server revoked them
+    revoked = AuditEntry.objects.filter(kind=AuditKind.TOKEN, action=UPDATE)
+    assert revoked.count() == 2
+    assert {entry.actor_id for entry in revoked} == {None}
+    assert all(list(entry.changes) == ["revoked_at"] for entry in revoked)
+
+
+def test_a_webhook_destination_and_a_subscription_are_recorded_without_the_url(
+    client, task, lead, since, monkeypatch
+):
+    from webhooks.models import Destination
+
+    project = task.project
+    monkeypatch.setenv("HOOK_SECRET", "s" * 32)
+    operator = User.objects.create_superuser("root", password="pw-root-1")
+    client.force_login(operator)
+    hook = "https://hooks.example.org/T000/B000/very-secret-path"
+    answer = post(client, "/admin/webhooks/destination/add/",
+                  {"name": "lab-hook", "url": hook, "secret_env": "HOOK_SECRET",
+                   "projects": [project.pk]})  # fmt: skip
+    assert answer.status_code == 302, answer.content.decode()[:3000]
+    destination = Destination.objects.get(name="lab-hook")
+    made = newest(AuditKind.WEBHOOK, CREATE)
+    assert_by(made, operator, since, None)  # the operator's: no project's leads see it
+    assert made.object_repr == "lab-hook" and made.changes["secret_env"][1] == "HOOK_SECRET"
+    allowed = AuditEntry.objects.filter(kind=AuditKind.WEBHOOK, action=UPDATE).first()
+    assert allowed.changes["projects"]["objects"] == [project.name]
+    every_entry = json.dumps(list(AuditEntry.objects.values()), default=str)
+    assert "very-secret-path" not in every_entry
+
+    client.force_login(lead)
+    answer = post(client, reverse("project-webhooks", args=[project.slug]),
+                  {"destination": destination.pk, "kinds": ["pair.decided"]})  # fmt: skip
+    assert answer.status_code == 302, answer.content.decode()[:2000]
+    subscribed = newest(AuditKind.WEBHOOK, CREATE)
+    assert_by(subscribed, lead, since, project.pk)
+    assert subscribed.object_repr == "lab-hook: pair.decided"
