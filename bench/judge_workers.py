@@ -12,13 +12,16 @@ each has its own seed, so the response cache never answers one case from another
 1. One worker, one judge on provider 1: --pairs pairs × 2 orders (two chunks, one after the
    other). Target: at least 90 % of the capacity.
 2. Two workers, one judge on provider 1 (the two chunks at once, sharing the judge's limits in
-   Redis). Target: within the capacity, and no more requests refused than case 1.
+   Redis). Target: within the capacity, and no more requests refused than case 1 (below).
 3. One worker, two judges, one per provider, half the pairs each (one chunk each), started
    together: the worker runs one chunk after the other.
 4. Two workers, the same as 3: one chunk on each worker at once. Target: at least 1.8 × the
    verdicts a second of case 3.
-1'. Case 1 again, the second worker stopped: case 2's refused requests are compared with the
-   more of the two one-worker runs (the count varies from run to run).
+2'. Case 2 again, then 1'. case 1 again (the second worker stopped). A run's refused count is
+   a count of rare events (about one per overload probe of the adaptive window) and varies
+   by about its square root from run to run: "no more refused" reads the mean of cases 2 and
+   2' against the mean of cases 1 and 1', allowing two standard deviations of that difference
+   (2 × √(one worker's mean), the two means' difference having variance about that mean).
 Times: first chunk started → last chunk finished, from the database.
 """
 
@@ -173,9 +176,8 @@ def main() -> None:
             [(judge(connections[0]), pair_ids[:half]), (judge(connections[1]), pair_ids[half:])],
             project, ports,
         )  # fmt: skip
-        # The refused count of one worker varies by ±20 % from run to run (each overload
-        # probe of the adaptive window is a few 429s): case 1 again, the second worker gone,
-        # so that "no more than one worker causes" is read against one worker's own spread.
+        print("2'. two workers, one judge, again ...", flush=True)
+        shared_again = _runs([(judge(connections[0]), pair_ids)], project, ports)
         _stop(workers.pop())
         print("1'. one worker, one judge, again ...", flush=True)
         one_again = _runs([(judge(connections[0]), pair_ids)], project, ports)
@@ -186,10 +188,12 @@ def main() -> None:
     capacity = options.capacity / options.latency
     one["ratio_to_capacity"] = round(one["verdicts_per_second"] / capacity, 3)
     shared["ratio_to_capacity"] = round(shared["verdicts_per_second"] / capacity, 3)
+    shared_again["ratio_to_capacity"] = round(shared_again["verdicts_per_second"] / capacity, 3)
     two_two["ratio_to_one_worker"] = round(
         two_two["verdicts_per_second"] / one_two["verdicts_per_second"], 2
     )
     result = {"one_worker": one, "one_worker_again": one_again, "two_workers_one_judge": shared}
+    result["two_workers_one_judge_again"] = shared_again
     result |= {"one_worker_two_judges": one_two, "two_workers_two_judges": two_two}
     if options.json:
         print(json.dumps(result, indent=2))
@@ -201,10 +205,16 @@ def main() -> None:
         f"{one['refused']} requests refused; again: {one_again['verdicts_per_second']} "
         f"verdicts/s, {one_again['refused']} refused"
     )
+    one_mean = (one["refused"] + one_again["refused"]) / 2
+    shared_mean = (shared["refused"] + shared_again["refused"]) / 2
+    allowance = 2 * one_mean**0.5
     print(
-        f"2. two workers, one judge: {shared['verdicts_per_second']} verdicts/s, "
-        f"{shared['ratio_to_capacity']:.0%} of the capacity; {shared['refused']} refused "
-        f"(one worker: {one['refused']}, {one_again['refused']})"
+        f"2. two workers, one judge: {shared['verdicts_per_second']} and "
+        f"{shared_again['verdicts_per_second']} verdicts/s, {shared['ratio_to_capacity']:.0%} "
+        f"and {shared_again['ratio_to_capacity']:.0%} of the capacity; {shared['refused']} and "
+        f"{shared_again['refused']} refused, mean {shared_mean:g} against one worker's "
+        f"{one_mean:g} ({one['refused']}, {one_again['refused']}; allowed up to "
+        f"{one_mean + allowance:.1f})"
     )
     print(
         f"3-4. two judges on two providers: one worker {one_two['verdicts_per_second']} "
@@ -212,14 +222,16 @@ def main() -> None:
         f"{two_two['ratio_to_one_worker']}× ({one_two['refused']} and {two_two['refused']} "
         "refused)"
     )
-    failed = sum(case["failed"] for case in (one, one_again, shared, one_two, two_two))
-    ok = one["ratio_to_capacity"] >= 0.9 and shared["ratio_to_capacity"] <= 1.0
-    one_worker_refused = max(one["refused"], one_again["refused"])
-    ok = ok and shared["refused"] <= one_worker_refused and two_two["ratio_to_one_worker"] >= 1.8
+    cases = (one, one_again, shared, shared_again, one_two, two_two)
+    failed = sum(case["failed"] for case in cases)
+    ok = one["ratio_to_capacity"] >= 0.9
+    ok = ok and max(shared["ratio_to_capacity"], shared_again["ratio_to_capacity"]) <= 1.0
+    ok = ok and shared_mean <= one_mean + allowance and two_two["ratio_to_one_worker"] >= 1.8
     ok = ok and failed == 0
     print(
         "targets (one worker ≥ 90 % of capacity; two workers on one judge within it and no "
-        "more refused; two judges ≥ 1.8× with two workers; no failure):",
+        "more refused, within the counts' noise; two judges ≥ 1.8× with two workers; no "
+        "failure):",
         "OK" if ok else "MISSED",
     )
     sys.exit(0 if ok else 1)

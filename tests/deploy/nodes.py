@@ -8,12 +8,10 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode
 
-import pytest
 from django.conf import settings
 from django.db import connection
 
@@ -80,16 +78,6 @@ def stop(process: subprocess.Popen, sig=signal.SIGTERM, seconds: float = 30) -> 
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(10)
     return process.returncode
-
-
-def wait_until(condition, seconds: float, what: str, logs=()):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    tails = "\n".join(f"--- {log.name}\n{log.read_text()[-2000:]}" for log in logs)
-    pytest.fail(f"timed out waiting for {what}\n{tails}")
 
 
 def web_ready(port: int) -> bool:

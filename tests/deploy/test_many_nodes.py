@@ -32,7 +32,6 @@ from tests.deploy.nodes import (
     Session,
     node_env,
     stop,
-    wait_until,
     web_node,
     web_ready,
     worker_node,
@@ -41,6 +40,7 @@ from tests.deploy.nodes import (
 from tests.factories import member, queued_pairs
 from tests.judging.conftest import openai_judge
 from tests.object_store import bucket_create, running_s3_server, s3_env
+from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.postgres,

@@ -4,7 +4,6 @@ calls, collected by a poll that may die half way and be done again, half the pri
 
 import hashlib
 import json
-import time
 from decimal import Decimal
 from io import StringIO
 
@@ -33,6 +32,7 @@ from projects.models import Membership
 from tests.api.conftest import token_client
 from tests.factories import member, queued_pairs
 from tests.judging.conftest import fake_connection, openai_judge
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 FIELDS = ("pair_id", "order", "sample", "choice", "raw_output")
@@ -243,13 +243,12 @@ def quick_server(settings):
 
 
 def wait_finished(run, seconds=15):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    def finished():
         run.refresh_from_db()
-        if run.status == JudgeRun.Status.FINISHED:
-            return run
-        time.sleep(0.2)
-    raise AssertionError(f"run {run.pk} is still {run.status}")
+        return run.status == JudgeRun.Status.FINISHED
+
+    wait_until(finished, seconds, f"run {run.pk} to finish", every=0.2)
+    return run
 
 
 def test_a_lead_starts_a_batch_run_from_the_page_and_sees_its_batches(quick_server, pairs_task):

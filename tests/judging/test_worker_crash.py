@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+import redis
 from django.conf import settings
 from django.db import connection
 from django.db.models import Count
@@ -20,6 +21,7 @@ from judging.models import JudgeRun, ProviderBatch, Verdict
 from judging.services.runs import judge_run_start
 from tests.factories import queued_pairs
 from tests.judging.conftest import openai_judge
+from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.postgres,
@@ -67,13 +69,13 @@ def _kill(worker: subprocess.Popen) -> None:
         worker.wait(10)
 
 
-def _wait(condition, seconds: float, what: str, log: Path):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    pytest.fail(f"timed out waiting for {what}; worker log:\n{log.read_text()[-3000:]}")
+def _unacknowledged_visible() -> bool:
+    """Whether what the killed worker held unacknowledged has outlived the visibility timeout,
+    so that the next worker's restore hands it out again (kombu's `unacked_index`, scored
+    with the worker's clock, which is this host's)."""
+    client = redis.from_url(settings.REDIS_URL)
+    newest = client.zrange("unacked_index", -1, -1, withscores=True)
+    return not newest or time.time() > newest[0][1] + VISIBILITY_SECONDS
 
 
 def test_a_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path, _media_in_tmp):
@@ -88,24 +90,24 @@ def test_a_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path, _media_i
     try:
         judge = openai_judge(server, concurrency=2)
         run = judge_run_start(judge, task.project, samples=2)  # 120 trials, about 3 s
-        _wait(
+        wait_until(
             lambda: Verdict.objects.filter(judge=judge).count() >= 20,
             60,
             "the first verdicts",
-            log,
+            [log],
         )
         _kill(worker)
         killed_at = Verdict.objects.filter(judge=judge).count()
         run.refresh_from_db()
         assert run.status == JudgeRun.Status.RUNNING and killed_at < 120
 
-        time.sleep(VISIBILITY_SECONDS + 0.5)  # the unacknowledged chunk becomes visible again
+        wait_until(_unacknowledged_visible, 30, "the unacknowledged chunk to be visible", [log])
         worker = _start_worker(_media_in_tmp, log)
-        _wait(
+        wait_until(
             lambda: JudgeRun.objects.get(pk=run.pk).status == JudgeRun.Status.FINISHED,
             90,
             "the run to finish after the restart",
-            log,
+            [log],
         )
     finally:
         _kill(worker)
@@ -140,23 +142,23 @@ def test_a_batch_run_survives_a_worker_restart_while_it_waits_for_the_provider(
     try:
         judge = openai_judge(server, concurrency=2)
         run = judge_run_start(judge, task.project, mode=JudgeRun.Mode.BATCH)
-        _wait(
+        wait_until(
             lambda: ProviderBatch.objects.filter(
                 run=run, status=ProviderBatch.Status.IN_PROGRESS, polled_at__isnull=False
             ).exists(),
             60,
             "the batch to be submitted and polled",
-            log,
+            [log],
         )
         _kill(worker)
         for batch in server.batches.values():
             batch["ends_at"] = 0  # the provider answers while no worker is up
         worker = _start_worker(_media_in_tmp, log, extra=beat, env=poll)
-        _wait(
+        wait_until(
             lambda: JudgeRun.objects.get(pk=run.pk).status == JudgeRun.Status.FINISHED,
             90,
             "the batch run to finish after the restart",
-            log,
+            [log],
         )
     finally:
         _kill(worker)
