@@ -82,9 +82,11 @@ TRACKED: dict[type[Model], tuple[str, Callable[[Any], int | None], Callable[[Any
     ImportJob: (AuditKind.IMPORT, _own_project, lambda j: j.file_name, []),
     ExportJob: (AuditKind.EXPORT, _own_project, lambda j: f"#{j.pk} {j.file_format}", []),
     # Made and revoked, never the key's digest; its last use is a script's, not a change.
+    # A person's own credential, not the project's business: the operator's trail only (a
+    # lead would otherwise learn when a member changed their password).
     ApiToken: (
         AuditKind.TOKEN,
-        _own_project,
+        _no_project,
         lambda t: f"{t.name} ({t.user.username}, {t.prefix}…)",
         ["digest", "last_used_at"],
     ),

@@ -161,7 +161,8 @@ end
 local function acquire(token, stale_us, interval_us, ceiling, initial)
   local now = now_us()
   if redis.call('EXISTS', KEYS[3]) == 0 then
-    redis.call('HSET', KEYS[3], 'size', initial, 'threshold', ceiling, 'episode', 0)
+    -- cut_at: read by the workers of the release before episodes (a rolling deploy)
+    redis.call('HSET', KEYS[3], 'size', initial, 'threshold', ceiling, 'episode', 0, 'cut_at', 0)
   end
   redis.call('PEXPIRE', KEYS[3], 3600000)
   local size = tonumber(redis.call('HGET', KEYS[3], 'size'))

@@ -7,8 +7,8 @@ claim (annotation/services/assignments.py) still decides at submit time, with th
 locked; an older lease of theirs, a pause, or another annotator's claim in between make the
 guess wrong, and then the preloaded images are merely unused. The guess comes from the same
 queryset and order as the claim, so it is a pair the annotator may be shown anyway
-(annotation.access.pairs_showing_images_to: the open pairs of the tasks their membership
-covers).
+(annotation.access.pairs_showing_images_to: the open pairs and gold checks of the tasks their
+membership covers).
 
 A gold check is guessed exactly as the claim serves it (annotation/selectors/gold_next.py, the
 one rule for both): were it never preloaded, a pair that shows up without having been preloaded

@@ -17,8 +17,10 @@ Rules:
 - A password change or reset revokes every token of the user (api/signals.py calls
   `api_tokens_revoke_all`).
 
-Concurrency: `api_token_create` locks the user's row, so that two creations at once cannot
-both pass the count; revocations are conditional updates (revoking twice is harmless).
+Concurrency: `api_token_create` and `api_tokens_revoke_all` lock the user's row, so that two
+creations at once cannot both pass the count and no token made during a password change
+outlives it; a revocation locks the token's row and saves it (so the audit trail records it;
+revoking twice is harmless).
 """
 
 import hmac
@@ -139,6 +141,7 @@ def api_tokens_revoke_all(*, user_id: int) -> int:
     revoking); how many. At most the cap of usable tokens, each recorded in the trail."""
     now = timezone.now()
     with transaction.atomic():
+        get_user_model().objects.select_for_update().filter(pk=user_id).first()
         tokens = _locked(ApiToken.objects.filter(usable_at(now), user_id=user_id))
         for token in tokens:
             token.revoked_at = now

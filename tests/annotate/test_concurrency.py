@@ -3,6 +3,7 @@
 
 import random
 import threading
+from functools import partial
 
 import pytest
 from django.db import connection
@@ -46,8 +47,8 @@ def test_many_annotators_at_once_fill_every_pair_exactly_n_times(tmp_path):
     claims: list[int] = []
     lock = threading.Lock()
 
-    def annotate(user):
-        rng = random.Random(user.pk * 1000 + len(claims))
+    def annotate(user, round_number: int):
+        rng = random.Random(user.pk * 1000 + round_number)
         while (assignment := assignment_claim(user, task)) is not None:
             with lock:
                 claims.append(assignment.pk)
@@ -61,11 +62,13 @@ def test_many_annotators_at_once_fill_every_pair_exactly_n_times(tmp_path):
                 submitted.append(assignment.pk)
 
     # A skip hands its pair back, possibly after every other annotator found the queue empty and
-    # stopped (as a person would come back later): go round again, all at once, until a round
-    # claims nothing. A pair left short after that is a lost slot.
-    for _round in range(20):
+    # stopped (as a person would come back later), and under this zero-think-time contention a
+    # claim may give up after seconds of finding the last pairs locked by others' claims
+    # (`_BUSY_RETRIES`): go round again, all at once, until a round claims nothing. A pair
+    # left short after that is a lost slot.
+    for round_number in range(20):
         claimed_before = len(claims)
-        assert _in_threads(users, annotate) == []
+        assert _in_threads(users, partial(annotate, round_number=round_number)) == []
         if len(claims) == claimed_before:
             break
 
