@@ -98,6 +98,20 @@ def test_the_link_opened_again_by_who_joined_with_it_leads_home(client, project,
     assert client.get(url).status_code == 404
 
 
+def test_the_link_after_joining_at_an_organisation_sign_in_leads_home(client, project, lead):
+    """With passwords off the invitee signs in through the provider, which accepts the
+    invitation by their verified address; the link they came by then leads home too."""
+    from projects.services.invitations import invitations_accept_for_email
+
+    created = invitation(project, lead, email="ada@example.org")
+    ada = User.objects.create_user("ada", email="ada@example.org")
+    [joined] = invitations_accept_for_email(user=ada, email="ada@example.org")
+    assert joined.project == project
+    client.force_login(ada)
+    answer = client.get(reverse("invite", args=[created.token]))
+    assert answer.status_code == 302 and answer["Location"] == reverse("home")
+
+
 @pytest.mark.parametrize("state", ["used", "revoked", "expired", "unknown"])
 def test_every_closed_link_shows_the_same_page(client, project, lead, state):
     created = invitation(project, lead)
