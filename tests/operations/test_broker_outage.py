@@ -15,8 +15,9 @@ from operations.models import WorkerHeartbeat
 from projects.models import Membership
 from tests.factories import member, queued_pairs
 from tests.judging.conftest import openai_judge
-from tests.judging.test_worker_crash import _kill, _start_worker, _wait
+from tests.judging.test_worker_crash import _kill, _start_worker
 from tests.operations.conftest import OwnRedis, celery_broker
+from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.postgres,
@@ -61,14 +62,14 @@ def test_a_run_and_an_export_started_during_the_outage_complete_after_it(
 
         server.start()  # Redis is back; a worker starts and sweeps what waited
         worker = _start_worker(_media_in_tmp, log, env={"REDIS_URL": url})
-        _wait(
+        wait_until(
             lambda: (
                 JudgeRun.objects.get(pk=run.pk).status == JudgeRun.Status.FINISHED
                 and ExportJob.objects.get(pk=job.pk).status == ExportJob.Status.DONE
             ),
             90,
             "the run and the export to complete",
-            log,
+            [log],
         )
     finally:
         if worker is not None:
