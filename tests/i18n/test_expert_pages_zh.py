@@ -134,7 +134,7 @@ def test_the_done_page_is_in_chinese(client, expert):
     response = client.get(url, follow=True, **CHINESE)
     html = response.content.decode()
     assert f"{task.name}：没有待您评分的内容了" in html
-    assert "此任务中您可以评分的样本对均已有足够的标注员，或已由您评分。谢谢！" in html
+    assert "此任务中您可以评分的样本对均已有足够的标注专家，或已由您评分。谢谢！" in html
     assert _english(html) == []
 
 
