@@ -59,8 +59,10 @@ class TokenView(APIView):
         summary="A new API token (send it as `Authorization: Token <key>`)",
         description=(
             "Each call makes a new token: read-write, reaching all of your projects, expiring "
-            "after the server's default lifetime. Keep it rather than asking again; make "
-            "read-only or one-project tokens on your account page (/accounts/tokens/)."
+            "after the server's default lifetime. At the most usable tokens allowed, the "
+            "oldest token made by this endpoint is revoked to make room (those made on the "
+            "account page never are). Make read-only or one-project tokens on your account "
+            "page (/accounts/tokens/)."
         ),
         request=AuthTokenSerializer,
         responses={
@@ -70,7 +72,10 @@ class TokenView(APIView):
                 ErrorSerializer, description="Password sign-in is turned off on this server."
             ),
             409: OpenApiResponse(
-                ErrorSerializer, description="You hold the most usable tokens allowed."
+                ErrorSerializer,
+                description=(
+                    "You hold the most usable tokens allowed, none of them made by this endpoint."
+                ),
             ),
             429: OpenApiResponse(
                 ErrorSerializer,
@@ -99,7 +104,7 @@ class TokenView(APIView):
             raise
         login_succeeded(request, username)
         user = serializer.validated_data["user"]
-        created = api_token_create(user=user, name=SIGN_IN_TOKEN_NAME)
+        created = api_token_create(user=user, name=SIGN_IN_TOKEN_NAME, from_sign_in=True)
         token = created.token
         return Response(
             TokenSerializer(

@@ -51,6 +51,10 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField()
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # Made by signing in with a password (POST /api/auth/token/), as a script that asks on
+    # every run does: such tokens are like sessions, the oldest making room for a new one at
+    # the cap. Tokens made on the account page or by the operator are never pushed out.
+    from_sign_in = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]

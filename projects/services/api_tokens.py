@@ -73,9 +73,13 @@ def api_token_create(
     days: int | None = None,
     access: str = ApiToken.Access.WRITE,
     project: Project | None = None,
+    from_sign_in: bool = False,
 ) -> CreatedApiToken:
     """A new token of `user` and its key. Invalid (400) for a wrong name, lifetime, access or
-    a project the user does not belong to; Refused (409) past the number of usable tokens."""
+    a project the user does not belong to; Refused (409) past the number of usable tokens.
+    A token `from_sign_in` (POST /api/auth/token/) at the cap revokes the user's oldest usable
+    one from a sign-in to make room, so a script that signs in on every run keeps working;
+    Refused only when every usable token was made otherwise."""
     errors: dict[str, list[str]] = {}
     name = (name or "").strip()
     if not name or len(name) > NAME_LENGTH:
@@ -96,7 +100,15 @@ def api_token_create(
     now = timezone.now()
     with transaction.atomic():
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-        usable = ApiToken.objects.filter(usable_at(now), user=user).count()
+        usable_tokens = ApiToken.objects.filter(usable_at(now), user=user)
+        usable = usable_tokens.count()
+        if from_sign_in and usable >= max_tokens():
+            over = usable - max_tokens() + 1
+            oldest = usable_tokens.filter(from_sign_in=True).order_by("created_at", "id")
+            for token in _locked(oldest[:over]):
+                token.revoked_at = now
+                token.save(update_fields=["revoked_at"])
+                usable -= 1
         if usable >= max_tokens():
             raise Refused(
                 gettext(
@@ -113,6 +125,7 @@ def api_token_create(
             access=access,
             project=project,
             expires_at=now + timedelta(days=days),
+            from_sign_in=from_sign_in,
         )
     return CreatedApiToken(token=token, key=key)
 

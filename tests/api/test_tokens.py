@@ -292,6 +292,32 @@ def test_a_user_holds_at_most_the_allowed_number_of_usable_tokens(world, setting
     assert again.status_code == 200
 
 
+def test_a_script_that_signs_in_on_every_run_pushes_out_its_oldest_sign_in_token(world, settings):
+    """POST /api/auth/token/ on every run (as the API's README example does): at the cap the
+    oldest token from a sign-in is revoked to make room; a token made on the account page
+    never is."""
+    settings.ARBITER_API_TOKENS_PER_USER = 3
+    kept = api_token_create(user=world.lead_a, name="nightly export")
+
+    def sign_in():
+        answer = APIClient().post("/api/auth/token/", {"username": "lead_a", "password": PASSWORD})
+        assert answer.status_code == 200, answer.content
+        return answer.json()["token"]
+
+    keys = [sign_in() for _ in range(5)]
+    usable = ApiToken.objects.filter(user=world.lead_a, revoked_at__isnull=True)
+    assert usable.count() == 3
+    assert set(usable.values_list("name", flat=True)) == {"nightly export", "POST /api/auth/token/"}
+
+    def answers(key):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        return client.get("/api/projects/").status_code
+
+    assert [answers(key) for key in keys] == [401, 401, 401, 200, 200]
+    assert answers(kept.key) == 200
+
+
 def test_every_scope_of_the_access_policy_keeps_to_the_limited_project(world):
     """The narrowing lives in the access policy's roots, so every scope built on them keeps
     to the project: a user who leads beta and annotates in both, limited to alpha."""
