@@ -64,3 +64,17 @@ def test_drf_tokens_are_hashed_into_api_tokens_and_keep_working(drf_table):
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {DRF_KEY}")
     assert api.get("/api/projects/").status_code == 200
+
+
+def test_tokens_made_by_the_sign_in_endpoint_before_are_marked_as_such():
+    old = migrate_to(AFTER)
+    user = old.get_model("auth", "User").objects.create(username="script", is_active=True)
+    tokens = old.get_model("projects", "ApiToken").objects
+    expires = timezone.now() + timezone.timedelta(days=30)
+    for name, digest in (("POST /api/auth/token/", "a"), ("nightly export", "b")):
+        tokens.create(user=user, name=name, prefix="arb_x", digest=digest * 64,
+                      expires_at=expires)  # fmt: skip
+
+    new = migrate_to([("projects", "0009_api_token_from_sign_in")])
+    marked = new.get_model("projects", "ApiToken").objects.values_list("name", "from_sign_in")
+    assert dict(marked) == {"POST /api/auth/token/": True, "nightly export": False}
