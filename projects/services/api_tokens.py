@@ -105,10 +105,7 @@ def api_token_create(
         if from_sign_in and usable >= max_tokens():
             over = usable - max_tokens() + 1
             oldest = usable_tokens.filter(from_sign_in=True).order_by("created_at", "id")
-            for token in _locked(oldest[:over]):
-                token.revoked_at = now
-                token.save(update_fields=["revoked_at"])
-                usable -= 1
+            usable -= _revoke(_locked(oldest[:over]), now)
         if usable >= max_tokens():
             raise Refused(
                 gettext(
@@ -135,18 +132,24 @@ def _locked(tokens: QuerySet[ApiToken]) -> list[ApiToken]:
     return list(tokens.select_for_update(of=("self",)).select_related("user"))
 
 
+def _revoke(tokens: list[ApiToken], now: datetime) -> int:
+    """Revoke these locked tokens, row by row (a bulk update would send the audit trail no
+    signal); how many."""
+    for token in tokens:
+        token.revoked_at = now
+        token.save(update_fields=["revoked_at"])
+    return len(tokens)
+
+
 def api_token_revoke(*, user, token_id: int) -> ApiToken:
-    """Revoke one of the user's own tokens (NotFound for anyone else's, like a missing id).
-    Saved row by row, not by a bulk update, so that the audit trail records it."""
+    """Revoke one of the user's own tokens (NotFound for anyone else's, like a missing id)."""
     with transaction.atomic():
         found = _locked(ApiToken.objects.filter(user=user, pk=token_id))
         if not found:
             raise NotFound(gettext("No such token."))
-        token = found[0]
-        if token.revoked_at is None:
-            token.revoked_at = timezone.now()
-            token.save(update_fields=["revoked_at"])
-    return token
+        if found[0].revoked_at is None:  # revoking twice changes nothing
+            _revoke(found, timezone.now())
+    return found[0]
 
 
 def api_tokens_revoke_all(*, user_id: int) -> int:
@@ -155,11 +158,7 @@ def api_tokens_revoke_all(*, user_id: int) -> int:
     now = timezone.now()
     with transaction.atomic():
         get_user_model().objects.select_for_update().filter(pk=user_id).first()
-        tokens = _locked(ApiToken.objects.filter(usable_at(now), user_id=user_id))
-        for token in tokens:
-            token.revoked_at = now
-            token.save(update_fields=["revoked_at"])
-    return len(tokens)
+        return _revoke(_locked(ApiToken.objects.filter(usable_at(now), user_id=user_id)), now)
 
 
 def api_token_use(
