@@ -243,15 +243,11 @@ def judge_inputs(project: Project) -> JudgeInputs:
     return inputs
 
 
-# The pool a prediction-powered figure speaks for: the pairs in the experts' queue, rated or not
-# (docs/architecture.md §6.6). Easy pairs (removed by the ensemble), candidates, gold checks and
-# dropped pairs are other populations.
-POOL_STATUSES = (
-    Pair.Status.QUEUED,
-    Pair.Status.IN_PROGRESS,
-    Pair.Status.COMPLETE,
-    Pair.Status.KEPT,
-)
+# The pool a prediction-powered figure speaks for: the pairs in the experts' queue, rated or not,
+# and those they dropped once rated (docs/architecture.md §6.6). Easy pairs (removed by the
+# ensemble), candidates and gold checks are other populations.
+UNDECIDED_STATUSES = (Pair.Status.QUEUED, Pair.Status.IN_PROGRESS, Pair.Status.COMPLETE)
+POOL_STATUSES = (*UNDECIDED_STATUSES, Pair.Status.KEPT, Pair.Status.DROPPED)
 PoolVotes = dict[int, dict[int, dict[int, tuple[int, int, int]]]]  # task -> judge -> pair -> votes
 
 
@@ -275,17 +271,25 @@ def pool_votes(project: Project) -> PoolVotes:
     return votes
 
 
-SampleDesign = dict[int, dict[int, tuple[float, float, bool]]]  # task -> pair -> design
+PoolDesign = dict[int, dict[int, tuple[float, float, bool]]]  # task -> pair -> design
+PoolOutcomes = dict[int, dict[int, str | None]]  # task -> decided pair -> side (None: dropped)
 
 
-def sample_design(project: Project) -> SampleDesign:
-    """For a project rating a sample: each pool pair's draw, weight (1 when none) and whether
-    it is still open (queued or in progress), by task (one query)."""
-    design: SampleDesign = defaultdict(dict)
+def pool_design(project: Project) -> tuple[PoolDesign, PoolOutcomes]:
+    """Each pool pair's draw, sampling weight (1 when none) and whether it is still undecided,
+    by task; and each decided pair's outcome: the experts' side when they kept it with one,
+    None when they dropped it (one query)."""
+    design: PoolDesign = defaultdict(dict)
+    outcomes: PoolOutcomes = defaultdict(dict)
     rows = Pair.objects.filter(project=project, status__in=POOL_STATUSES).values_list(
-        "task_id", "pk", "draw", "weight", "status"
+        "task_id", "pk", "draw", "weight", "status", "label"
     )
-    for task_id, pair_id, draw, weight, status in rows.order_by().iterator(chunk_size=20_000):
-        open_now = status in (Pair.Status.QUEUED, Pair.Status.IN_PROGRESS)
-        design[task_id][pair_id] = (draw, weight or 1.0, open_now)
-    return design
+    for task_id, pair_id, draw, weight, status, label in rows.order_by().iterator(
+        chunk_size=20_000
+    ):
+        undecided = status in UNDECIDED_STATUSES
+        design[task_id][pair_id] = (draw, weight or 1.0, undecided)
+        if not undecided:
+            kept = status == Pair.Status.KEPT and label in ("A", "B")
+            outcomes[task_id][pair_id] = label if kept else None
+    return design, outcomes

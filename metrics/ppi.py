@@ -180,7 +180,7 @@ def active_mean(
     n = labels.size
     big_m = _check_pool(pool.size, n)
     weights = (1.0 - probabilities) / probabilities**2
-    lam, intercept = _weighted_line(rated, labels, weights)
+    lam, intercept = weighted_line(rated, labels, weights)
     residual = labels - (lam * rated + intercept)
     correction = float((residual / probabilities).sum()) / big_m
     estimate = lam * float(pool.mean()) + intercept + correction
@@ -247,7 +247,7 @@ def _regression_slope(labels: FloatArray, rated: FloatArray) -> float:
     return _clip_unit(covariance / spread)
 
 
-def _weighted_line(x: FloatArray, y: FloatArray, weights: FloatArray) -> tuple[float, float]:
+def weighted_line(x: FloatArray, y: FloatArray, weights: FloatArray) -> tuple[float, float]:
     """Slope and intercept of the weighted least-squares line of y on x (ordinary least squares
     when every weight is 0); slope 0 when x does not vary where the weight lies."""
     if not np.any(weights > 0.0):

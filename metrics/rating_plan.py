@@ -14,7 +14,7 @@ from projects.models import Project, Task
 
 def rating_plan(project: Project, half_width: float, task: Task | None = None) -> dict[str, Any]:
     labels = kept_labels(project)
-    powered = powered_figures_by_task(project, labels, half_width)
+    powered = powered_figures_by_task(project, half_width)
     ids = {judge_id for figures in powered.values() for judge_id in figures["judges"]}
     names = dict(Judge.objects.filter(pk__in=ids).values_list("pk", "name"))
     tasks = [task] if task is not None else list(project.tasks.order_by("slug"))

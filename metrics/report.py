@@ -24,8 +24,8 @@ from metrics.inputs import (
     judge_inputs,
     kept_labels,
     overall_scores,
+    pool_design,
     pool_votes,
-    sample_design,
 )
 from metrics.judge_accuracy import (
     JudgeTaskStats,
@@ -33,7 +33,7 @@ from metrics.judge_accuracy import (
     judge_task_stats,
     tasks_covered,
 )
-from metrics.judge_ppi import average_over_tasks, sample_inclusion, sample_progress, task_figures
+from metrics.judge_ppi import average_over_tasks, counted_pairs, sample_progress, task_figures
 from metrics.rounding import rounded
 from projects.models import Project
 
@@ -120,7 +120,7 @@ def project_report(project: Project) -> Figures:
     names = dict(get_user_model().objects.filter(pk__in=people).values_list("pk", "username"))
     bias_cards = task_bias_cards(project, tasks, labels, judged, names, ratings)
     group_rows = group_scores(project, judged)
-    powered_by_task = powered_figures_by_task(project, labels)
+    powered_by_task = powered_figures_by_task(project)
 
     report_tasks: dict[str, Figures] = {}
     judge_accuracies: dict[str, dict[int, float | None]] = defaultdict(
@@ -216,7 +216,7 @@ def project_judge_accuracy(project: Project) -> dict[str, dict[str, Figures]]:
     """Per task slug and judge: the accuracy on the rated pairs (MMRB2's protocol) and the
     prediction-powered figure, as in the report; for the export's manifest."""
     labels, judged = kept_labels(project), judge_inputs(project)
-    powered_by_task = powered_figures_by_task(project, labels)
+    powered_by_task = powered_figures_by_task(project)
     figures: dict[str, dict[str, Figures]] = {}
     for task in project.tasks.order_by("slug"):
         powered = powered_by_task[task.id]
@@ -232,13 +232,16 @@ def project_judge_accuracy(project: Project) -> dict[str, dict[str, Figures]]:
 
 def powered_task_figures(
     votes: Mapping[int, Mapping[int, tuple[int, int, int]]],
-    labels: Mapping[int, str],
-    half_width: float,
-    design: Mapping[int, tuple[float, float, bool]] | None = None,
+    outcomes: Mapping[int, str | None],
+    design: Mapping[int, tuple[float, float, bool]],
+    *,
+    target: float,
+    plan_width: float | None = None,
+    sampled: bool = False,
 ) -> Figures:
     """The prediction-powered figures of one task (metrics/judge_ppi.py), judges by id, from
-    metrics/inputs.py::pool_votes; `design` when the project rates a sample
-    (metrics/inputs.py::sample_design)."""
+    metrics/inputs.py::pool_votes and ::pool_design; weighted back by the design when the
+    project rates a sample."""
     shares = {
         judge_id: {
             pair: (a / answered, b / answered)
@@ -247,30 +250,38 @@ def powered_task_figures(
         }
         for judge_id, by_pair in votes.items()
     }
+    counted = counted_pairs(design, sampled=sampled)
     figures = task_figures(
         {j: by_pair for j, by_pair in shares.items() if by_pair},
-        labels,
-        half_width=half_width,
-        inclusion=None if design is None else sample_inclusion(design),
+        outcomes,
+        target=target,
+        plan_width=plan_width,
+        counted=counted,
     )
-    if design is not None:
-        figures["sample"] = sample_progress(design)
+    if sampled:
+        figures["sample"] = sample_progress(design, counted)
     return figures
 
 
 def powered_figures_by_task(
-    project: Project, labels: Labels, half_width: float | None = None
+    project: Project, half_width: float | None = None
 ) -> dict[int, Figures]:
-    """`powered_task_figures` of every task of the project, at the project's target width
-    unless another is given; weighted back by the sample's design when it rates a sample."""
+    """`powered_task_figures` of every task of the project, monitored at the project's target
+    and planned for it unless another width is given; weighted back by the sample's design
+    when it rates a sample."""
     pool = pool_votes(project)
+    design, outcomes = pool_design(project)
     sampled = project.rating_mode == Project.RatingMode.SAMPLE
-    design = sample_design(project) if sampled else None
-    width = project.target_half_width if half_width is None else half_width
     figures: dict[int, Figures] = defaultdict(lambda: {"judges": {}, "closest": None})
     for task_id, choices in pool.items():  # a task no judge answered has no figure
-        sampled_task = None if design is None else design[task_id]
-        figures[task_id] = powered_task_figures(choices, labels[task_id], width, sampled_task)
+        figures[task_id] = powered_task_figures(
+            choices,
+            outcomes[task_id],
+            design[task_id],
+            target=project.target_half_width,
+            plan_width=half_width,
+            sampled=sampled,
+        )
     _name_waiting_pairs(figures.values())
     return figures
 

@@ -118,7 +118,7 @@ def judge_figures(project: Project) -> dict:
     # The average is over the tasks with labelled pairs, and only when a judge has a figure on
     # each: a mean over the tasks it happens to cover would rank it against others unfairly.
     labelled = [index for index, task in enumerate(tasks) if labels[task.pk]]
-    powered = powered_figures_by_task(project, labels)
+    powered = powered_figures_by_task(project)
 
     table: list[JudgeRow] = []
     for judge_id in judged.by_name():

@@ -13,7 +13,9 @@ from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Generator, Pair, Prompt, Response
 from judging.models import Judge, Verdict
 from judging.services.sampling import FLOOR, sample_start, sample_stop, uncertainty, weights
-from metrics.judge_ppi import sample_inclusion
+from metrics import sequential
+from metrics.judge_ppi import counted_pairs
+from metrics.kept_ratio import sample_estimate
 from metrics.ppi import active_mean
 from metrics.report import project_report
 from projects.models import Membership, Project, Task
@@ -158,7 +160,8 @@ def test_the_report_weighs_the_rated_prefix_back_as_active_mean_does():
         pk: (draw, weight, status in ("queued", "in_progress"))
         for pk, draw, weight, status in Pair.objects.values_list("pk", "draw", "weight", "status")
     }
-    inclusion = sample_inclusion(design)
+    counted = counted_pairs(design, sampled=True)
+    inclusion = dict(zip(counted.order, counted.inclusion(len(counted.order)), strict=True))
     assert 100 <= len(inclusion) <= 120
     labels = dict(Pair.objects.filter(status="kept").values_list("pk", "label"))
     choices: dict = {}
@@ -181,8 +184,25 @@ def test_the_report_weighs_the_rated_prefix_back_as_active_mean_does():
         [prediction(p) for p in sorted(design)],
     )
     assert figures["rated"] == len(rated) and figures["judged"] == 260
-    assert figures["estimate"] == pytest.approx(reference.estimate, abs=1e-6)
-    assert figures["low"] == pytest.approx(reference.low, abs=1e-6)
+    assert (figures["status"], figures["used"]) == ("interim", len(rated))
+    # The kept ratio's estimator (metrics/kept_ratio.py) on that input: with nothing dropped,
+    # the Hájek form of active_mean, within a fraction of its standard error.
+    kept_ratio = sample_estimate(
+        [share("weak", p, labels[p]) for p in rated],
+        [1.0] * len(rated),
+        [prediction(p) for p in rated],
+        [inclusion[p] for p in rated],
+        [prediction(p) for p in sorted(design)],
+        ends=(0.0, 1.0),
+    )
+    assert figures["estimate"] == pytest.approx(kept_ratio.estimate, abs=1e-6)
+    assert abs(kept_ratio.estimate - reference.estimate) < 0.1 * reference.std_error
+    # The interim interval: the monitored band around it (metrics/sequential.py), from a
+    # standard error that is active_mean's up to the variance floor's pseudo-pairs.
+    assert figures["std_error"] == pytest.approx(kept_ratio.std_error, abs=1e-6)
+    assert figures["std_error"] == pytest.approx(reference.std_error, rel=0.1)
+    half = sequential.half_width(figures["std_error"], project.target_half_width)
+    assert figures["low"] == pytest.approx(figures["estimate"] - half, abs=1e-5)  # rounded inputs
 
 
 def test_a_skipped_pair_holds_later_ratings_back_and_the_lead_sees_which(client):

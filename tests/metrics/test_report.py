@@ -331,9 +331,9 @@ def test_report_query_count_does_not_grow(project, django_assert_num_queries):
 def test_report_query_budget(project, django_assert_max_num_queries):
     # 8; 4 for the annotators' quality figures (their ratings, gold answers, pauses,
     # qualifications) and 1 for their names; 2 for the judges' bias cards (the evaluated pairs'
-    # traits, the judges' models); 1 for the verdicts on the pool (prediction-powered figures):
-    # flat in pairs, annotators and judges.
-    with django_assert_max_num_queries(16):
+    # traits, the judges' models); 2 for the prediction-powered figures (the verdicts on the
+    # pool, the pool's draws and decisions): flat in pairs, annotators and judges.
+    with django_assert_max_num_queries(17):
         project_report(project)
 
 
