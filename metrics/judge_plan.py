@@ -62,14 +62,17 @@ def _needed(spread: float, half_width: float, pool: int) -> int:
     return ratings_needed(spread, half_width, pool=pool, alpha=_design_alpha())
 
 
-def judge_plan(sample: "JudgeSample", path: RatioPath | None, half_width: float) -> dict[str, Any]:
+def judge_plan(
+    sample: "JudgeSample", path: RatioPath | None, half_width: float, least: int
+) -> dict[str, Any]:
     """How many rated pairs make the judge's figure final at ± `half_width`, classical and
-    prediction-powered, and how many more that is than today's."""
-    if half_width <= 0 or sample.judged == 0:
-        return {"needed_classical": None, "needed_powered": None}
+    prediction-powered (never fewer than `least`, the first interval), and how many more that
+    is than today's. A judged pool smaller than `least` never gets an interval: no plan."""
+    if half_width <= 0 or sample.judged < least:
+        return {"needed_classical": None, "needed_powered": None, "pool_too_small": True}
     powered, classical, assumed = _spreads(sample, path)
-    needed_classical = _needed(classical, half_width, sample.judged)
-    needed_powered = _needed(powered, half_width, sample.judged)
+    needed_classical = max(_needed(classical, half_width, sample.judged), least)
+    needed_powered = max(_needed(powered, half_width, sample.judged), least)
     return {
         "needed_classical": needed_classical,
         "needed_powered": needed_powered,

@@ -303,8 +303,10 @@ def plan_summary(judges: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     figure at the planned width, classical and prediction-powered, and whether every judge has
     them. Met only where every judge shows an interval: never from fewer than the minimum of
     rated pairs (a pool of 4 pairs, all rated, is not known to ± anything)."""
+    judges = list(judges)
     planned = [f for f in judges if f.get("more_powered") is not None]
     return {
+        "pool_too_small": bool(judges) and all(f.get("pool_too_small") for f in judges),
         "more_classical": max((f["more_classical"] for f in planned), default=None),
         "more_powered": max((f["more_powered"] for f in planned), default=None),
         "met": bool(planned)
@@ -354,7 +356,7 @@ def task_figures(
         path = _path(sample, least) if sample.rated >= 3 else None
         judges[judge] = {
             **estimate(sample, target=target, min_rated=min_rated, path=path),
-            **judge_plan(sample, path, width),
+            **judge_plan(sample, path, width, least),
         }
     ranked = sorted((f["estimate"], j) for j, f in judges.items() if f["estimate"] is not None)
     closest = None

@@ -1,19 +1,20 @@
-"""`plan_ratings`: for each task, how wide the judges' accuracy intervals are now and how many
-more rated pairs (classical and prediction-powered) would bring them to ± a width, or would
-tell the two closest judges apart at 95 % (docs/architecture.md §6.6)."""
+"""`plan_ratings`: for each task, what the judges' accuracy is measured on, how wide its intervals
+are now, how many more rated pairs (classical and prediction-powered) would make every figure
+final at ± a width, and how many would tell the two closest judges apart with 80 % power
+(docs/architecture.md §6.6)."""
 
 from typing import Any
 
 from judging.models import Judge
-from metrics.inputs import kept_labels
 from metrics.judge_ppi import plan_summary
 from metrics.report import powered_figures_by_task
 from metrics.rounding import rounded
 from projects.models import Project, Task
 
+ESTIMAND = "accuracy on the kept pairs of the judged pool"
+
 
 def rating_plan(project: Project, half_width: float, task: Task | None = None) -> dict[str, Any]:
-    labels = kept_labels(project)
     powered = powered_figures_by_task(project, half_width)
     ids = {judge_id for figures in powered.values() for judge_id in figures["judges"]}
     names = dict(Judge.objects.filter(pk__in=ids).values_list("pk", "name"))
@@ -22,9 +23,15 @@ def rating_plan(project: Project, half_width: float, task: Task | None = None) -
     for each in tasks:
         figures = powered[each.pk]
         judges = {names[judge_id]: rounded(f) for judge_id, f in figures["judges"].items()}
+        shown = [f for f in judges.values() if f.get("estimate") is not None]
         closest = figures["closest"]
         plans[each.slug] = {
-            "rated": len(labels[each.pk]),
+            "estimand": ESTIMAND,
+            "rated": max((f["rated"] for f in judges.values()), default=0),
+            "judged": max((f["judged"] for f in judges.values()), default=0),
+            "widest_half_width": max(
+                (rounded((f["high"] - f["low"]) / 2) for f in shown), default=None
+            ),
             **plan_summary(judges.values()),
             "judges": dict(sorted(judges.items())),
             "closest_judges": closest

@@ -74,26 +74,48 @@ class ReportAgreementSerializer(serializers.Serializer):
 
 
 class PoweredAccuracySerializer(serializers.Serializer):
-    """A prediction-powered accuracy (PPI++, docs/architecture.md §6.6) with its 95 % interval:
-    from `rated` pairs the experts labelled and `judged` pairs of the experts' queue the judge
-    answered; `estimate`, `low`, `high` are null below 50 rated pairs."""
+    """A prediction-powered accuracy on the pairs the experts keep (PPI++, docs/architecture.md
+    §6.6) with its 95 % interval, right however often it is looked at: from `rated` decided
+    pairs (kept or dropped) and `judged` pairs of the experts' queue the judge answered;
+    `estimate`, `low`, `high` are null below 50 rated pairs."""
 
     estimate = serializers.FloatField(allow_null=True)
     low = serializers.FloatField(allow_null=True)
     high = serializers.FloatField(allow_null=True)
     rated = serializers.IntegerField()
     judged = serializers.IntegerField()
+    status = serializers.ChoiceField(
+        choices=["interim", "final"],
+        allow_null=True,
+        required=False,
+        help_text="interim: wider, until the target's planned information; final: frozen",
+    )
 
 
 class PoweredTaskAccuracySerializer(PoweredAccuracySerializer):
     lam = serializers.FloatField(allow_null=True, help_text="the power-tuning parameter")
+    used = serializers.IntegerField(
+        required=False, help_text="rated pairs the figure rests on (fewer once final)"
+    )
+    dropped = serializers.IntegerField(required=False, help_text="rated pairs the experts dropped")
+    std_error = serializers.FloatField(required=False)
     classical_low = serializers.FloatField(required=False)
     classical_high = serializers.FloatField(required=False)
     more_classical = serializers.IntegerField(
-        required=False, help_text="more rated pairs for ± the target, rated pairs alone"
+        required=False,
+        allow_null=True,
+        help_text="more rated pairs for a final ± the target, rated pairs alone",
     )
     more_powered = serializers.IntegerField(
-        required=False, help_text="more rated pairs for ± the target, prediction-powered"
+        required=False,
+        allow_null=True,
+        help_text="more rated pairs for a final ± the target, prediction-powered",
+    )
+    spread_assumed = serializers.BooleanField(
+        required=False, help_text="too few counted pairs: the plan assumes the widest spread"
+    )
+    pool_too_small = serializers.BooleanField(
+        required=False, help_text="fewer judged pairs than an interval needs: no plan"
     )
 
 
@@ -101,6 +123,15 @@ class ClosestJudgesSerializer(PoweredTaskAccuracySerializer):
     judges = serializers.ListField(
         child=serializers.CharField(),
         help_text="the better and the worse; the difference is theirs",
+    )
+    told_apart = serializers.BooleanField(
+        required=False, help_text="the difference's interval excluded 0 at some look (95 %)"
+    )
+    power = serializers.FloatField(required=False, help_text="the power the plan is for")
+    needs_target = serializers.FloatField(
+        required=False,
+        allow_null=True,
+        help_text="a finer target that would tell them apart, when this one cannot",
     )
 
 

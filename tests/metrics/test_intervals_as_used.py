@@ -189,14 +189,16 @@ def test_the_planner_plans_for_80_percent_power_and_it_is_reached():
 
 def test_the_planner_never_says_met_on_a_pool_too_small_for_an_interval():
     """The demo's case: a task of 4 judged pairs, all rated. The finite pool is known exactly,
-    but there is no interval on the page: not met, and the numbers are numbers."""
+    but there is no interval on the page: not met, and the plan says why rather than a count
+    that would never bring one."""
     shares = {
         "a": {p: (1.0, 0.0) for p in range(4)},
         "b": {p: (0.0, 1.0) for p in range(4)},
     }
     figures = task_figures(shares, dict.fromkeys(range(4), "A"), target=0.03)
     for judge in figures["judges"].values():
-        assert judge["estimate"] is None and judge["needed_powered"] is not None
+        assert judge["estimate"] is None and judge["pool_too_small"] is True
+    assert plan_summary(figures["judges"].values())["pool_too_small"] is True
     assert plan_summary(figures["judges"].values())["met"] is False
 
 

@@ -10,8 +10,8 @@ from projects.models import Project
 
 class Command(BaseCommand):
     help = (
-        "How many more rated pairs would bring every judge's accuracy to ± WIDTH at 95 % "
-        "(classical and prediction-powered), and separate the two closest judges."
+        "How many more rated pairs would make every judge's accuracy final at ± WIDTH at 95 % "
+        "(classical and prediction-powered), and tell the two closest judges apart (80 % power)."
     )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
@@ -39,17 +39,38 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(plan))
             return
         for slug, figures in plan["tasks"].items():
-            more = (
-                "target met"
-                if figures["met"]
-                else (
-                    f"{figures['more_powered']} more rated pairs (classical: "
-                    f"{figures['more_classical']})"
-                )
-            )
-            self.stdout.write(f"{slug}: {figures['rated']} rated pairs; ±{width}: {more}")
+            self.stdout.write(self._task_line(slug, figures, width))
             if closest := figures["closest_judges"]:
-                self.stdout.write(
-                    f"  closest: {closest['judges'][0]} − {closest['judges'][1]} = "
-                    f"{closest['estimate']} [{closest['low']}, {closest['high']}]"
-                )
+                self.stdout.write(self._closest_line(closest))
+
+    @staticmethod
+    def _task_line(slug: str, figures: dict[str, Any], width: float) -> str:
+        widest = figures["widest_half_width"]
+        now = "no interval yet" if widest is None else f"widest interval now ±{widest}"
+        if figures["met"]:
+            plan = "target met"
+        elif figures["pool_too_small"]:
+            plan = "fewer judged pairs than an interval needs (50): the rated-only figure is all"
+        elif figures["more_powered"] is None:
+            plan = "no judge answered"
+        else:
+            plan = (
+                f"{figures['more_powered']} more rated pairs "
+                f"(classical: {figures['more_classical']})"
+            )
+        return (
+            f"{slug}: {figures['rated']} rated of {figures['judged']} judged pairs; "
+            f"{figures['estimand']} to ±{width} at 95 % (final interval): {plan}; {now}"
+        )
+
+    @staticmethod
+    def _closest_line(closest: dict[str, Any]) -> str:
+        line = f"  closest: {closest['judges'][0]} − {closest['judges'][1]}"
+        if closest["estimate"] is None:
+            return f"{line}: no interval yet"
+        line += f" = {closest['estimate']} [{closest['low']}, {closest['high']}]"
+        if closest["told_apart"]:
+            return f"{line}: told apart at 95 %"
+        if closest.get("needs_target"):
+            return f"{line}: closer than this target tells apart (±{closest['needs_target']} would)"
+        return f"{line}: {closest['more_powered']} more rated pairs for 80 % power"
