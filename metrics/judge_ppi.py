@@ -230,13 +230,27 @@ class Looks:
     final_at: int | None
 
 
+def band_errors(path: RatioPath, target: float, *, classical: bool = False) -> np.ndarray:
+    """The standard errors the monitored interval is built on: at an interim look (critical
+    value b above c), the variance floor's pseudo-pairs weigh b²/2 (metrics/kept_ratio.py)."""
+    errors = path.classical_std_error if classical else path.std_error
+    if path.errors_with is None:
+        return errors
+    c = sequential.critical_value()
+    with np.errstate(invalid="ignore"):
+        level = c * np.maximum(1.0, c * np.nan_to_num(errors) / target)
+    return path.errors_with(level**2 / 2, classical)
+
+
 def looks(sample: JudgeSample, path: RatioPath, *, target: float, least: int) -> Looks:
-    """Every look's figure, as `estimate` shows the last one (metrics/sequential.py)."""
-    errors = path.std_error[least - 1 :]
+    """Every look's figure, as `estimate` shows the last one (metrics/sequential.py): final
+    once c·SE ≤ target, and frozen from then on."""
+    shown = band_errors(path, target)[least - 1 :]
+    errors = shown
     values = path.estimate[least - 1 :].copy()
     c = sequential.critical_value()
     with np.errstate(invalid="ignore"):
-        halves = c * errors * np.maximum(1.0, c * errors / target)
+        halves = c * shown * np.maximum(1.0, c * shown / target)
         final = np.flatnonzero(c * errors <= target)
     if final.size:  # frozen from the first final look on
         first = int(final[0])
@@ -276,7 +290,8 @@ def estimate(
         return {**figures, **empty}
     index = used - 1
     classical = float(path.classical[index])
-    classical_half = sequential.half_width(float(path.classical_std_error[index]), target)
+    classical_error = float(band_errors(path, target, classical=True)[index])
+    classical_half = sequential.half_width(classical_error, target)
     return {
         **figures,
         "estimate": float(seen.estimate[-1]),

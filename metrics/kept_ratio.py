@@ -21,11 +21,15 @@ K and Y are known; f (a prediction of Y, on every pool pair) powers the estimate
 The variance floor: a judge right on every rated pair has s(r) = 0, a zero-width interval that
 covers its true accuracy about half the time at 50 rated pairs. As the Agresti–Coull interval
 does for a proportion, s²(r) is computed with z²/2 pseudo-pairs at each end of Y's range
-(kept, f at its mean) beside the rated ones. They enter the spread only, never the estimate;
-they cost a well-measured judge about 1 % of width at 400 rated pairs, and as they add the same
-spread to the classical figure, the powered one stays no wider than it.
+(kept, f at its mean) beside the rated ones: they enter the spread only, never the estimate,
+and their weight fades as 1/n. Where the estimate is monitored with a wider critical value b
+(an interim look, metrics/sequential.py), the uniform path re-weighs them to b²/2
+(`errors_with`), as the Wilson interval at level b would: the spread of a proportion falls
+with its distance from 1/2, so an early run of right answers otherwise shows an interval
+too narrow exactly when the estimate is too high.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,16 +41,23 @@ FloatArray = npt.NDArray[np.float64]
 PSEUDO_WEIGHT = 1.959964**2 / 2  # z²/2 pseudo-pairs at each end (Agresti–Coull)
 
 
+ErrorsWith = Callable[[FloatArray, bool], FloatArray]
+
+
 @dataclass(frozen=True)
 class RatioPath:
     """Per prefix of the rated pairs in the order they were drawn (index k − 1 for the first k):
-    the prediction-powered and classical estimates and standard errors, and λ."""
+    the prediction-powered and classical estimates and standard errors, and λ.
+    `errors_with(weight, classical)`: the standard errors with `weight` pseudo-pairs at each
+    end instead of z²/2 (one weight per prefix); None where the floor cannot be re-weighed
+    (a sample)."""
 
     estimate: FloatArray
     std_error: FloatArray
     classical: FloatArray
     classical_std_error: FloatArray
     lam: FloatArray
+    errors_with: ErrorsWith | None = None
 
 
 def _arrays(*values: Values) -> list[FloatArray]:
@@ -85,7 +96,7 @@ def uniform_path(
         lam = np.where(var_f > 1e-15, np.clip(np.nan_to_num(slope), 0.0, 1.0), 0.0)
         estimate = theta0 + lam * (float(pool.mean()) - m_f) / m_k
 
-        def spread(theta: FloatArray, lam: FloatArray) -> FloatArray:
+        def spread(theta: FloatArray, lam: FloatArray, weight: FloatArray) -> FloatArray:
             """The floored s² of r = K(Y − θ) − λf, from the moments (ddof 0 → 1 via k)."""
             var_r = (
                 var_ky
@@ -97,21 +108,28 @@ def uniform_path(
             )
             squares = np.maximum(var_r, 0.0) * k
             for end in ends:  # a kept pseudo-pair at f's mean: r - mean(r) = end - Ky + θ(K-1)
-                squares = squares + PSEUDO_WEIGHT * (end - m_ky - theta * (1.0 - m_k)) ** 2
-            return squares / (k - 1.0 + len(ends) * PSEUDO_WEIGHT)
+                squares = squares + weight * (end - m_ky - theta * (1.0 - m_k)) ** 2
+            return squares / (k - 1.0 + len(ends) * weight)
 
         fpc = np.maximum(1.0 - k / big_m, 0.0)
-        std_error = np.sqrt(fpc * spread(estimate, lam) / k) / m_k
         zero = np.zeros_like(k)
-        classical_se = np.sqrt(fpc * spread(theta0, zero) / k) / m_k
     unusable = (k < 2) | (m_k <= 0)
     nan = np.full_like(k, np.nan)
+
+    def errors_with(weight: FloatArray, classical: bool) -> FloatArray:
+        centre, slope = (theta0, zero) if classical else (estimate, lam)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            errors = np.sqrt(fpc * spread(centre, slope, weight) / k) / m_k
+        return np.where(unusable, nan, errors)
+
+    standard = np.full_like(k, PSEUDO_WEIGHT)
     return RatioPath(
         estimate=np.where(unusable, nan, estimate),
-        std_error=np.where(unusable, nan, std_error),
+        std_error=errors_with(standard, False),
         classical=np.where(unusable, nan, theta0),
-        classical_std_error=np.where(unusable, nan, classical_se),
+        classical_std_error=errors_with(standard, True),
         lam=np.where(unusable, nan, lam),
+        errors_with=errors_with,
     )
 
 
