@@ -59,9 +59,12 @@ class ProjectForm(forms.ModelForm):
                 "Rate until every judge's accuracy is known to ± this (0.03: ±3 points) at 95 %."
             ),
             "judge_labels": gettext_lazy(
-                "Pairs no expert rated get the judges' label where the judges are confident "
-                "enough that, with probability 1 − δ, at least 1 − α of such labels agree with "
-                "the experts."
+                "Pairs still to rate get the judges' label where the judges are surest: as far "
+                "down as, with probability 1 − δ, at most α of all the task's pairs that sure "
+                "(rated or not; a dropped pair counts against the judges) would not get the "
+                "judges' side from the experts. Each export states the share of its own judge "
+                "labels proven to agree. Calibrated once the first 100, 200, 400, … pairs in "
+                "rating order are decided."
             ),
         }
 

@@ -71,12 +71,13 @@ class Project(models.Model):
         help_text="In a sample, the experts start no more pairs per task than this "
         "(empty: no limit).",
     )
-    # Judge labels with a guarantee (issue 27; metrics/selective_labels.py), in the export.
+    # Judge labels with a guarantee (metrics/selective_labels.py), in the export.
     judge_labels = models.BooleanField(
         "export judge labels with a guarantee",
         default=False,
-        help_text="Pairs no expert rated get the judges' label where the judges are confident "
-        "enough that, with probability 1 − δ, at least 1 − α of such labels agree with the "
+        help_text="Pairs still to rate get the judges' label where the judges are surest: as far "
+        "down as, with probability 1 − δ, at most α of all the task's pairs that sure (rated or "
+        "not; a dropped pair counts against the judges) would not get the judges' side from the "
         "experts.",
     )
     judge_labels_alpha = models.FloatField(
