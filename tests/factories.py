@@ -113,6 +113,15 @@ def queued_pairs(
     return Task.objects.select_related("project").get(pk=task.pk)
 
 
+def in_import_order(task) -> None:
+    """Give the task's pairs draws in import order: the claim serves pairs nobody started by
+    their draw (random), and a test that walks named pairs one by one needs them in its order."""
+    pairs = list(Pair.objects.filter(task=task).order_by("id"))
+    for number, pair in enumerate(pairs, start=1):
+        pair.draw = number / len(pairs)
+    Pair.objects.bulk_update(pairs, ["draw"])
+
+
 def member(username, project, role="annotator", password="pw-annotate-1"):
     user = User.objects.create_user(username, password=password)
     Membership.objects.create(user=user, project=project, role=role)

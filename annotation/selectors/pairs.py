@@ -64,12 +64,17 @@ def claimable_pairs(user, now: datetime) -> QuerySet[Pair]:
 
 
 def in_claim_order(candidates: QuerySet[Pair], task: Task) -> QuerySet[Pair]:
-    """Pairs already started first (they finish before new ones start); then, by default, in
-    import order; in a sample, in the sample's order (judging/services/sampling.py), and no
-    new pair once the task has started its budget of pairs."""
+    """Pairs already started first (they finish before new ones start); then, by default, by
+    each pair's uniform draw (Pair.draw), never in import order: whenever the experts stop,
+    the pairs they started are (up to skips) those with the smallest draws, a simple random
+    sample of the pool, which every interval, the planner and the label calibration assume
+    (an import file is often sorted by source or difficulty). In a sample, in the sample's
+    order (judging/services/sampling.py), and no new pair once the task has started its
+    budget of pairs. The claim and the next-pair preload (selectors/upcoming.py) both read
+    this order."""
     project = task.project
     if project.rating_mode != project.RatingMode.SAMPLE:
-        return candidates.order_by("-rating_count", "id")
+        return candidates.order_by("-rating_count", "draw", "id")
     started = Assignment.objects.filter(pair=OuterRef("pk"))
     if project.rating_budget is not None:
         begun = (

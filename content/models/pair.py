@@ -84,8 +84,9 @@ class Pair(models.Model):
     extra_annotators = models.PositiveSmallIntegerField(default=0)
 
     # Active choice of pairs (issue 27): a uniform draw fixed when the pair is made, and the
-    # sampling weight frozen when the project starts rating a sample (None: weight 1). In a
-    # sample, pairs are served in the order of draw / weight (SAMPLE_ORDER), so that whenever
+    # sampling weight frozen when the project starts rating a sample (None: weight 1). Rating
+    # every pair, pairs are served in the order of draw (a simple random sample whenever the
+    # experts stop); in a sample, in the order of draw / weight (SAMPLE_ORDER), so that whenever
     # the experts stop, the rated pairs are those with draw <= t * weight: each was rated with
     # probability min(1, t * weight), which the estimates weigh back.
     draw = models.FloatField(default=uniform_draw)
@@ -134,10 +135,11 @@ class Pair(models.Model):
                 include=["updated_at", "rating_count"],
                 name="pair_project_version",
             ),
-            # The claim walks a task's open pairs, most rated first, and stops at the first
+            # The claim walks a task's open pairs, most rated first, then by draw (a random
+            # order: annotation/selectors/pairs.py::in_claim_order), and stops at the first
             # with a free slot.
             models.Index(
-                fields=["task", "-rating_count", "id"],
+                fields=["task", "-rating_count", "draw", "id"],
                 condition=Q(status__in=OPEN_STATUSES),
                 name="pair_open_claim_order",
             ),

@@ -338,7 +338,7 @@ def test_asking_for_an_annotator_needs_a_note_and_a_pair_in_annotation(one, lead
 
 @pytest.fixture
 def campaign(tmp_path):
-    """Seven pairs of one task, in id order:
+    """Seven pairs of one task, each named for the ratings it got, in the claim's order:
     wide      [7, 7, 3]  mean 5.67, span 4: kept (span ≤ 4); dropped once max span is 3
     clear     [6, 6, 6]  kept whatever the new settings
     near      [5, 4, 4]  mean 4.33, in 4 ± 0.5: dropped; kept once the half width is 0.2
@@ -349,29 +349,26 @@ def campaign(tmp_path):
     task = queued_pairs(tmp_path, count=7)
     users = [member(f"u{i}", task.project) for i in range(3)]
     lead = member("lead", task.project, role="lead")
-    wide, clear, near, judged, asked, partial, imported = Pair.objects.filter(task=task)
+    imported = Pair.objects.filter(task=task).first()
     Pair.objects.filter(pk=imported.pk).update(
         status="kept", reference_label="B", label="B", decided_by="imported"
     )
-    for pair, scores in [
-        (wide, [7, 7, 3]),
-        (clear, [6, 6, 6]),
-        (near, [5, 4, 4]),
-        (judged, [7, 7, 3]),
-        (asked, [7, 7, 3]),
-        (partial, [7, 3]),
+    pairs = {}
+    for name, scores in [
+        ("wide", [7, 7, 3]),
+        ("clear", [6, 6, 6]),
+        ("near", [5, 4, 4]),
+        ("judged", [7, 7, 3]),
+        ("asked", [7, 7, 3]),
+        ("partial", [7, 3]),
     ]:
-        rate_pair(pair, users[: len(scores)], scores)
-    pair_adjudicate(judged.pk, lead, "keep_b", "A's image is a copy of the prompt's")
-    pair_request_annotator(asked.pk, lead, "one more opinion")
-    pairs = dict(
-        zip(
-            ["wide", "clear", "near", "judged", "asked", "partial", "imported"],
-            Pair.objects.filter(task=task),
-            strict=True,
-        )
-    )
-    return task, pairs
+        # Whichever pair the queue hands out next; the others then finish it (started first).
+        pair = Pair.objects.get(pk=rate(users[0], task, scores[0]).pair_id)
+        pairs[name] = rate_pair(pair, users[1 : len(scores)], scores[1:])
+    pair_adjudicate(pairs["judged"].pk, lead, "keep_b", "A's image is a copy of the prompt's")
+    pair_request_annotator(pairs["asked"].pk, lead, "one more opinion")
+    pairs["imported"] = imported
+    return task, {name: fresh(pair) for name, pair in pairs.items()}
 
 
 def decisions(pairs):

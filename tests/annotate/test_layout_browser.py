@@ -12,7 +12,7 @@ from content.models import Pair
 from projects.models import Project, Task
 from tests.annotate.test_browser import WAIT_MS, log_in_and_start, wait_for_next_pair
 from tests.conftest import watch_errors
-from tests.factories import member, write_image, write_jsonl
+from tests.factories import in_import_order, member, write_image, write_jsonl
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -38,6 +38,7 @@ def _project(tmp_path, slug, records, images):
     task = Task.objects.get(project=project, slug=slug)
     Task.objects.filter(pk=task.pk).update(aspects=ASPECTS)
     Pair.objects.filter(task=task).update(status=Pair.Status.QUEUED)
+    in_import_order(task)  # the tests name pair 1 and pair 2
     return project
 
 

@@ -21,8 +21,9 @@ from tests.factories import member, queued_pairs
 # Active seconds of the expert's ordinary ratings, by days ago.
 SECONDS = {2: [1800, 1800], 1: [360, 720, 1080], 0: [900]}
 FINAL_GOLD_SECONDS, FRESH_GOLD_SECONDS, QUALIFYING_SECONDS = 100, 50, 70
-# Pairs 0..5 are rated as ordinary pairs; 6..9 become gold checks.
-FINAL, FRESH, PENDING, QUALIFYING = 6, 7, 8, 9
+# Pairs 6..8 become gold checks; six of the other seven are rated as ordinary pairs, and the
+# one nobody rated becomes the qualification pair.
+FINAL, FRESH, PENDING = 6, 7, 8
 FINAL_EXPLANATION = "<b>Right</b> keeps the horizon & the sun"
 FRESH_EXPLANATION = "fresh-secret: the one just answered"
 PENDING_EXPLANATION = "pending-secret: nobody answered it"
@@ -93,8 +94,9 @@ def expert_work(tmp_path) -> ExpertWork:
     pending = Assignment.objects.create(
         pair=gold[PENDING], annotator=expert, lease_expires_at=now + timedelta(minutes=30)
     )
-    # The qualification pair is made gold after the queue was worked (it would come first).
-    qualifying_pair = gold_pair(task, QUALIFYING)
+    # The qualification pair is made gold after the queue was worked (it would come first):
+    # the pair the queue had not served yet (in the order of the pairs' draws).
+    qualifying_pair = Pair.objects.get(task=task, status="queued", assignments__isnull=True)
     gold_set(task, [GoldEntry(qualifying_pair.external_id, "B", "B follows the prompt", True)])
     qualifying = Assignment.objects.create(pair=qualifying_pair, annotator=expert, swapped=False)
     rate_at(expert, qualifying, 1, QUALIFYING_SECONDS, now)  # B much better: as expected

@@ -26,8 +26,8 @@ WAIT_MS = 30_000  # generous: the suite runs on every core at once
 LEAD_PASSWORD = "journey-lead-pw-1"
 PASSWORD = "journey-annotator-pw-1"
 PAIRS = 3
-# Form keys each annotator presses on pairs 1..3 (nobody sees B on the left, so 7 = B much
-# better for everyone): the third annotator disagrees on the first pair only.
+# Form keys each annotator presses on pairs 1..3 as the queue serves them (nobody sees B on the
+# left, so 7 = B much better for everyone): the third annotator disagrees on the first only.
 PRESSES = {"ann1": "777", "ann2": "766", "ann3": "177"}
 
 
@@ -139,11 +139,11 @@ def test_a_project_from_nothing_to_a_downloaded_dataset(
         assert page.console_errors == [], name
         context.close()
 
-    # 5. The disagreement: reviewed and decided by the lead.
-    disputed = Pair.objects.get(external_id="pair-0")
+    # 5. The disagreement, on the pair served first (by draw): reviewed and decided by the lead.
+    disputed = Pair.objects.order_by("draw").first()
     assert disputed.status == "dropped" and disputed.consensus_span == 6
     lead.goto(base + reverse("dash-disagreements", args=["journey"]))
-    lead.click("text=pair-0")
+    lead.click(f"text={disputed.external_id}")
     lead.wait_for_url(re.compile(rf"/pairs/{disputed.pk}/"), timeout=WAIT_MS)
     assert "pressed 1 = Left much better" in lead.inner_text("main")
     lead.select_option("select[name=decision]", "keep_b")
