@@ -45,6 +45,11 @@ class Pool:
     uncertainty: np.ndarray  # pairs
     consensus: float  # accuracy of the whole panel's soft majority
     skills: list[float | None] = field(default_factory=list)
+    # What the product reads (metrics/judge_ppi.py): judge -> pair -> shares for A and B, the
+    # leave-one-out predictions, and the experts' side per pair (pairs 0..size-1).
+    shares: dict = field(default_factory=dict, repr=False)
+    predictions: dict = field(default_factory=dict, repr=False)
+    labels: dict = field(default_factory=dict, repr=False)
 
     @property
     def size(self) -> int:
@@ -72,6 +77,9 @@ def pool_from_choices(name: str, choices: dict, labels: dict, skills=None) -> Po
         uncertainty=1 - np.abs(2 * q - 1),
         consensus=consensus,
         skills=list(skills) if skills is not None else [None] * len(judges),
+        shares=shares,
+        predictions=predictions,
+        labels=labels,
     )
 
 
@@ -144,12 +152,14 @@ def _letter(label: str, correct: bool) -> str:
 # ---------------------------------------------------------------- MJ-Bench
 
 
-def mjbench_pool() -> Pool:
-    """The six models' preferred image per pair, all subsets in one pool; image 0 is A."""
+def mjbench_pool(subsets: list[str] = MJBENCH_SUBSETS) -> Pool:
+    """The six models' preferred image per pair, the subsets in one pool in file order (subset
+    after subset, each file's rows in order: the order an import would give the pairs); image 0
+    is A."""
     side = {"0": "A", "1": "B"}
     choices: dict[str, dict[int, list[str]]] = {model: {} for model in MJBENCH_MODELS}
     labels: dict[int, str] = {}
-    for subset in MJBENCH_SUBSETS:
+    for subset in subsets:
         offset = len(labels)
         for model in MJBENCH_MODELS:
             rows = json.loads(
@@ -159,4 +169,19 @@ def mjbench_pool() -> Pool:
                 choices[model][offset + i] = [side.get(row["pred"], "tie")]  # a tie is wrong
                 if model == MJBENCH_MODELS[0]:
                     labels[offset + i] = side[row["label"]]
-    return pool_from_choices("quality+safety", choices, labels)
+    name = "quality+safety" if subsets == MJBENCH_SUBSETS else "+".join(subsets)
+    return pool_from_choices(name, choices, labels)
+
+
+# ---------------------------------------------------------------- near-perfect judges
+
+
+def near_perfect_pool(skill: float, rng: np.random.Generator, size: int, panel: int) -> Pool:
+    """`panel` judges of accuracy `skill` with independent errors, one trial per pair; the
+    first judge is the one measured."""
+    labels = {i: "A" if heads else "B" for i, heads in enumerate(rng.random(size) < 0.5)}
+    choices = {
+        f"judge-{k}": {i: [_letter(labels[i], right)] for i, right in enumerate(correct)}
+        for k, correct in enumerate(rng.random((panel, size)) < skill)
+    }
+    return pool_from_choices(f"skill {skill:.2f}", choices, labels, skills=[skill] * panel)

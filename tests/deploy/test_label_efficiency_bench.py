@@ -41,7 +41,10 @@ def run_bench(*args: str) -> str:
 
 @pytest.fixture(scope="module")
 def output():
-    stdout = run_bench("--replays", "12", "--budgets", "50", "100", "--sweep", "2", "--json")
+    stdout = run_bench(
+        "--replays", "12", "--budgets", "50", "100", "--sweep", "2", "--stress-replays", "8",
+        "--json",
+    )  # fmt: skip
     return json.loads(stdout)
 
 
@@ -148,7 +151,51 @@ def test_the_sweep_replays_the_first_budget_from_100(output):
     assert set(row["coverage"]) == {"classical", "ppi", "active"}
 
 
+def test_the_stress_settings_replay_old_and_new_on_both_datasets(output):
+    assert output["stress"] == {"replays": 8, "target": 0.03}
+    for dataset in ("mmrb2", "mjbench"):
+        stress = output[f"{dataset}_stress"]
+        looked = stress["continuous_looks"]["summary"]
+        for method in ("old", "new"):
+            assert 0 <= looked["any_look_missed"][method]["mean"] <= 1
+            dropped = stress["dropped_pairs"]["summary"][method]
+            assert 0 <= dropped["coverage"]["worst"] <= dropped["coverage"]["mean"] <= 1
+        assert 0.2 <= stress["dropped_pairs"]["summary"]["dropped"]["low"] <= 0.35
+        assert set(stress["validity_cost"]) == {"50", "100"}
+        for row in stress["validity_cost"].values():
+            median = row["median"]
+            # the monitored design's critical value (2.24 > 1.96) needs more pairs than fixed n
+            assert median["monitored_ppi"] > median["fixed_ppi"]
+            assert median["cost_of_validity"] > 0
+    assert "import_order" not in output["mmrb2_stress"]
+
+
+def test_mjbench_in_file_order_misses_as_the_old_review_found(output):
+    """Deterministic: the first 200 pairs imported are all blur pairs, where every model is
+    near-perfect; the old interval misses every model's accuracy on the whole pool."""
+    at_200 = output["mjbench_stress"]["import_order"]["200"]
+    file_order = at_200["file_order"]
+    assert file_order["old_missed"] == 6
+    hps = file_order["judges"]["hps_v2.1"]
+    assert hps["truth"] == pytest.approx(0.795, abs=5e-4)
+    assert hps["old"]["estimate"] == pytest.approx(0.955, abs=5e-4)
+    assert set(at_200["random_order"]) == {"old", "new"}
+
+
+def test_near_perfect_judges_had_zero_width_intervals_and_no_longer_do(output):
+    rows = {row["judge"]: row for row in output["near_perfect"]}
+    assert set(rows) == {
+        "simulated 95%", "simulated 97%", "simulated 99%", "hps_v2.1, MJ-Bench blur",
+    }  # fmt: skip
+    assert rows["simulated 99%"]["old_zero_width"] > 0
+    for row in rows.values():
+        assert row["half_width"]["new"] > 0
+
+
 def test_the_table_says_mjbench_is_a_machinery_check():
-    stdout = run_bench("--only", "mjbench", "--replays", "3", "--budgets", "100")
+    stdout = run_bench(
+        "--only", "mjbench", "--replays", "3", "--budgets", "100", "--stress-replays", "4"
+    )  # fmt: skip
     assert "MACHINERY CHECK" in stdout
     assert "quality+safety: 1331 pairs" in stdout
+    assert "Import order, MJ-Bench" in stdout and "The cost of validity" in stdout
