@@ -72,7 +72,7 @@ The cost of validity: the continuous-looks replays also give every judge's mean 
 at each budget n. From them, the rated pairs each design needs for an interval as narrow as the
 classical fixed-n one at n (spreads held at n, as the planner holds them): the old fixed-n PPI,
 the same with the variance floor, the monitored PPI (final at that width: its critical value
-c = 2.2414 in place of 1.96) and classical monitored the same way.
+c = 2.2492 in place of 1.96) and classical monitored the same way.
 Needs ../shared/datasets beside the checkout.
 """
 

@@ -236,10 +236,13 @@ def band_errors(path: RatioPath, target: float, *, classical: bool = False) -> n
     errors = path.classical_std_error if classical else path.std_error
     if path.errors_with is None:
         return errors
+    return path.errors_with(_levels(errors, target) ** 2 / 2, classical)
+
+
+def _levels(errors: np.ndarray, target: float) -> np.ndarray:
+    """sequential.level at every look."""
     c = sequential.critical_value()
-    with np.errstate(invalid="ignore"):
-        level = c * np.maximum(1.0, c * np.nan_to_num(errors) / target)
-    return path.errors_with(level**2 / 2, classical)
+    return np.clip(c * c * np.nan_to_num(errors) / target, c, sequential.CAP)
 
 
 def looks(sample: JudgeSample, path: RatioPath, *, target: float, least: int) -> Looks:
@@ -250,7 +253,7 @@ def looks(sample: JudgeSample, path: RatioPath, *, target: float, least: int) ->
     values = path.estimate[least - 1 :].copy()
     c = sequential.critical_value()
     with np.errstate(invalid="ignore"):
-        halves = c * shown * np.maximum(1.0, c * shown / target)
+        halves = _levels(shown, target) * shown
         final = np.flatnonzero(c * errors <= target)
     if final.size:  # frozen from the first final look on
         first = int(final[0])

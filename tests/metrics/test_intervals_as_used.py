@@ -103,7 +103,11 @@ def test_the_final_interval_costs_at_most_15_percent_more_than_a_fixed_n_one():
     assert ratio <= 1.15
     # Before it, the interim interval is wider, as the looks' spending requires.
     assert sequential.half_width(2 * final_error, target) > 2 * target
-    assert sequential.critical_value(0.05) == pytest.approx(2.2414, abs=1e-4)
+    assert sequential.critical_value(0.05) == pytest.approx(2.2492, abs=1e-4)
+    # Early on, the interim interval is capped: at most 4.5 standard errors.
+    assert sequential.half_width(20 * final_error, target) == pytest.approx(
+        sequential.CAP * 20 * final_error
+    )
 
 
 @pytest.mark.parametrize("skill", [0.95, 0.97, 0.99])
