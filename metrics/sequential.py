@@ -8,9 +8,9 @@ information with continuous interim monitoring:
 - The plan is set by the project's target half-width h alone, never by the data: a figure is
   *final* once c·SE ≤ h, its planned information (1/SE²) being I* = (c/h)².
 - Before that, at information fraction t = I/I* = (h / (c·SE))², the interval is
-  estimate ± c/√t · SE = estimate ± c²·SE²/h (but see the cap below). On the scale of the score process (estimate
-  error × information) this boundary is the constant c: the O'Brien–Fleming shape of
-  α-spending, monitored continuously.
+  estimate ± c/√t · SE = estimate ± c²·SE²/h (but see the cap below). On the scale of the
+  score process (estimate error × information) this boundary is the constant c: the
+  O'Brien–Fleming shape of α-spending, monitored continuously.
 - Early on, c/√t grows without bound (an interval of ±0.8 at 50 rated pairs for a target of
   ±0.03 says nothing), so the interim critical value is capped at CAP = 4.5. The cap spends a
   little error of its own: the standardised error W(t)/√t is, in log t, a stationary
