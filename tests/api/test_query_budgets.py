@@ -62,9 +62,9 @@ def test_pages_have_a_fixed_query_budget(world, tmp_path, django_assert_max_num_
         # report --json: 10, 5 for the annotators' quality figures (ratings, gold answers,
         # pauses, qualifications, the decided pairs the competence-weighted vote is compared
         # with; their names come with the report's other reads), 2 for the judges' bias cards
-        # (pair traits, judge models), 1 for the verdicts on the experts' queue (the
-        # prediction-powered figures).
-        (lead, "/api/projects/alpha/report/", 18),
+        # (pair traits, judge models), 2 for the prediction-powered figures (the verdicts on
+        # the experts' queue, the pool's draws and decisions).
+        (lead, "/api/projects/alpha/report/", 19),
     ]
     for client, url, budget in pages:
         with django_assert_max_num_queries(budget):
