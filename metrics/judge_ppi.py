@@ -242,7 +242,8 @@ def band_errors(path: RatioPath, target: float, *, classical: bool = False) -> n
 def _levels(errors: np.ndarray, target: float) -> np.ndarray:
     """sequential.level at every look."""
     c = sequential.critical_value()
-    return np.clip(c * c * np.nan_to_num(errors) / target, c, sequential.CAP)
+    levels: np.ndarray = np.clip(c * c * np.nan_to_num(errors) / target, c, sequential.CAP)
+    return levels
 
 
 def looks(sample: JudgeSample, path: RatioPath, *, target: float, least: int) -> Looks:
