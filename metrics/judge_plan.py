@@ -62,14 +62,11 @@ def _needed(spread: float, half_width: float, pool: int) -> int:
     return ratings_needed(spread, half_width, pool=pool, alpha=_design_alpha())
 
 
-def judge_plan(
+def _counts(
     sample: "JudgeSample", path: RatioPath | None, half_width: float, least: int
 ) -> dict[str, Any]:
-    """How many rated pairs make the judge's figure final at ± `half_width`, classical and
-    prediction-powered (never fewer than `least`, the first interval), and how many more that
-    is than today's. A judged pool smaller than `least` never gets an interval: no plan."""
-    if half_width <= 0 or sample.judged < least:
-        return {"needed_classical": None, "needed_powered": None, "pool_too_small": True}
+    """The rated pairs for a final ± `half_width` (at least `least`), classical and
+    prediction-powered, and how many more that is than today's."""
     powered, classical, assumed = _spreads(sample, path)
     needed_classical = max(_needed(classical, half_width, sample.judged), least)
     needed_powered = max(_needed(powered, half_width, sample.judged), least)
@@ -82,6 +79,17 @@ def judge_plan(
     }
 
 
+def judge_plan(
+    sample: "JudgeSample", path: RatioPath | None, half_width: float, least: int
+) -> dict[str, Any]:
+    """How many rated pairs make the judge's figure final at ± `half_width`, classical and
+    prediction-powered (never fewer than `least`, the first interval), and how many more that
+    is than today's. A judged pool smaller than `least` never gets an interval: no plan."""
+    if half_width <= 0 or sample.judged < least:
+        return {"needed_classical": None, "needed_powered": None, "pool_too_small": True}
+    return _counts(sample, path, half_width, least)
+
+
 def closest_plan(
     sample: "JudgeSample", path: RatioPath | None, gap: float | None, target: float
 ) -> dict[str, Any]:
@@ -91,15 +99,8 @@ def closest_plan(
     if gap is None or gap == 0 or sample.judged == 0:
         return {"needed_powered": None, "more_powered": None, "power": POWER}
     aim = sequential.critical_value() * abs(gap) / (sequential.critical_value() + Z_POWER)
-    powered, classical, assumed = _spreads(sample, path)
-    needed_powered = _needed(powered, aim, sample.judged)
-    needed_classical = _needed(classical, aim, sample.judged)
     return {
-        "needed_classical": needed_classical,
-        "needed_powered": needed_powered,
-        "more_classical": max(needed_classical - sample.rated, 0),
-        "more_powered": max(needed_powered - sample.rated, 0),
+        **_counts(sample, path, aim, 0),
         "power": POWER,
-        "spread_assumed": assumed,
         "needs_target": aim if aim < target else None,
     }
