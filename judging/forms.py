@@ -78,6 +78,13 @@ class IdChoiceField(forms.ModelChoiceField):
         return super().to_python(value)
 
 
+class TaskChoiceField(IdChoiceField):
+    """A project's task, offered by the name its lead gave it (its slug is for URLs)."""
+
+    def label_from_instance(self, obj) -> str:
+        return obj.name
+
+
 class IdMultipleChoiceField(forms.ModelMultipleChoiceField):
     def clean(self, value):
         for item in value or []:
@@ -199,7 +206,7 @@ class TemplateForm(forms.Form):
 
 class RunStartForm(forms.Form):
     judge = IdChoiceField(label=gettext_lazy("Judge"), queryset=Judge.objects.none())
-    task = IdChoiceField(
+    task = TaskChoiceField(
         label=gettext_lazy("Task"),
         queryset=Task.objects.none(),
         required=False,
@@ -228,7 +235,7 @@ class RunStartForm(forms.Form):
     def __init__(self, project, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["judge"].queryset = callable_judges(project)
-        self.fields["task"].queryset = Task.objects.filter(project=project)
+        self.fields["task"].queryset = Task.objects.filter(project=project).order_by("name", "pk")
 
 
 class EnsembleForm(forms.Form):
