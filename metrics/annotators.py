@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from metrics.agreement import rater_label_agreement
+from metrics.judge_breakdowns import pair_counts_interval
 from projects.scale import side_of
 
 _Annotator = TypeVar("_Annotator", bound=Hashable)
@@ -106,6 +107,29 @@ def expert_ceiling_counts(
         entry[0] += side_of(overall, center) == reference
         entry[1] += 1
     return counts
+
+
+def human_ceiling(
+    rows: Sequence[ScoredRow[_Annotator, _Pair]],
+    center: float,
+    pairs: Iterable[_Pair],
+    *,
+    resamples: int,
+) -> dict[str, Any] | None:
+    """The fair human ceiling of a task for the judges' table: `expert_ceiling_counts` over
+    its labelled `pairs` as a share, with a pair-bootstrap interval; None without any rating
+    compared. `rows` are every expert rating (metrics/inputs.py::expert_ratings, imported ones
+    too), as the agreement figures count them."""
+    counts = expert_ceiling_counts(rows, center, pairs)
+    compared = sum(n for _, n in counts.values())
+    if not compared:
+        return None
+    return {
+        "accuracy": sum(k for k, _ in counts.values()) / compared,
+        "interval": pair_counts_interval(counts, resamples=resamples),
+        "compared": compared,
+        "pairs": len(counts),
+    }
 
 
 def loo_agreement(

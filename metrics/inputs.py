@@ -53,17 +53,33 @@ def decided_pairs(project: Project) -> dict[int, dict[int, tuple[str, str]]]:
     return decided
 
 
+def expert_ratings_queryset(project: Project) -> QuerySet[Rating]:
+    """The ratings the experts' agreement is measured on: every rating of the project, the
+    imported ones too (an imported file's raters are experts whose accounts are placeholders),
+    gold checks left out (they test an annotator, not the pair). The agreement figures and the
+    human ceiling both read this, so they count the same ratings."""
+    return Rating.objects.filter(pair__project=project).exclude(pair__status=Pair.Status.GOLD)
+
+
 def overall_scores(project: Project) -> Scores:
     """{task: {pair: [canonical overall scores]}} of every rated pair."""
     scores: Scores = defaultdict(lambda: defaultdict(list))
-    rows = (
-        Rating.objects.filter(pair__project=project)
-        .exclude(pair__status=Pair.Status.GOLD)
-        .values_list("pair__task_id", "pair_id", "overall")
-    )
+    rows = expert_ratings_queryset(project).values_list("pair__task_id", "pair_id", "overall")
     for task_id, pair_id, overall in rows:
         scores[task_id][pair_id].append(overall)
     return scores
+
+
+def expert_ratings(project: Project) -> dict[int, list[tuple[int, int, int]]]:
+    """{task: [(rater, pair, canonical overall)]} of `expert_ratings_queryset`: the human
+    ceiling's input, each rating with who made it (leave-one-out needs the rater)."""
+    by_task: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+    rows = expert_ratings_queryset(project).values_list(
+        "pair__task_id", "annotator_id", "pair_id", "overall"
+    )
+    for task_id, annotator_id, pair_id, overall in rows.order_by("id"):
+        by_task[task_id].append((annotator_id, pair_id, overall))
+    return by_task
 
 
 def aspect_scores(project: Project) -> dict[int, dict[str, dict[int, list[int]]]]:

@@ -12,13 +12,14 @@ from django.utils.translation import gettext_lazy, gettext_noop
 from core.lazy_text import interpolate_lazy
 from dashboards.charts import bar_chart
 from judging.models import IMPORTED_SCALE, POINTWISE_SCALES
-from metrics.annotators import expert_ceiling_counts
+from metrics.annotators import human_ceiling
 from metrics.bias_cards import task_bias_cards
 from metrics.group_bias import group_bias
 from metrics.inputs import (
     PAIRWISE,
     annotator_ratings,
     evaluated_pairs,
+    expert_ratings,
     group_scores,
     judge_inputs,
     kept_labels,
@@ -165,8 +166,8 @@ def judge_figures(project: Project) -> dict:
                 "majority": _majority(everything, all_labels) if samples > 1 else [],
             }
         )
-    ratings = annotator_ratings(project)  # read once: the ceiling and the bias cards
-    ceiling = _expert_ceiling(project, tasks, labels, ratings)
+    ratings = annotator_ratings(project)  # the bias cards' people
+    ceiling = _expert_ceiling(project, tasks, labels)
     humans = [figures["accuracy"] if figures else None for figures in ceiling]
     human_accuracies = [humans[i] for i in labelled]
     # (label, value, interval, n) as bar_chart draws them.
@@ -227,32 +228,14 @@ def judge_figures(project: Project) -> dict:
     }
 
 
-def _expert_ceiling(
-    project: Project, tasks: list, labels: dict, ratings: dict
-) -> list[dict[str, Any] | None]:
-    """Per task, the fair human ceiling: each expert's side against the other experts' on the
-    labelled pairs (leave-one-out), with a pair-bootstrap interval; None without any pair
-    rated by two experts."""
-    figures: list[dict[str, Any] | None] = []
-    for task in tasks:
-        rows = [
-            (annotator, pair, overall)
-            for annotator, entries in ratings[task.pk].items()
-            for pair, overall, *_ in entries
-        ]
-        counts = expert_ceiling_counts(rows, project.center, labels[task.pk])
-        compared = sum(n for _, n in counts.values())
-        figures.append(
-            {
-                "accuracy": sum(k for k, _ in counts.values()) / compared,
-                "interval": pair_counts_interval(counts, resamples=RESAMPLES),
-                "compared": compared,
-                "pairs": len(counts),
-            }
-            if compared
-            else None
-        )
-    return figures
+def _expert_ceiling(project: Project, tasks: list, labels: dict) -> list[dict[str, Any] | None]:
+    """Per task, the fair human ceiling (metrics/annotators.py::human_ceiling) over every
+    expert rating, imported ones too; None without any pair rated by two experts."""
+    ratings = expert_ratings(project)
+    return [
+        human_ceiling(ratings[task.pk], project.center, labels[task.pk], resamples=RESAMPLES)
+        for task in tasks
+    ]
 
 
 def _planner(tasks: list, powered: dict, names: dict, target: float) -> list[dict[str, Any]]:
