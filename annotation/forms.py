@@ -39,7 +39,10 @@ class ProjectForm(forms.ModelForm):
             "slug": gettext_lazy(
                 "Letters, digits and dashes; in every URL and file of the project."
             ),
-            "scale_points": gettext_lazy("Scores run 1..K; above the centre means A is better."),
+            "scale_points": gettext_lazy(
+                "Scores run 1..K; above the centre means A is better. Until the project has "
+                "pairs, the first file uploaded with scores on its own scale sets K (MMRB2: 6)."
+            ),
             "max_span": gettext_lazy(
                 "A complete pair whose max − min score exceeds this is dropped."
             ),

@@ -52,10 +52,15 @@ def default_aspects(kind: str) -> list[dict]:
 
 
 def project_get_or_create(slug: str, *, scale_points: int | None = None) -> tuple[Project, bool]:
-    """The project named on the command line; a new one takes the scale of the file imported
-    into it (MMRB2: 6 points), else the default 7."""
+    """The project an import names; a new one takes the scale of the file imported into it
+    (MMRB2: 6 points), else the default 7. So does a project that has no pairs yet: a lead
+    who made it with the New project form and uploads a file on another scale means the
+    file's scale (no rating or pair holds the old one; the settings page can change it back
+    while nothing is rated)."""
     project = Project.objects.filter(slug=slug).first()
     if project is not None:
+        if scale_points and project.scale_points != scale_points:
+            _scale_of_first_file(project, scale_points)
         return project, False
     project = Project(slug=slug, name=slug)
     if scale_points:
@@ -67,6 +72,19 @@ def project_get_or_create(slug: str, *, scale_points: int | None = None) -> tupl
     except IntegrityError:  # created meanwhile by a concurrent command
         return Project.objects.get(slug=slug), False
     return project, True
+
+
+def _scale_of_first_file(project: Project, scale_points: int) -> None:
+    """Give `project` the scale of the file being imported when nothing was imported into it
+    yet. Locks the project row first, the order every import takes (pair_import.py)."""
+    with transaction.atomic():
+        locked = Project.objects.select_for_update().get(pk=project.pk)
+        if Pair.objects.filter(project=locked).exists():
+            return  # its pairs keep the scale they were imported on
+        locked.scale_points = scale_points
+        locked.full_clean()
+        locked.save(update_fields=["scale_points"])
+    project.scale_points = scale_points
 
 
 def task_get_or_create(project: Project, slug: str) -> Task:
