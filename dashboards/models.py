@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 
 
@@ -38,3 +39,33 @@ class FigureSnapshot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project_id}/{self.page} @ {self.version[:8]}"
+
+
+class SavedView(models.Model):
+    """A lead's named view of the pair browser: its filter, sort and columns as the canonical
+    query string the page itself builds (dashboards/services/saved_views.py checks it on the
+    way in). Private to its owner, or shared with the project's leads; only its owner deletes
+    it."""
+
+    project = models.ForeignKey(
+        "projects.Project", on_delete=models.CASCADE, related_name="saved_views"
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_views"
+    )
+    name = models.CharField(max_length=80)
+    shared = models.BooleanField(default=False)
+    query = models.CharField(max_length=4000, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "owner", "name"], name="saved_view_name_unique"
+            ),
+            models.CheckConstraint(condition=~models.Q(name=""), name="saved_view_name_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project_id}/{self.owner_id}: {self.name}"

@@ -31,6 +31,7 @@ from annotation.selectors import assets_by_sha
 from content.models import Pair
 from content.rendering import content_parts, image_shas
 from core.errors import Invalid
+from dashboards.selectors.pair_previews import PREVIEW_RELATED, pair_previews
 from judging.models import Verdict
 from projects.models import Project
 from projects.scale import scale_labels, side_of, to_form
@@ -170,9 +171,10 @@ def disagreements(
     state: str = UNDECIDED,
     page: int = 1,
 ):
-    """One page of the disagreement queue (_queue), each pair with its reasons. Three queries
-    (the tasks, the count, the page) whatever the page size."""
-    pairs = _queue(project, task_slug, reason, state).select_related("task")
+    """One page of the disagreement queue (_queue), each pair with its reasons and its preview
+    (prompt, images, generators: selectors/pair_previews.py). Four queries (the tasks, the
+    count, the page, its images' sizes) whatever the page size."""
+    pairs = _queue(project, task_slug, reason, state).select_related("task", *PREVIEW_RELATED)
     total = pairs.count()
     pages = max(1, -(-total // PAGE_SIZE))
     page = min(max(1, page), pages)  # past the last page: the last (no offset past the table)
@@ -195,6 +197,7 @@ def disagreements(
                 and pair.distance <= project.ambiguous_half_width + NEAR
             )
         ]
+    pair_previews(rows)
     queue = QueueFilter(task_slug, reason, state)
     return {
         "pairs": rows,

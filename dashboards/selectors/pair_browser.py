@@ -6,8 +6,10 @@ value (whole numbers through core/whole_numbers.py, choices against the project'
 annotators and judges) and names each bad field, so a bad value is a form error, never a 500.
 
 Query budget of a page, whatever its size: the count, the page's ids, its rows (task joined,
-the open-flag and adjudication marks as EXISTS columns), the project's tasks, annotators and
-judges for the form: six queries (asserted in tests/pair_browser/test_views.py). The "judges
+the open-flag and adjudication marks as EXISTS columns, the prompt, responses and generators
+joined), the sizes of the page's images (selectors/pair_previews.py), the project's tasks,
+annotators and judges for the form, and the lead's saved views (selectors/saved_views.py):
+eight queries (asserted in tests/pair_browser/test_views.py). The "judges
 disagree" filter reads its sets of pairs from the precomputed figures (dashboards/snapshots.py
 and selectors/judge_disagreement.py), never the verdicts: a fixed handful of queries more.
 
@@ -34,6 +36,7 @@ from annotation.models import Adjudication, Flag, Rating
 from content.models import Pair, PairSearch
 from core.whole_numbers import whole_number
 from dashboards.selectors.judge_disagreement import ANY_JUDGE
+from dashboards.selectors.pair_previews import PREVIEW_RELATED, pair_previews
 from dashboards.snapshots import Figures, figures_for
 from judging.models import Judge
 from projects.access import project_or_operator_wide
@@ -64,10 +67,32 @@ SIDES = {
     "tie": gettext_lazy("Tie"),
 }
 YES_NO = {"yes": True, "no": False}
-# The query-string fields of the filter (kept across pages, sorts, the CSV and bulk actions).
+# The table's optional columns, in their order (the pair's id and its box are always shown).
+COLUMNS = {
+    "prompt": gettext_lazy("Prompt"),
+    "images": gettext_lazy("Images"),
+    "generators": gettext_lazy("Generators"),
+    "task": gettext_lazy("Task"),
+    "status": gettext_lazy("Status"),
+    "ratings": gettext_lazy("Ratings"),
+    "mean": gettext_lazy("Mean"),
+    "span": gettext_lazy("Span"),
+    "consensus": gettext_lazy("Consensus"),
+    "decided": gettext_lazy("Decided by"),
+    "marks": gettext_lazy("Marks"),
+    "created": gettext_lazy("Created"),
+}
+DEFAULT_COLUMNS = tuple(key for key in COLUMNS if key not in ("decided", "created"))
+# The query-string fields of the filter (kept across pages, sorts, the CSV, bulk actions and
+# saved views). `cols`: the columns shown, comma-separated, absent for the default ones.
 FIELDS = (
     "q", "task", "status", "ratings_min", "ratings_max", "side", "span_min", "flagged", "gold",
-    "adjudicated", "annotator", "judge", "sort", "order", "size",
+    "adjudicated", "annotator", "judge", "sort", "order", "size", "cols",
+)  # fmt: skip
+# The fields "more filters" holds: it opens when one of them is set.
+ADVANCED = (
+    "ratings_min", "ratings_max", "side", "span_min", "flagged", "gold", "adjudicated",
+    "annotator", "judge", "size", "cols",
 )  # fmt: skip
 
 
@@ -91,6 +116,7 @@ class BrowserFilters:
     descending: bool = False
     size: int = PAGE_SIZE
     page: int = 1
+    columns: tuple[str, ...] = DEFAULT_COLUMNS
 
 
 @dataclass
@@ -103,10 +129,35 @@ class BrowserForm:
     judges: list = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def advanced(self) -> bool:
+        """A field of "more filters" is set or wrong: the form shows them open."""
+        return any(self.values.get(name) for name in ADVANCED) or any(
+            name in self.errors for name in ADVANCED
+        )
+
+    @property
+    def shown_columns(self) -> list[str]:
+        return self.values["cols"].split(",") if self.values["cols"] else list(DEFAULT_COLUMNS)
+
+
+def _columns_value(params: Mapping[str, str]) -> str:
+    """The columns asked for, as one comma-separated value: a link's `cols=a,b`, or the form's
+    ticked boxes (`cols=a&cols=b`); "" for the default ones."""
+    getlist = getattr(params, "getlist", None)
+    raw = getlist("cols") if getlist else [params.get("cols", "")]
+    keys = [key for value in raw for key in str(value)[:MAX_QUERY_CHARS].split(",") if key]
+    unknown = [key for key in keys if key not in COLUMNS]
+    if unknown:
+        return ",".join(keys)[:MAX_QUERY_CHARS]  # the parser names the bad value
+    chosen = tuple(key for key in COLUMNS if key in keys)
+    return "" if not chosen or chosen == DEFAULT_COLUMNS else ",".join(chosen)
+
 
 def browser_form(project: Project, params: Mapping[str, str]) -> BrowserForm:
     """The form's choices (three queries) and the values as typed."""
     values = {name: str(params.get(name, ""))[:MAX_QUERY_CHARS] for name in FIELDS}
+    values["cols"] = _columns_value(params)
     return BrowserForm(
         values=values,
         tasks=list(project.tasks.order_by("slug").values_list("pk", "slug", "name")),
@@ -180,6 +231,9 @@ def browser_filters_parse(project: Project, form: BrowserForm, page: str = "") -
         size = whole_number(v["size"]) or 0
         if size not in PAGE_SIZES:
             errors["size"] = _("Choose a page size.")
+    columns = tuple(v["cols"].split(",")) if v["cols"] else DEFAULT_COLUMNS
+    if any(key not in COLUMNS for key in columns):
+        errors["cols"] = _("Choose columns from the list.")
     page_number = whole_number(page) if page else 1
     if not page_number:
         errors["page"] = _("A page is a whole number from 1.")
@@ -202,6 +256,7 @@ def browser_filters_parse(project: Project, form: BrowserForm, page: str = "") -
         descending=order == "desc",
         size=size,
         page=page_number or 1,
+        columns=columns,
     )
 
 
@@ -320,10 +375,11 @@ class BrowserPage:
 
 
 def browser_page(project: Project, filters: BrowserFilters) -> BrowserPage:
-    """One page of `browser_pairs` (three queries whatever the page size, and the precomputed
-    judges' sets when that filter is on; past the last page, the last). The page's ids are
-    found first, then only those rows are read with their marks: an offset deep into the
-    table skips bare ids, not rows with their EXISTS columns."""
+    """One page of `browser_pairs` (four queries whatever the page size: the count, the ids,
+    the rows with their prompts, responses and generators joined, the images' sizes; and the
+    precomputed judges' sets when that filter is on; past the last page, the last). The
+    page's ids are found first, then only those rows are read with their marks: an offset
+    deep into the table skips bare ids, not rows with their EXISTS columns."""
     disagreement = judges_disagreement_now(project) if filters.judge else None
     pairs = browser_pairs(project, filters, disagreement)
     total = pairs.count()
@@ -333,13 +389,14 @@ def browser_page(project: Project, filters: BrowserFilters) -> BrowserPage:
     ids = list(pairs.values_list("pk", flat=True)[start : start + filters.size])
     found = (
         Pair.objects.filter(pk__in=ids)
-        .select_related("task")
+        .select_related("task", *PREVIEW_RELATED)
         .annotate(flagged=_open_flags(), adjudicated=_adjudicated())
     )
     by_id = {pair.pk: pair for pair in found}
     rows: list = [by_id[pk] for pk in ids if pk in by_id]
     for pair in rows:
         pair.side = _side(pair.consensus_mean, project.center)
+    pair_previews(rows)
     as_of = None
     if disagreement is not None and not disagreement.current:
         as_of = disagreement.computed_at

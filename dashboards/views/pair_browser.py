@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.services.pair_bulk import (
     ACTIONS,
@@ -28,6 +28,7 @@ from core.errors import Invalid
 from core.page_errors import refusal_as_message
 from core.whole_numbers import whole_number
 from dashboards.selectors.pair_browser import (
+    COLUMNS,
     CSV_HEADER,
     FIELDS,
     MAX_QUERY_CHARS,
@@ -39,6 +40,13 @@ from dashboards.selectors.pair_browser import (
     browser_form,
     browser_page,
     browser_pair_ids,
+)
+from dashboards.selectors.saved_views import saved_views_for
+from dashboards.services.saved_views import (
+    MAX_VIEWS_PER_LEAD,
+    SavedViewNotFound,
+    saved_view_delete,
+    saved_view_save,
 )
 from projects.access import led_projects
 from projects.models import Project
@@ -61,13 +69,20 @@ def _filter_query(values: dict[str, str], **changes) -> str:
 
 
 @login_required
-@require_GET
+@require_http_methods(["GET", "POST"])
 def pairs_page(request, slug: str):
+    """The browser; a post saves or deletes a saved view (`view_action`), then shows the
+    browser again."""
     project = _project(request.user, slug)
+    if request.method == "POST":
+        return _saved_view_post(request, project)
     form = browser_form(project, request.GET)
     filters = browser_filters_parse(project, form, request.GET.get("page", ""))
+    views = saved_views_for(project, request.user)
     if form.errors:
-        context = {"project": project, "form": form, "page": None, **_choices()}
+        context = {
+            "project": project, "form": form, "page": None, "views": views, **_choices(),
+        }  # fmt: skip
         return render(request, "dashboards/pairs.html", context, status=INVALID)
     if request.GET.get("format") == "csv":
         response = StreamingHttpResponse(
@@ -79,12 +94,17 @@ def pairs_page(request, slug: str):
     page = browser_page(project, filters)
     values = form.values
     sort_links = {key: _filter_query(values, **_sort(filters, key)) for key in SORT_LABELS}
+    query = _filter_query(values)
     context = {
         "project": project,
         "form": form,
         "filters": filters,
         "page": page,
-        "query": _filter_query(values),
+        "columns": set(filters.columns),
+        "column_count": len(filters.columns) + 2,
+        "views": views,
+        "current_view": next((view.pk for view in views if view.query == query), None),
+        "query": query,
         "csv_query": _filter_query(values, format="csv"),
         "previous_query": _filter_query(values, page=str(page.page - 1)),
         "next_query": _filter_query(values, page=str(page.page + 1)),
@@ -102,8 +122,36 @@ def _sort(filters, key: str) -> dict[str, str]:
     return {"sort": key, "order": "asc" if filters.descending else "desc", "page": ""}
 
 
+def _saved_view_post(request, project: Project):
+    """Save the posted filter as a view (back to it, a bad name or filter said in a message), or
+    delete one of the lead's own views (another's or another project's: the 404 of a missing
+    one)."""
+    back = reverse("dash-pairs", args=[project.slug])
+    query = _selection_query(request)
+    if request.POST.get("view_action") == "delete":
+        view_id = whole_number(request.POST.get("view", ""))
+        if view_id is None:
+            raise SavedViewNotFound(_("No such saved view."))
+        name = saved_view_delete(project=project, lead=request.user, view_id=view_id)
+        messages.success(request, _("Saved view “%(name)s” deleted.") % {"name": name})
+        return HttpResponseRedirect(f"{back}?{query}" if query else back)
+    with refusal_as_message(request, _("View not saved: ")):
+        view = saved_view_save(
+            project=project,
+            lead=request.user,
+            name=request.POST.get("name", "")[:1000],
+            shared=request.POST.get("shared") == "1",
+            query=query,
+        )
+        query = view.query
+        messages.success(request, _("View “%(name)s” saved.") % {"name": view.name})
+    return HttpResponseRedirect(f"{back}?{query}" if query else back)
+
+
 def _choices() -> dict:
     return {
+        "all_columns": COLUMNS,
+        "max_views": MAX_VIEWS_PER_LEAD,
         "statuses": Pair.Status.choices,
         "sides": SIDES,
         "sorts": SORT_LABELS,

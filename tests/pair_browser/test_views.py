@@ -86,9 +86,10 @@ def test_a_page_costs_the_same_queries_at_any_size(browsed, tmp_path, django_ass
     client = signed_in(lead)
     client.get(url(project))  # the session and the user are read once
     for size, rows in ((25, 25), (200, 41)):  # 42 pairs, one flagged
-        # session, user, project, the form's tasks, members and judges, count, the page's
-        # ids, its rows, and the notification bell of the base page
-        with django_assert_num_queries(10):
+        # session, user, project, the form's tasks, members and judges, the lead's saved
+        # views, count, the page's ids, its rows (prompts, responses, generators joined), its
+        # images' sizes, and the notification bell of the base page
+        with django_assert_num_queries(12):
             response = client.get(url(project, size=size, flagged="no", adjudicated="no"))
         assert response.status_code == 200
         assert response.content.decode().count('name="pair"') == rows
