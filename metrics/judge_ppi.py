@@ -284,6 +284,7 @@ def estimate(
         "design": "sample" if sampled else "uniform",
     }
     least = max(min_rated, MIN_RATED_ACTIVE if sampled else 0, 2)
+    figures["least"] = least  # the page says how many rated pairs an estimate waits for
     empty = {"estimate": None, "low": None, "high": None, "lam": None, "status": None, "used": 0}
     if sample.rated < least:
         return {**figures, **empty}

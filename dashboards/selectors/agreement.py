@@ -87,6 +87,7 @@ def _task_figures(project: Project, units: dict, labels: dict, spans: dict[int, 
             else [0] * scale,
             [str(v) for v in range(1, scale + 1)],
             title=gettext_lazy("Overall scores (canonical: above the centre = A better)"),
+            empty=gettext_lazy("No ratings yet."),
         ),
         "spans_chart": histogram(
             span_bins,
@@ -94,6 +95,7 @@ def _task_figures(project: Project, units: dict, labels: dict, spans: dict[int, 
             title=interpolate_lazy(
                 gettext_noop("Span of complete pairs (max span %(max)s)"), {"max": project.max_span}
             ),
+            empty=gettext_lazy("No complete pairs yet."),
         ),
     }
 

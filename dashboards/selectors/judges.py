@@ -189,7 +189,7 @@ def judge_figures(project: Project) -> dict:
                 gettext_lazy("experts, each against the others"),
                 average_accuracy(human_accuracies),
                 None,
-                "—",
+                sum(figures["compared"] for figures in ceiling if figures),  # their trials
             ),
         )
     per_task_charts = [
@@ -205,6 +205,7 @@ def judge_figures(project: Project) -> dict:
                     gettext_noop("Judge accuracy on %(task)s with 95%% intervals"),
                     {"task": task.name},
                 ),
+                empty=gettext_lazy("No judge has a verdict on this task's labelled pairs yet."),
             ),
         }
         for index, task in enumerate(tasks)
@@ -219,7 +220,11 @@ def judge_figures(project: Project) -> dict:
         "human_covered": tasks_covered(human_accuracies),
         "labelled_tasks": len(labelled),
         "evaluated_pairs": [len(labels[task.pk]) for task in tasks],
-        "average_chart": bar_chart(chart_rows, title=gettext_lazy("Average accuracy over tasks")),
+        "average_chart": bar_chart(
+            chart_rows,
+            title=gettext_lazy("Average accuracy over tasks"),
+            empty=gettext_lazy("No judge has a figure on every labelled task yet."),
+        ),
         "task_charts": per_task_charts,
         "ks": MAJORITY_KS,
         "planner": _planner(tasks, powered, judged.names, project.target_half_width),

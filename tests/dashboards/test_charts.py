@@ -53,3 +53,23 @@ def test_chart_shapes_are_styled_only_by_rules_scoped_to_charts():
         assert matching, name  # the bars are coloured by some rule
         for selector in matching:
             assert selector.startswith("svg.chart "), (name, selector)
+
+
+def test_an_unknown_count_prints_no_n():
+    svg = str(bar_chart([("experts", 0.9, None, None), ("week", 72, None, "")], maximum=100))
+    assert "n=" not in svg and "n=—" not in svg
+
+
+def test_the_label_column_is_as_wide_as_the_longest_label():
+    long = "experts, each against the others"
+    svg = str(bar_chart([(long, 0.9, None, 12), ("coin", 0.5, None, 8)]))
+    label_end = float(re.search(r'<text x="([\d.]+)"[^>]*text-anchor="end">experts', svg).group(1))
+    assert label_end >= 7 * len(long)  # right-aligned there: it starts inside the chart
+
+
+def test_a_chart_without_figures_says_so_in_words():
+    assert "No figures yet." in str(bar_chart([], title="t"))
+    assert "<svg" not in str(bar_chart([("coin", None, None, 0)]))
+    assert "No figures yet." in str(histogram([0, 0, 0], ["1", "2", "3"]))
+    said = str(bar_chart([], empty="No judge has a figure here yet."))
+    assert "No judge has a figure here yet." in said
