@@ -42,9 +42,9 @@ def _bar_chart(
 ) -> SafeString:
     """Horizontal bars. rows: (label, value | None, (low, high) | None, n); the interval is
     drawn as a whisker over the bar, n is printed after the value (nothing when n is None or
-    empty: a count that is not known is not shown as one). Without any value, `empty` (or a
+    empty: a count that is not known is not shown as one). Without any row, `empty` (or a
     general sentence) in words."""
-    if not any(row[1] is not None for row in rows):
+    if not rows:  # a row without a value still says "no data" beside its label
         return _no_figures(empty or _("No figures yet."))
     labels = [str(label) for label, *_ in rows]
     label_width = max(_MIN_LABEL_WIDTH, max(_text_width(label) for label in labels) + 16)

@@ -223,7 +223,7 @@ def judge_figures(project: Project) -> dict:
         "average_chart": bar_chart(
             chart_rows,
             title=gettext_lazy("Average accuracy over tasks"),
-            empty=gettext_lazy("No judge has a figure on every labelled task yet."),
+            empty=gettext_lazy("No judge has a figure yet."),
         ),
         "task_charts": per_task_charts,
         "ks": MAJORITY_KS,
