@@ -1,4 +1,5 @@
-"""Failed sign-ins counted per account and per client address, in Django's cache.
+"""Failed sign-ins counted per account and per client address, in Django's cache (the
+counters of core/rate_limits.py, shared by every limit).
 
 Every login (the /accounts/login/ form, the admin's, POST /api/auth/token/) asks
 `login_refusal` before checking a password and reports the outcome. Rules:
@@ -28,6 +29,7 @@ from django.http import HttpRequest
 from django.utils.translation import ngettext
 
 from core.client_address import client_address
+from core.rate_limits import count, over_limit, window
 
 KEY_PREFIX = "login-failures"
 RESET_KEY_PREFIX = "password-resets"
@@ -52,10 +54,7 @@ def _account(username: str) -> str:
 
 def _window() -> tuple[int, int]:
     """(window number, seconds until it ends)."""
-    length: int = settings.ARBITER_LOGIN_WINDOW_SECONDS
-    now = time.time()
-    number = int(now // length)
-    return number, max(1, math.ceil((number + 1) * length - now))
+    return window(settings.ARBITER_LOGIN_WINDOW_SECONDS, time.time())
 
 
 def _keys(
@@ -75,21 +74,12 @@ def _limits() -> dict[str, int]:
 
 
 def _refusal(keys: dict[str, str], remaining: int) -> int | None:
-    counts = cache.get_many(list(keys.values()))
     limits = _limits()
-    for kind, key in keys.items():
-        if counts.get(key, 0) >= limits[kind]:
-            return remaining
-    return None
+    return remaining if over_limit({keys[kind]: limits[kind] for kind in keys}) else None
 
 
 def _count(keys: dict[str, str], remaining: int) -> None:
-    for key in keys.values():
-        cache.add(key, 0, timeout=remaining + 1)
-        try:
-            cache.incr(key)
-        except ValueError:  # expired between add and incr: the next window starts afresh
-            cache.add(key, 1, timeout=remaining + 1)
+    count(list(keys.values()), remaining)
 
 
 def login_refusal(request: HttpRequest, username: str) -> int | None:

@@ -1,6 +1,8 @@
 """A notification's sentence and the page it points to, composed from its kind and its data
 when it is shown (the list page, the e-mail). Plain text: the templates escape it, the
-e-mail is text only. A key missing from `data` gives a vaguer sentence, never an error."""
+e-mail is text only. A key missing from `data` gives a vaguer sentence, never an error. A
+pair is named by its task's name and its prompt's first words, which the caller adds to
+`data` (`task_name`, `prompt`: notifications.selectors.pair_names)."""
 
 from typing import Any
 
@@ -20,9 +22,14 @@ def notification_text(kind: str, data: dict[str, Any], *, about_recipient: bool 
     """One sentence, in the active language; `about_recipient` when the event is the
     recipient's own (their pause). Optional parts (the task, a count) are phrases of their
     own, each translated whole."""
+    task = data.get("task_name") or data.get("task")
     values = {
-        "task": _(" in task %(task)s") % {"task": data["task"]} if data.get("task") else "",
-        "pair": _("pair %(pair)s") % {"pair": data["pair"]} if data.get("pair") else _("a pair"),
+        "task": _(" in task %(task)s") % {"task": task} if task else "",
+        # A pair by what the reader saw (its prompt's first words, from
+        # selectors.pair_names), never by its internal id.
+        "pair": _("the pair “%(prompt)s”") % {"prompt": data["prompt"]}
+        if data.get("prompt")
+        else _("a pair"),
         "file": _file(data),
         "run": data.get("run"),
         "job": data.get("job"),

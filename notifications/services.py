@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from core.mail import mail_configured
 from core.outbox import dispatch_on_commit
+from core.rate_limits import rate_limit_take
 from notifications.messages import notification_link, notification_text
 from notifications.models import (
     ANNOTATOR_KINDS,
@@ -32,6 +33,7 @@ from notifications.models import (
     NotificationKind,
     NotificationPreference,
 )
+from notifications.selectors import notifications_of, pair_names
 from projects.models import Membership, Project
 
 logger = logging.getLogger(__name__)
@@ -136,6 +138,8 @@ def notification_mail_send(
     if user is None or project is None or not user.email:
         return False
     name = " ".join(project.name.split())  # no line break in a header
+    about = Notification(project=project, kind=kind, data=data)
+    data = {**data, **pair_names([about]).get(about.pk, {})}  # the pair as the reader saw it
     text = notification_text(kind, data, about_recipient=about_recipient)
     link = settings.ARBITER_BASE_URL.rstrip("/") + notification_link(
         kind, data, project.slug, about_recipient=about_recipient
@@ -155,20 +159,21 @@ def notification_mail_send(
 
 def notification_mark_read(*, notification: Notification) -> None:
     """Mark one of the user's notifications read (already read: unchanged)."""
+    rate_limit_take(action="notification.post", user_id=notification.recipient_id)
     Notification.objects.filter(pk=notification.pk, read_at__isnull=True).update(
         read_at=timezone.now()
     )
 
 
 def notifications_mark_all_read(*, user) -> int:
-    """Mark every unread notification of the user read; how many."""
-    return Notification.objects.filter(recipient=user, read_at__isnull=True).update(
-        read_at=timezone.now()
-    )
+    """Mark every unread notification the user may read (the bell's) read; how many."""
+    rate_limit_take(action="notification.post", user_id=user.pk)
+    return notifications_of(user).filter(read_at__isnull=True).update(read_at=timezone.now())
 
 
 def preferences_save(*, user, choices: dict[str, tuple[bool, bool]]) -> None:
     """Store the user's (in_app, email) for each kind given (unknown kinds are ignored)."""
+    rate_limit_take(action="notification.post", user_id=user.pk)
     with transaction.atomic():
         for kind, (in_app, email) in choices.items():
             if kind not in NotificationKind.values:

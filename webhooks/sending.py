@@ -11,23 +11,27 @@ status and a short excerpt are kept."""
 import json
 import logging
 import os
+import socket
+import ssl
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
+from exports.models import ExportJobFormat
 from webhooks.models import Delivery, DeliveryStatus
 from webhooks.selectors import destinations_for_project
 from webhooks.signing import signature
 
 logger = logging.getLogger(__name__)
 
-EXCERPT = 200  # characters of a receiver's answer kept in `last_error`
+EXCERPT = 200  # characters of a receiver's answer written to the log
 USER_AGENT = "Arbiter-Webhooks/1"
 
 
@@ -66,6 +70,26 @@ def _excerpt(raw: bytes) -> str:
     return raw[:EXCERPT].decode("utf-8", errors="replace")
 
 
+# What a lead reads of a failed attempt: a class of failure, never the receiver's words.
+ANSWERED_ERROR = "the receiver answered with an error"
+REDIRECTED = "the receiver answered with a redirect (not followed)"
+TIMED_OUT = "the receiver did not answer in time"
+REFUSED = "the receiver refused the connection"
+TLS_FAILED = "the receiver's TLS certificate or handshake failed"
+UNREACHABLE = "the receiver could not be reached"
+
+
+def _failure_class(error: BaseException) -> str:
+    reason = getattr(error, "reason", error)
+    if isinstance(reason, (TimeoutError, socket.timeout)):
+        return TIMED_OUT
+    if isinstance(reason, ConnectionRefusedError):
+        return REFUSED
+    if isinstance(reason, ssl.SSLError):
+        return TLS_FAILED
+    return UNREACHABLE
+
+
 def _post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
     request = urllib.request.Request(url, data=body, headers=headers, method="POST")
     timeout = settings.ARBITER_WEBHOOK_TIMEOUT_SECONDS
@@ -75,18 +99,36 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
             return Outcome(True, response.status, "")
     except urllib.error.HTTPError as error:
         excerpt = _excerpt(error.read(EXCERPT)) if error.fp is not None else ""
-        return Outcome(False, error.code, f"HTTP {error.code}: {excerpt}".strip())
+        logger.warning("webhook receiver answered HTTP %s: %r", error.code, excerpt)
+        failure = REDIRECTED if 300 <= error.code < 400 else ANSWERED_ERROR
+        return Outcome(False, error.code, failure)
     except (urllib.error.URLError, OSError, ValueError) as error:
-        reason = getattr(error, "reason", error)
-        return Outcome(False, None, f"not delivered: {reason}")
+        logger.warning("webhook not delivered: %s", getattr(error, "reason", error))
+        return Outcome(False, None, _failure_class(error))
+
+
+def _format_keys() -> dict[str, str]:
+    with translation.override("en"):
+        return {str(label): value for value, label in ExportJobFormat.choices}
+
+
+def webhook_data(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The event's data as machines read it: an export's `format` as its key (`parquet`),
+    also for events published with its English display name."""
+    if kind.startswith("export.") and isinstance(data.get("format"), str):
+        name = data["format"]
+        if name not in ExportJobFormat.values:
+            return {**data, "format": _format_keys().get(name, name)}
+    return data
 
 
 def delivery_body(delivery: Delivery, sent_at: datetime) -> bytes:
     """The JSON POSTed: the event's payload with this delivery's id and the sending time."""
+    kind = delivery.payload.get("event", delivery.kind)
     document = {
-        "event": delivery.payload.get("event", delivery.kind),
+        "event": kind,
         "project": delivery.payload.get("project"),
-        "data": delivery.payload.get("data", {}),
+        "data": webhook_data(kind, delivery.payload.get("data", {})),
         "delivery": delivery.pk,
         "sent_at": sent_at.isoformat(),
     }
@@ -133,13 +175,15 @@ def delivery_attempt(*, delivery_id: int, now: datetime | None = None) -> str | 
             return delivery.status
         delivery.save(update_fields=["attempts", "next_attempt_at"])
 
-    body = delivery_body(delivery, now)
+    # The clock's time, not `now` (the schedule's): the receiver compares it with its own.
+    sent_at = timezone.now()
+    body = delivery_body(delivery, sent_at)
     headers = {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
         "X-Arbiter-Event": delivery.kind,
         "X-Arbiter-Delivery": str(delivery.pk),
-        "X-Arbiter-Signature": signature(secret, body),
+        "X-Arbiter-Signature": signature(secret, body, int(sent_at.timestamp())),
     }
     outcome = _post(destination.url, body, headers)
     with transaction.atomic():

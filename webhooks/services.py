@@ -13,10 +13,12 @@ from django.utils.translation import gettext
 
 from core.errors import Invalid, NotFound
 from core.outbox import enqueue_on_commit, running_embedded
+from core.rate_limits import rate_limit_take
 from judging.services.judges import api_key_env_check
 from projects.models import Project
-from webhooks.models import Delivery, Destination, Subscription, WebhookKind
+from webhooks.models import Delivery, DeliveryStatus, Destination, Subscription, WebhookKind
 from webhooks.selectors import deliveries_due, destinations_for_project
+from webhooks.sending import delivery_attempt
 from webhooks.tasks import delivery_send
 
 RETRY_BATCH = 500
@@ -71,10 +73,12 @@ def destination_save(
     return destination, created
 
 
-def subscription_save(*, project: Project, destination_id: int, kinds: list[str]) -> Subscription:
+def subscription_save(
+    *, project: Project, destination_id: int, kinds: list[str], by: int
+) -> Subscription:
     """Subscribe the project to `kinds` at a destination the operator allowed for it (the
-    same subscription updated if there is one). An id the project may not use answers like
-    a missing one."""
+    same subscription updated if there is one), for the user `by` (an id: counted by
+    core/rate_limits.py). An id the project may not use answers like a missing one."""
     destination = destinations_for_project(project).filter(pk=destination_id).first()
     if destination is None:
         raise NotFound("no such destination for this project")
@@ -85,6 +89,7 @@ def subscription_save(*, project: Project, destination_id: int, kinds: list[str]
     if not kinds:
         message = gettext("choose at least one kind of event")
         raise Invalid(message, {"kinds": [message]})
+    rate_limit_take(action="webhook.subscription", user_id=by)
     ordered = [kind for kind in WebhookKind.values if kind in kinds]
     subscription, _ = Subscription.objects.update_or_create(
         project=project, destination=destination, defaults={"kinds": ordered}
@@ -92,7 +97,8 @@ def subscription_save(*, project: Project, destination_id: int, kinds: list[str]
     return subscription
 
 
-def subscription_delete(*, project: Project, subscription_id: int) -> None:
+def subscription_delete(*, project: Project, subscription_id: int, by: int) -> None:
+    rate_limit_take(action="webhook.subscription", user_id=by)
     deleted, _ = Subscription.objects.filter(project=project, pk=subscription_id).delete()
     if not deleted:
         raise NotFound("no such subscription")
@@ -133,9 +139,12 @@ def deliveries_record(*, project: Project, kind: str, data: dict) -> list[Delive
     return deliveries
 
 
-def delivery_resend(*, project: Project, delivery_id: int) -> Delivery:
+def delivery_resend(*, project: Project, delivery_id: int, by: int) -> Delivery:
     """Send a delivery of this project again, as a new delivery with the same payload (the
-    old one and its attempts stay in the log)."""
+    old one and its attempts stay in the log). Each re-send POSTs to the operator's
+    receiver: limited per user `by` (an id) and per project (core/rate_limits.py), a
+    refused one recording nothing."""
+    rate_limit_take(action="webhook.resend", user_id=by, also=f"project:{project.pk}")
     with transaction.atomic():
         original = (
             Delivery.objects.filter(pk=delivery_id, subscription__project=project)
@@ -157,6 +166,22 @@ def delivery_resend(*, project: Project, delivery_id: int) -> Delivery:
         )
         enqueue_on_commit(delivery_send, Delivery, [copy.pk], background=True)
     return copy
+
+
+def deliveries_due_attempt() -> dict[str, int]:
+    """Attempt every due delivery here, one after the other, and wait for each answer:
+    `manage.py webhook_deliveries_send` from cron, whose process ends when it returns (a
+    background thread would die with it, the rows left pending). How many of them are now
+    delivered, pending (a retry is due later) and failed (no attempt left)."""
+    ids = list(
+        deliveries_due().order_by("next_attempt_at").values_list("pk", flat=True)[:RETRY_BATCH]
+    )
+    outcomes = dict.fromkeys(DeliveryStatus.values, 0)
+    for pk in ids:
+        status = delivery_attempt(delivery_id=pk)
+        if status is not None:  # else another process took it meanwhile
+            outcomes[status] += 1
+    return outcomes
 
 
 def deliveries_due_send() -> int:

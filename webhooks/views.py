@@ -1,20 +1,27 @@
 """A project's webhooks page (its leads only; anyone else's project answers 404 like a
 missing one): subscribe the project to kinds of event at a destination the operator allowed
 for it, see the recent deliveries, re-send one. Nothing posted here is ever a URL: the
-destination is chosen by id among the allowed ones, and any other field is ignored."""
+destination is chosen by id among the allowed ones, and any other field is ignored. Each post
+is limited per lead (core/rate_limits.py): too many answer 429 and change nothing."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.errors import Invalid, NotFound
+from core.rate_limits import RateLimited, rate_limited_page
 from projects.access import project_for_lead
 from webhooks.models import WebhookKind
 from webhooks.selectors import deliveries_recent, destinations_for_project, subscriptions_of
 from webhooks.services import delivery_resend, subscription_delete, subscription_save
+
+
+def _page(slug: str) -> str:
+    return reverse("project-webhooks", args=[slug])
 
 
 def _id(raw: str | None) -> int:
@@ -36,7 +43,10 @@ def webhooks_page(request, slug: str):
                 project=project,
                 destination_id=_id(request.POST.get("destination")),
                 kinds=request.POST.getlist("kinds"),
+                by=request.user.pk,
             )
+        except RateLimited as limited:
+            return rate_limited_page(request, limited, back=_page(slug))
         except NotFound:
             raise Http404("no such destination") from None
         except Invalid as invalid:
@@ -65,7 +75,9 @@ def webhooks_page(request, slug: str):
 def subscription_remove(request, slug: str, subscription_id: int):
     project = project_for_lead(request.user, slug)
     try:
-        subscription_delete(project=project, subscription_id=subscription_id)
+        subscription_delete(project=project, subscription_id=subscription_id, by=request.user.pk)
+    except RateLimited as limited:
+        return rate_limited_page(request, limited, back=_page(slug))
     except NotFound:
         raise Http404("no such subscription") from None
     messages.success(request, _("Subscription removed."))
@@ -77,7 +89,9 @@ def subscription_remove(request, slug: str, subscription_id: int):
 def delivery_resend_view(request, slug: str, delivery_id: int):
     project = project_for_lead(request.user, slug)
     try:
-        copy = delivery_resend(project=project, delivery_id=delivery_id)
+        copy = delivery_resend(project=project, delivery_id=delivery_id, by=request.user.pk)
+    except RateLimited as limited:
+        return rate_limited_page(request, limited, back=_page(slug) + "#deliveries")
     except NotFound:
         raise Http404("no such delivery") from None
     messages.success(

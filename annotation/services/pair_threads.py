@@ -7,6 +7,8 @@ Who may do what:
   assignment has one thread: a follow-up question goes into it and opens it again.
 - `question_answer` and `pair_note_add`: a lead of the pair's project (projects/access.py).
   Anything out of the user's scope answers like a missing row (`ThreadNotFound`, 404).
+- Each of the three is limited per user (core/rate_limits.py, `RateLimited`, 429): a question
+  or an answer may mail people, and a refused one stores and publishes nothing.
 
 Writers lock the pair row first, the order every writer of a pair uses (assignments,
 ratings, adjudication), so that a question and an answer on one thread never interleave
@@ -24,6 +26,7 @@ from annotation.models import Assignment, PairMessage, PairThread
 from annotation.models.pair_thread import MAX_BODY_CHARS
 from content.models import Pair
 from core.errors import Invalid, NotFound, Refused
+from core.rate_limits import rate_limit_take
 from projects.events import publish
 
 # The assignments whose annotator has the pair in front of them, or has rated it.
@@ -76,6 +79,7 @@ def question_ask(*, assignment_id: int, user, body: str) -> PairMessage:
     )
     if pair_id is None:
         raise ThreadNotFound(gettext("No such assignment."))
+    rate_limit_take(action="question.ask", user_id=user.pk)  # each question mails the leads
     with transaction.atomic():
         pair = _lock_pair(pair_id)
         assignment = Assignment.objects.select_for_update().get(pk=assignment_id)
@@ -120,6 +124,7 @@ def question_answer(*, thread_id: int, lead, body: str) -> PairMessage:
     )
     if pair_id is None:
         raise ThreadNotFound(gettext("No such question."))
+    rate_limit_take(action="question.answer", user_id=lead.pk)  # each answer mails the asker
     with transaction.atomic():
         pair = _lock_pair(pair_id)
         thread = PairThread.objects.select_for_update().get(pk=thread_id)
@@ -152,6 +157,7 @@ def pair_note_add(*, pair_id: int, lead, body: str) -> PairMessage:
     body = _body_check(body)
     if not led_pairs(lead).filter(pk=pair_id).exists():
         raise ThreadNotFound(gettext("No such pair."))
+    rate_limit_take(action="pair.note", user_id=lead.pk)
     return PairMessage.objects.create(
         pair_id=pair_id, thread=None, author=lead, kind=PairMessage.Kind.NOTE, body=body
     )

@@ -5,7 +5,9 @@ annotation/templatetags/pair_threads.py, so the pair page's view reads nothing f
 The question form posts in the background (static/threads.js) and is answered with the
 annotator's questions menu alone, so a rating in progress on the page is kept; without
 JavaScript it posts normally and is answered with a redirect to the pair. The lead's forms
-post, redirect and get, with the outcome as a message on the pair's page.
+post, redirect and get, with the outcome as a message on the pair's page. Too many posts in
+a short time (core/rate_limits.py) answer 429: the menu with the refusal and what was typed,
+or a page saying when to try again.
 """
 
 from django.contrib import messages
@@ -30,6 +32,7 @@ from content.models import Pair
 from core.errors import DomainError
 from core.htmx import varies_on_htmx, wants_fragment
 from core.page_errors import INVALID_FORM_SHOWN_AGAIN
+from core.rate_limits import RateLimited, rate_limited_page
 from projects.access import project_for_lead
 
 
@@ -57,6 +60,14 @@ def question_ask_view(request, assignment_id: int):
         question_ask(assignment_id=assignment_id, user=request.user, body=body)
     except ThreadNotFound:
         raise Http404("no such assignment") from None
+    except RateLimited as error:
+        if not wants_fragment(request):
+            return rate_limited_page(request, error, back=back)
+        menu = _annotator_menu(
+            request, assignment_id, status=429, thread_error=error.message, thread_body=body
+        )
+        menu["Retry-After"] = str(error.retry_after)
+        return menu
     except DomainError as error:
         if not wants_fragment(request):
             messages.error(request, _("Question not sent: %(error)s") % {"error": error.message})
@@ -84,8 +95,12 @@ def _led_pair(request, slug: str, pair_id: int) -> Pair:
     return pair
 
 
+def _pair_questions(slug: str, pair_id: int) -> str:
+    return reverse("dash-pair", args=[slug, pair_id]) + "#questions"
+
+
 def _back_to_pair(slug: str, pair_id: int):
-    return redirect(reverse("dash-pair", args=[slug, pair_id]) + "#questions")
+    return redirect(_pair_questions(slug, pair_id))
 
 
 @login_required
@@ -98,6 +113,8 @@ def thread_answer_view(request, slug: str, pair_id: int, thread_id: int):
         question_answer(thread_id=thread_id, lead=request.user, body=request.POST.get("body", ""))
     except ThreadNotFound:
         raise Http404("no such question") from None
+    except RateLimited as error:
+        return rate_limited_page(request, error, back=_pair_questions(slug, pair_id))
     except DomainError as error:
         messages.error(request, _("Answer not sent: %(error)s") % {"error": error.message})
     else:
@@ -115,6 +132,8 @@ def pair_note_view(request, slug: str, pair_id: int):
         pair_note_add(pair_id=pair.pk, lead=request.user, body=request.POST.get("body", ""))
     except ThreadNotFound:
         raise Http404("no such pair") from None
+    except RateLimited as error:
+        return rate_limited_page(request, error, back=_pair_questions(slug, pair_id))
     except DomainError as error:
         messages.error(request, _("Note not saved: %(error)s") % {"error": error.message})
     else:

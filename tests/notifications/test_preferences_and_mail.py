@@ -57,7 +57,7 @@ def test_flags_are_not_mailed_unless_chosen_and_a_lead_can_leave_them_out_of_the
         assignment_flag(assignment_claim(mailed.ann, mailed.task).pk, mailed.ann, "unsafe")
     # boss: by mail only, as chosen; colead: in the list only, the default for flags.
     assert [message.to for message in mail.outbox] == [["boss@example.org"]]
-    assert "ann flagged pair" in mail.outbox[0].body
+    assert "ann flagged the pair “" in mail.outbox[0].body  # by its prompt, never its id
     recipients = Notification.objects.filter(kind="flag.raised").values_list(
         "recipient__username", flat=True
     )

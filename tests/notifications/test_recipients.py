@@ -16,6 +16,7 @@ from annotation.services.gold import GoldEntry, gold_set
 from annotation.services.import_jobs import import_job_run, import_job_start
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
+from content.rendering import content_summary
 from exports import jobs as export_jobs
 from exports.errors import ExportInvalid
 from exports.jobs import export_job_start
@@ -25,6 +26,7 @@ from judging.models import Judge
 from judging.services.runs import judge_run_start
 from notifications.messages import notification_text
 from notifications.models import Notification
+from notifications.selectors import pair_names
 from projects.events import publish
 from projects.models import Task
 from projects.scale import to_canonical
@@ -34,12 +36,16 @@ pytestmark = pytest.mark.django_db
 
 
 def told(kind: str) -> dict[str, str]:
-    """{username: sentence} of everyone told about `kind`."""
+    """{username: sentence} of everyone told about `kind`, as their list shows it."""
+    notifications = list(Notification.objects.filter(kind=kind).select_related("recipient"))
+    names = pair_names(notifications)
     return {
         n.recipient.username: notification_text(
-            n.kind, n.data, about_recipient=n.data.get("annotator") == n.recipient_id
+            n.kind,
+            {**n.data, **names.get(n.pk, {})},
+            about_recipient=n.data.get("annotator") == n.recipient_id,
         )
-        for n in Notification.objects.filter(kind=kind).select_related("recipient")
+        for n in notifications
     }
 
 
@@ -49,7 +55,8 @@ def test_a_flag_tells_the_projects_leads_only(site, fire):
         assignment_flag(assignment.pk, site.ann, "broken", "black image")
     heard = told("flag.raised")
     assert set(heard) == {"boss", "colead"}  # not the flagger, the bystander or the outsider
-    assert heard["boss"] == f"ann flagged pair {assignment.pair_id} in task t2i: " + (
+    prompt = content_summary(assignment.pair.prompt.content, limit=60)
+    assert heard["boss"] == f"ann flagged the pair “{prompt}” in task {site.task.name}: " + (
         "Broken content (missing image, garbled text)."
     )
 
@@ -194,7 +201,8 @@ def test_questions_reach_the_leads_and_the_answer_the_asker_only(site, fire):
             {"pair": 7, "thread": 1, "message": 2, "asker": site.ann.pk, "assignment": 3},
             actor=site.lead,
         )
-    assert told("question.answered") == {"ann": "A lead answered your question about pair 7."}
+    # Pair 7 does not exist: the sentence names no pair rather than an id.
+    assert told("question.answered") == {"ann": "A lead answered your question about a pair."}
 
 
 def test_an_annotator_is_never_told_about_the_projects_work(site, fire):

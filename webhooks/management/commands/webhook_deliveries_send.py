@@ -1,13 +1,19 @@
 from django.core.management.base import BaseCommand
 
-from webhooks.services import deliveries_due_send
+from webhooks.services import deliveries_due_attempt
 
 
 class Command(BaseCommand):
     help = (
-        "Send the webhook deliveries whose retry is due (Celery beat does it on the full "
-        "stack; in the embedded mode, run this from cron or let the next event do it)."
+        "Send the webhook deliveries whose attempt is due, here and now, waiting for each "
+        "answer (Celery beat does it on the full stack; in the embedded mode, run this from "
+        "cron or let the next event do it)."
     )
 
     def handle(self, *args, **options):
-        self.stdout.write(f"{deliveries_due_send()} delivery(ies) sent.")
+        outcomes = deliveries_due_attempt()
+        self.stdout.write(
+            f"{sum(outcomes.values())} due delivery(ies) attempted: "
+            f"{outcomes['delivered']} delivered, {outcomes['pending']} to retry later, "
+            f"{outcomes['failed']} failed (no attempt left)."
+        )
