@@ -81,6 +81,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",  # request.htmx (core/htmx.py)
     "core.page_errors.DomainErrorMiddleware",  # a service's refusal → a 409/400 page
+    "core.nul_characters.NulCharacterMiddleware",  # a NUL sent to a page → 400, no view runs
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
