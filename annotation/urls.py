@@ -70,6 +70,12 @@ urlpatterns += [
         members.invitation_revoke_view,
         name="invitation-revoke",
     ),
+    path("projects/<slug:slug>/members/add/", members.member_add, name="member-add"),
+    path(
+        "projects/<slug:slug>/members/leases/<int:assignment_id>/release/",
+        members.lease_release,
+        name="lease-release",
+    ),
     path("invite/<str:token>/", members.invite, name="invite"),
 ]
 

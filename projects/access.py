@@ -40,6 +40,25 @@ def limit_to_project(user, project_id: int) -> None:
     setattr(user, _ONLY_PROJECT, project_id)
 
 
+# The member's quotas, read with the task their claim is for (annotation/services/quotas.py)
+
+_CLAIMER_QUOTAS = "_arbiter_claimer_quotas"
+
+
+def claimer_quotas_keep(task: Task, user_id: int, project_quota, task_quota) -> None:
+    """Keep on the task object the quotas of the member about to claim in it, so that the
+    claim reads none again."""
+    setattr(task, _CLAIMER_QUOTAS, (user_id, project_quota, task_quota))
+
+
+def claimer_quotas(task: Task, user_id: int) -> tuple[int | None, int | None] | None:
+    """The quotas kept on the task for this user, or None when none were kept."""
+    kept = getattr(task, _CLAIMER_QUOTAS, None)
+    if kept is None or kept[0] != user_id:
+        return None
+    return kept[1], kept[2]
+
+
 def only_project(user) -> int | None:
     """The project this user object is limited to, or None."""
     return getattr(user, _ONLY_PROJECT, None)
@@ -190,5 +209,7 @@ def task_for_annotator(user, project_slug: str, task_slug: str) -> Task:
     for task in tasks_for_membership(membership):
         if task.slug == task_slug:
             task.project = membership.project
+            # The claim reads the member's quotas from here (annotation/services/quotas.py).
+            claimer_quotas_keep(task, user.pk, membership.project_quota, membership.task_quota)
             return task
     raise Http404("no such task")

@@ -68,12 +68,41 @@ class InvitationForm(forms.Form):
         self.fields["tasks"] = _tasks_field(project)
 
 
+def _quota_field(label) -> forms.IntegerField:
+    return forms.IntegerField(label=label, min_value=1, max_value=10_000_000, required=False)
+
+
 class MembershipForm(forms.Form):
     role = forms.ChoiceField(label=gettext_lazy("Role"), choices=Membership.Role.choices)
+    project_quota = _quota_field(gettext_lazy("Pairs at most in the project"))
+    task_quota = _quota_field(gettext_lazy("Pairs at most in each task"))
 
     def __init__(self, project: Project, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["tasks"] = _tasks_field(project, archived=True)
+
+
+class MemberAddForm(forms.Form):
+    """An existing account added by its username or e-mail (no link to send). Prefixed: it
+    shares its page with the invitation form."""
+
+    prefix = "add"
+
+    identifier = forms.CharField(
+        label=gettext_lazy("Username or e-mail"),
+        max_length=254,
+        help_text=gettext_lazy("The exact username, or the e-mail address of exactly one account."),
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )
+    role = forms.ChoiceField(
+        label=gettext_lazy("Role"),
+        choices=Membership.Role.choices,
+        initial=Membership.Role.ANNOTATOR,
+    )
+
+    def __init__(self, project: Project, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["tasks"] = _tasks_field(project)
 
 
 class AcceptForm(forms.Form):

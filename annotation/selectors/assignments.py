@@ -3,7 +3,7 @@ sequence, the annotate page's assignment, their recent ratings, the skip they ma
 
 from datetime import datetime, timedelta
 
-from django.db.models import F, Q
+from django.db.models import F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils.translation import gettext as _
@@ -12,7 +12,8 @@ from annotation.access import own_assignments
 from annotation.models import Assignment
 from content.models import Prompt, Response
 from content.models.pair import RATEABLE_STATUSES
-from projects.models import Task
+from projects.access import claimer_quotas_keep
+from projects.models import Membership, Task
 
 RECENT_SHOWN = 5  # how many of their latest ratings an annotator sees listed to reopen
 FINISHED_STATUSES = (Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED)
@@ -71,16 +72,24 @@ def assignment_for_annotator(user, assignment_id: int) -> Assignment:
 
 
 def task_of_assignment(user, assignment_id: int) -> Task:
-    """The task (with its project) of one of the user's assignments, or 404."""
+    """The task (with its project) of one of the user's assignments, or 404; with the
+    user's quotas in the project for the claim of their next pair (`claimer_quotas_keep`).
+    One query."""
+    mine = Membership.objects.filter(user=user, project=OuterRef("project"))
     task = (
         Task.objects.filter(
             pk__in=own_assignments(user).filter(pk=assignment_id).values("pair__task")
         )
         .select_related("project")
+        .annotate(
+            member_project_quota=Subquery(mine.values("project_quota")[:1]),
+            member_task_quota=Subquery(mine.values("task_quota")[:1]),
+        )
         .first()
     )
     if task is None:
         raise Http404(_("no such assignment"))
+    claimer_quotas_keep(task, user.pk, task.member_project_quota, task.member_task_quota)
     return task
 
 

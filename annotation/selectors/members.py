@@ -1,4 +1,5 @@
-"""The members page's figures: each member's work, and who rated and left."""
+"""The members page's figures: each member's work, who rated and left, and the pairs in
+progress a lead may give back to the pool."""
 
 from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
@@ -46,4 +47,19 @@ def former_members(project: Project) -> list[dict]:
         .values(username=F("annotator__username"))
         .annotate(ratings=Count("id"))
         .order_by("username")
+    )
+
+
+def project_leases(project: Project) -> list[Assignment]:
+    """The project's assignments in progress (not imported ratings' placeholders), oldest
+    first, each with its annotator, pair and task (the page compares their lease's end with
+    `now`). One query."""
+    return list(
+        Assignment.objects.filter(
+            pair__project=project,
+            status=Assignment.Status.LEASED,
+            annotator__placeholder__isnull=True,
+        )
+        .select_related("annotator", "pair__task")
+        .order_by("created_at", "id")
     )

@@ -9,7 +9,10 @@ Concurrency: a claim locks the pair row (`SELECT … FOR UPDATE SKIP LOCKED` on 
 claimers never wait on each other) and recounts the pair's live assignments with a fresh
 statement before inserting; every write that can add a live assignment holds that lock. On
 SQLite, transactions are IMMEDIATE and so already serialised. The unique constraints on
-(pair, annotator) remain the last line of defence.
+(pair, annotator) remain the last line of defence. A member with a quota has their
+membership row locked before any pair (annotation/services/quotas.py): the one lock order
+is membership → pair → assignment. A lead's release (`assignment_release`) locks pair then
+assignment, like the annotator's own writes.
 """
 
 import random
@@ -26,9 +29,10 @@ from annotation.models import Assignment, Flag
 from annotation.selectors import claimable_pairs, in_claim_order, live_assignments
 from annotation.services.gold import annotator_paused, gold_assignment_create, gold_pair_due
 from annotation.services.qualification import HELD, qualification_next
+from annotation.services.quotas import quota_reached
 from content.models import Pair
 from content.models.pair import RATEABLE_STATUSES, RATINGS_NEEDED
-from core.errors import Refused
+from core.errors import NotFound, Refused
 from projects.events import publish
 from projects.models import Task
 
@@ -143,6 +147,8 @@ def _claim_once(user, task: Task, now: datetime):
         return None
     if qualifying is not None:
         return gold_assignment_create(user, qualifying, _lease_end(task, now))
+    if quota_reached(user, task, now):  # their current lease, resumed above, still finishes
+        return None
     candidates = in_claim_order(claimable_pairs(user, now).filter(task=task), task)
     # Gold checks are mixed into real work, never served alone once the real queue is empty.
     gold_pair_id = gold_pair_due(user, task)
@@ -244,3 +250,36 @@ def assignment_flag(
         about["reason"] = flag.get_reason_display()
         publish(pair.project, "flag.raised", about, actor=user)
         return flag
+
+
+class LeaseNotFound(NotFound):
+    """No assignment in progress with this id in the lead's project."""
+
+
+def assignment_release(*, project, assignment_id: int, now: datetime | None = None) -> Assignment:
+    """A lead gives an annotator's pair in progress back to the pool: the lease ends now, its
+    slot is free for the next claim, the annotator's page finds nothing to submit (the
+    annotator never gets the same pair again, as after a skip). Another project's
+    assignment, one already finished or an imported rating's answer `LeaseNotFound`, like a
+    missing id."""
+    with transaction.atomic():
+        pair_id = (
+            Assignment.objects.filter(
+                pk=assignment_id,
+                pair__project=project,
+                status=Assignment.Status.LEASED,
+                annotator__placeholder__isnull=True,
+            )
+            .values_list("pair_id", flat=True)
+            .first()
+        )
+        if pair_id is None:
+            raise LeaseNotFound(_("No pair in progress with this id."))
+        Pair.objects.select_for_update(of=("self",)).filter(pk=pair_id).first()
+        assignment = Assignment.objects.select_for_update().get(pk=assignment_id)
+        if assignment.status != Assignment.Status.LEASED:  # submitted or skipped meanwhile
+            raise LeaseNotFound(_("No pair in progress with this id."))
+        assignment.status = Assignment.Status.EXPIRED
+        assignment.lease_expires_at = now or timezone.now()
+        assignment.save(update_fields=["status", "lease_expires_at"])
+    return assignment

@@ -7,11 +7,13 @@ are counted like sign-ins (core/login_limits.py), keyed by the link, and every l
 cannot be used answers the same 404 page."""
 
 import math
+import time
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -29,11 +31,13 @@ from annotation.selectors import (
     project_members,
     project_open_invitations,
 )
+from annotation.selectors.members import project_leases
+from annotation.services.assignments import assignment_release
 from annotation.services.members import membership_deactivate
 from core.errors import DomainError
 from core.login_limits import login_failed, login_refusal
 from core.page_errors import domain_errors_shown_by, errors_on_form, refusal_as_message
-from projects.forms import AcceptForm, InvitationForm, MembershipForm
+from projects.forms import AcceptForm, InvitationForm, MemberAddForm, MembershipForm
 from projects.models import Membership
 from projects.services.invitations import (
     InvitationNotValid,
@@ -43,12 +47,20 @@ from projects.services.invitations import (
     invitation_revoke,
     mail_configured,
 )
-from projects.services.members import membership_update
+from projects.services.member_add_limits import member_add_counted, member_add_refusal
+from projects.services.members import membership_add, membership_update
+
+# Adding an existing account takes at least this long whether or not one matched, so that
+# neither the answer nor its time tells which accounts exist.
+_ADD_SECONDS = 0.3
 
 
-def _members_page(request, project, form, *, link="", mailed=None, status=200):
+def _members_page(request, project, form, *, link="", mailed=None, status=200, add_form=None):
     now = timezone.now()
     context = {
+        "add_form": add_form or MemberAddForm(project),
+        "leases": project_leases(project),
+        "now": now,
         "project": project,
         "members": project_members(project),
         "former": former_members(project),
@@ -112,7 +124,11 @@ def member_update(request, slug: str, membership_id: int):
     prefix = _("%(name)s not changed: ") % {"name": membership.user.username}
     with refusal_as_message(request, prefix=prefix):
         membership_update(
-            membership=membership, role=form.cleaned_data["role"], tasks=form.cleaned_data["tasks"]
+            membership=membership,
+            role=form.cleaned_data["role"],
+            tasks=form.cleaned_data["tasks"],
+            project_quota=form.cleaned_data["project_quota"],
+            task_quota=form.cleaned_data["task_quota"],
         )
         messages.success(request, _("%(name)s saved.") % {"name": membership.user.username})
     if membership.user_id == request.user.pk and membership.role != Membership.Role.LEAD:
@@ -135,6 +151,66 @@ def member_deactivate(request, slug: str, membership_id: int):
         )
         if membership.user_id == request.user.pk:
             return redirect("home")
+    return redirect("project-members", slug=slug)
+
+
+@login_required
+@require_POST
+def member_add(request, slug: str):
+    """Add an existing account by username or e-mail. The answer is the same message after
+    the same time whether an account matched or not; attempts are limited per lead."""
+    project = project_for_lead(request.user, slug)
+    wait = member_add_refusal(request.user.pk)
+    if wait is not None:
+        minutes = max(1, math.ceil(wait / 60))
+        messages.error(
+            request,
+            _("Too many additions: try again in %(minutes)s minutes, or send an invitation.")
+            % {"minutes": minutes},
+        )
+        return redirect("project-members", slug=slug)
+    form = MemberAddForm(project, request.POST)
+    if not form.is_valid():
+        return _members_page(request, project, InvitationForm(project), add_form=form, status=400)
+    member_add_counted(request.user.pk)
+    started = time.monotonic()
+    with errors_on_form(form):
+        membership_add(
+            project=project,
+            identifier=form.cleaned_data["identifier"],
+            role=form.cleaned_data["role"],
+            tasks=form.cleaned_data["tasks"],
+        )
+        time.sleep(max(0.0, _ADD_SECONDS - (time.monotonic() - started)))
+        messages.success(
+            request,
+            _(
+                "If an account has exactly that username or e-mail and was not a member yet, "
+                "it is now a member of %(project)s. Nothing is sent to them: tell them."
+            )
+            % {"project": project.name},
+        )
+        return redirect("project-members", slug=slug)
+    return _members_page(request, project, InvitationForm(project), add_form=form, status=400)
+
+
+@login_required
+@require_POST
+def lease_release(request, slug: str, assignment_id: int):
+    """Give an annotator's pair in progress back to the pool (another project's id, or one
+    no longer in progress, is a 404)."""
+    project = project_for_lead(request.user, slug)
+    try:
+        released = assignment_release(project=project, assignment_id=assignment_id)
+    except DomainError as error:
+        if error.status == 404:
+            raise Http404(error.message) from None
+        raise
+    messages.success(
+        request,
+        _("Pair %(pair)s is back in the pool; %(name)s no longer holds it.")
+        % {"pair": released.pair_id, "name": released.annotator.username},
+    )
     return redirect("project-members", slug=slug)
 
 

@@ -297,6 +297,20 @@ class Membership(models.Model):
     tasks = models.ManyToManyField(
         Task, blank=True, help_text="Limit an annotator to these tasks (empty: all tasks)."
     )
+    # Quotas: the most pairs the member may take (rated or held) in the whole project and in
+    # each task; empty means no limit. The claim enforces them (annotation/services/quotas.py).
+    project_quota = models.PositiveIntegerField(
+        "pairs at most in the project",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+    )
+    task_quota = models.PositiveIntegerField(
+        "pairs at most in each task",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+    )
 
     class Meta:
         db_table = "annotation_membership"  # kept from before the app split
@@ -304,6 +318,11 @@ class Membership(models.Model):
             models.UniqueConstraint(fields=["user", "project"], name="membership_unique"),
             models.CheckConstraint(
                 condition=Q(role__in=MembershipRole.values), name="membership_role_valid"
+            ),
+            models.CheckConstraint(
+                condition=(Q(project_quota__isnull=True) | Q(project_quota__gte=1))
+                & (Q(task_quota__isnull=True) | Q(task_quota__gte=1)),
+                name="membership_quotas_positive",
             ),
         ]
 

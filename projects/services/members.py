@@ -129,17 +129,70 @@ def lead_kept_check(project: Project, leaving: Membership) -> None:
         )
 
 
-def membership_update(*, membership: Membership, role: str, tasks) -> Membership:
-    """Change a member's role and task limits (no tasks: all of the project's)."""
+def _quota(value: int | None, field: str) -> int | None:
+    if value is not None and value < 1:
+        raise Invalid(
+            gettext("A quota is at least 1 pair, or empty for no limit."),
+            fields={field: [gettext("At least 1, or empty.")]},
+        )
+    return value
+
+
+def membership_update(
+    *,
+    membership: Membership,
+    role: str,
+    tasks,
+    project_quota: int | None = None,
+    task_quota: int | None = None,
+) -> Membership:
+    """Change a member's role, task limits (no tasks: all of the project's) and quotas (the
+    most pairs they may take in the project and in each task; None: no limit)."""
     if role not in Membership.Role.values:
         raise Invalid(
             gettext("Choose annotator or lead."), fields={"role": [gettext("Unknown role.")]}
         )
     tasks = tasks_of_project(membership.project, tasks)
+    membership.project_quota = _quota(project_quota, "project_quota")
+    membership.task_quota = _quota(task_quota, "task_quota")
     with transaction.atomic():
         if role != Membership.Role.LEAD:
             lead_kept_check(membership.project, membership)
         membership.role = role
-        membership.save(update_fields=["role"])
+        membership.save(update_fields=["role", "project_quota", "task_quota"])
         membership.tasks.set(tasks)
     return membership
+
+
+def membership_add(*, project: Project, identifier: str, role: str, tasks) -> bool:
+    """Make the account named by `identifier` (its exact username, or its e-mail when one
+    account has it; either in any case) a member of `project` with `role` and `tasks`.
+    Returns whether a membership was made; the caller must answer the same either way, so
+    that adding is no way to learn which accounts exist. No account, a disabled one, an
+    imported ratings' placeholder, an e-mail shared by several accounts and someone already
+    a member (whose role stays as it is) all make none."""
+    if role not in Membership.Role.values:
+        raise Invalid(
+            gettext("Choose annotator or lead."), fields={"role": [gettext("Unknown role.")]}
+        )
+    tasks = tasks_of_project(project, tasks)
+    identifier = (identifier or "").strip()[:254]
+    if not identifier:
+        raise Invalid(
+            gettext("Enter a username or an e-mail address."),
+            fields={"identifier": [gettext("Enter a username or an e-mail address.")]},
+        )
+    people = get_user_model().objects.filter(is_active=True, placeholder__isnull=True)
+    user = people.filter(username__iexact=identifier).first()
+    if user is None and "@" in identifier:
+        by_email = list(people.filter(email__iexact=identifier)[:2])
+        user = by_email[0] if len(by_email) == 1 else None
+    if user is None:
+        return False
+    with transaction.atomic():
+        _membership, created = Membership.objects.get_or_create(
+            user=user, project=project, defaults={"role": role}
+        )
+        if created:
+            _membership.tasks.set(tasks)
+    return created
