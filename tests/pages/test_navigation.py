@@ -1,5 +1,6 @@
-"""One navigation (issue 28): every page of a project carries the same project tabs with the
-same words, and the home page names the lead's pages as the tabs do."""
+"""One navigation: every page of a project carries the same project tabs, grouped by what a lead
+does (work, quality, judges, data, project), with the same words, and the home page names the
+lead's pages as the tabs do."""
 
 import re
 
@@ -10,16 +11,32 @@ from judging.models import Judge, JudgeRun
 
 pytestmark = pytest.mark.django_db
 
-TABS = [
-    "Overview", "Agreement", "Disagreements", "Pairs", "Judges", "Models", "Hours", "Judge runs",
-    "Ensemble filter", "Exports", "Data", "Members", "Settings", "Audit trail",
-]  # fmt: skip
+# The tabs grouped by what a lead does: (group, its pages), in the bar's order.
+GROUPS = [
+    ("Work", ["Overview", "Pairs", "Disagreements", "Hours"]),
+    ("Quality", ["Agreement", "Models"]),
+    ("Judges", ["Judges", "Judge runs", "Ensemble filter"]),
+    ("Data", ["Data", "Exports"]),
+    ("Project", ["Members", "Settings", "Audit trail"]),
+]
+TABS = [tab for _, tabs in GROUPS for tab in tabs]
+
+
+def tab_nav(page: str, url: str = "") -> str:
+    nav = re.search(r'<nav class="tabs tab-groups" aria-label="Project pages">(.*?)</nav>',
+                    page, re.S)  # fmt: skip
+    assert nav, f"no project tabs on {url}"
+    return nav.group(1)
 
 
 def tab_words(page: str, url: str = "") -> list[str]:
-    nav = re.search(r'<nav class="tabs" aria-label="Project pages">(.*?)</nav>', page, re.S)
-    assert nav, f"no project tabs on {url}"
-    return [word for word in re.findall(r">([^<>]+)</a>", nav.group(1)) if word.strip()]
+    return [word for word in re.findall(r">([^<>]+)</a>", tab_nav(page, url)) if word.strip()]
+
+
+def group_words(page: str, url: str = "") -> list[str]:
+    """The groups' names: the current one's label and the others' menu names."""
+    return re.findall(r'class="tab-group-name"[^>]*>([^<]+)<|<summary>([^<]+)</summary>',
+                      tab_nav(page, url))  # fmt: skip
 
 
 def test_every_project_page_has_the_same_tabs(client, lead_site):
@@ -47,6 +64,21 @@ def test_every_project_page_has_the_same_tabs(client, lead_site):
         words = tab_words(answer.content.decode(), url)
         assert [w for w in words if w in TABS] == [w for w in TABS if w in words], url
         assert set(TABS) <= set(words), url
+        groups = [a or b for a, b in group_words(answer.content.decode(), url)]
+        assert groups == [name for name, _ in GROUPS], url
+
+
+def test_the_page_shown_lists_its_groups_pages_and_the_others_are_menus(client, lead_site):
+    project, lead = lead_site
+    client.force_login(lead)
+    page = client.get(reverse("dash-agreement", args=[project.slug])).content.decode()
+    nav = tab_nav(page)
+    current = re.search(r'<li class="tab-group current">(.*?)</li>\s*<li class="tab-group">', nav,
+                        re.S).group(1)  # fmt: skip
+    assert "Quality" in current and "<details" not in current
+    assert re.findall(r">([^<>]+)</a>", current) == ["Agreement", "Models"]
+    assert 'aria-current="page">Agreement<' in current
+    assert nav.count("<details") == 4 and nav.count('aria-current="page"') == 1
 
 
 def test_the_home_page_names_the_lead_pages_as_the_tabs_do(client, lead_site):
