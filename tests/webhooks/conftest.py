@@ -28,11 +28,13 @@ def _rate_limits_start_afresh():
 
 
 class Receiver:
-    """Answers each POST with the next of `statuses` (then 200), recording what came."""
+    """Answers each POST with the next of `statuses` (then 200) and of `replies` (then a
+    default body), recording what came."""
 
     def __init__(self, secret: str):
         self.secret = secret
         self.statuses: list[int] = []
+        self.replies: list[bytes] = []
         self.requests: list[dict] = []
         receiver = self
 
@@ -53,7 +55,8 @@ class Receiver:
                 status = receiver.statuses.pop(0) if receiver.statuses else 200
                 self.send_response(status)
                 self.end_headers()
-                self.wfile.write(b"x" * 5000 if status >= 500 else b"ok")
+                default = b"x" * 5000 if status >= 500 else b"ok"
+                self.wfile.write(receiver.replies.pop(0) if receiver.replies else default)
 
             def log_message(self, *args):
                 pass
