@@ -9,10 +9,15 @@ Rules:
   operator, no right to create projects. Its name comes from `preferred_username` (or the
   e-mail's local part), made unique; it has no usable password. Its e-mail is kept only
   when the provider says it verified it.
-- No silent takeover: when the claimed e-mail is already an account's (a local account,
+- No silent takeover: when the *verified* e-mail is already an account's (a local account,
   or another identity's), the first sign-in is refused (`IdentityRefused`) and nothing is
   created; the operator links the two on purpose (`manage.py oidc_link USERNAME SUBJECT`),
-  or the person asks for a different address.
+  or the person asks for a different address. The refusal does not say why (the operator's
+  log does): its page reads like any refused first sign-in.
+- An unverified e-mail claim is never compared with the accounts: anyone may type any address
+  into it, and a refusal that came only when the address had an account would tell them which
+  addresses have one. It is not kept either, so the new account cannot take the other's
+  place: the sign-in goes on as if the claim were absent.
 - Every sign-in accepts the open invitations addressed to a *verified* e-mail claim
   (`invitations_accept_for_email`): the lead's invitation is the grant of access.
 - When the operator maps claim values to roles (ARBITER_OIDC_OPERATOR_VALUES,
@@ -158,19 +163,18 @@ def identity_sign_in(
                 .first()
             )
             if identity is None:
-                claimed = claims.get("email")
-                if isinstance(claimed, str) and _email_taken(claimed.strip()):
+                if _email_taken(verified):
                     # For the operator, who may link them on purpose (manage.py oidc_link).
                     logger.warning(
-                        "first sign-in of %s (%s) refused: its e-mail is an account's already",
+                        "first sign-in of %s (%s) refused: its verified e-mail is an "
+                        "account's already",
                         subject,
                         issuer,
                     )
                     raise IdentityRefused(
                         gettext(
-                            "An Arbiter account already uses this e-mail address, so a new "
-                            "one was not made. Ask the operator to link your organisation "
-                            "account to it."
+                            "Arbiter did not open an account for this sign-in. Ask the "
+                            "operator of this server to give you access."
                         )
                     )
                 user = get_user_model().objects.create_user(

@@ -32,14 +32,26 @@ def test_an_account_is_found_by_issuer_and_subject_not_by_e_mail():
     assert other_issuer != first and other_issuer.username == "ann-2"
 
 
-def test_an_e_mail_already_an_accounts_refuses_the_first_sign_in_even_unverified():
+def test_a_verified_e_mail_already_an_accounts_refuses_the_first_sign_in_saying_nothing_of_it():
     User.objects.create_user("local", email="Ann@Lab.example")
     with pytest.raises(IdentityRefused) as refused:
-        identity_sign_in(
-            issuer=ISSUER, claims={"sub": "s-9", "email": "ann@lab.example", "email_verified": 0}
-        )
+        identity_sign_in(issuer=ISSUER, claims=_claims("s-9", email="ann@lab.example"))
     assert refused.value.status == 403
+    assert "e-mail" not in refused.value.message and "already" not in refused.value.message
     assert not ExternalIdentity.objects.exists() and User.objects.count() == 1
+
+
+@pytest.mark.parametrize("verified", [0, False, "false", None])
+def test_an_unverified_e_mail_signs_in_alike_whether_or_not_an_account_has_it(verified):
+    """Anyone can type any address into an unverified claim: a sign-in that answered
+    differently when the address had an account would tell them which ones have one."""
+    claims = {"email": "ann@lab.example", "email_verified": verified}
+    without = identity_sign_in(issuer=ISSUER, claims={"sub": "s-1", **claims})
+    local = User.objects.create_user("local", email="Ann@Lab.example")
+    with_one = identity_sign_in(issuer=ISSUER, claims={"sub": "s-2", **claims})
+    assert without.email == with_one.email == ""  # not kept: no account takes another's place
+    assert local.pk not in {without.pk, with_one.pk}
+    assert User.objects.filter(email__iexact="ann@lab.example").get() == local
 
 
 def test_a_mapped_group_gives_the_role_and_its_loss_takes_it_back():

@@ -217,8 +217,39 @@ def test_an_e_mail_of_an_existing_account_does_not_take_it_over(
     _to_provider(page, live_server.url)
     _provider_sign_in(page, "fay")
     assert _consent(page).status == 403
-    assert "already uses this e-mail address" in page.inner_text("main")
+    refusal = page.inner_text("main")
+    assert "did not open an account" in refusal
+    assert "e-mail" not in refusal and "already" not in refusal  # the log says why, not the page
     assert failed_sign_ins[-1]["reason"] == "account"
     assert not ExternalIdentity.objects.exists()
     assert _signed_in_as(page, live_server.url) is None
     assert User.objects.filter(email__iexact="fay@lab.example").get() == local
+
+
+def test_an_unverified_e_mail_of_an_account_signs_in_as_if_no_account_had_it(
+    oidc_on, live_server, chromium_browser, failed_sign_ins
+):
+    """eve's provider does not verify her address, so she could have typed anyone's: what
+    she sees must be the same whether or not an Arbiter account has it."""
+
+    def eve_signs_in() -> tuple[int, str, str]:
+        page = watch_errors(chromium_browser.new_context().new_page())
+        _to_provider(page, live_server.url)
+        _provider_sign_in(page, "eve")
+        status = _consent(page).status
+        page.wait_for_load_state("load")
+        return status, page.url, page.locator("h1").first.inner_text()
+
+    def forget_eve() -> None:
+        User.objects.filter(external_identities__subject="sub-eve").delete()
+
+    local = User.objects.create_user("eve-local", email="Eve@lab.example", password="x-pw-12345")
+    with_account = eve_signs_in()
+    eve = User.objects.get(external_identities__subject="sub-eve")
+    assert eve != local and eve.email == ""  # a new account, which does not take eve-local's
+    forget_eve()
+    local.delete()
+    without_account = eve_signs_in()
+    assert with_account == without_account
+    assert with_account[1] == live_server.url + "/"  # signed in, both times
+    assert failed_sign_ins == []
