@@ -20,7 +20,7 @@ TAB_GROUPS = [
     ]),
     (pgettext_lazy("project tabs", "Quality"), [
         ("agreement", "dash-agreement", gettext_lazy("Agreement")),
-        ("models", "dash-models", gettext_lazy("Models")),
+        ("models", "dash-models", gettext_lazy("Generators")),
     ]),
     (pgettext_lazy("project tabs", "Judges"), [
         ("judges", "dash-judges", gettext_lazy("Judges")),

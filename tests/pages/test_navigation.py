@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 # The tabs grouped by what a lead does: (group, its pages), in the bar's order.
 GROUPS = [
     ("Work", ["Overview", "Pairs", "Disagreements", "Hours"]),
-    ("Quality", ["Agreement", "Models"]),
+    ("Quality", ["Agreement", "Generators"]),
     ("Judges", ["Judges", "Judge runs", "Ensemble filter"]),
     ("Data", ["Data", "Exports"]),
     ("Project", ["Members", "Settings", "Audit trail"]),
@@ -76,7 +76,7 @@ def test_the_page_shown_lists_its_groups_pages_and_the_others_are_menus(client, 
     current = re.search(r'<li class="tab-group current">(.*?)</li>\s*<li class="tab-group">', nav,
                         re.S).group(1)  # fmt: skip
     assert "Quality" in current and "<details" not in current
-    assert re.findall(r">([^<>]+)</a>", current) == ["Agreement", "Models"]
+    assert re.findall(r">([^<>]+)</a>", current) == ["Agreement", "Generators"]
     assert 'aria-current="page">Agreement<' in current
     assert nav.count("<details") == 4 and nav.count('aria-current="page"') == 1
 
@@ -102,3 +102,20 @@ def test_the_exports_page_starts_an_export_itself(client, lead_site):
     before = project.export_jobs.count()
     answer = client.post(start, {"format": "jsonl", "task": ""})
     assert answer.status_code == 302 and project.export_jobs.count() == before + 1
+
+
+def test_a_page_is_called_what_its_tab_and_the_home_page_call_it(client, lead_site):
+    project, lead = lead_site
+    client.force_login(lead)
+    home = client.get(reverse("home")).content.decode()
+    home_words = {href: text for href, text in re.findall(r'<a href="([^"]+)">([^<]+)</a>', home)}
+    for name in ("dash-agreement", "dash-judges", "dash-models", "dash-hours", "dash-exports",
+                 "run-list", "ensemble", "judge-list", "template-list"):  # fmt: skip
+        url = reverse(name, args=[project.slug])
+        page = client.get(url).content.decode()
+        title = re.search(r"<title>([^<·]+) ·", page).group(1).strip()
+        tab = re.search(r'aria-current="page">([^<]+)</a>', tab_nav(page, url)).group(1)
+        if tab != "Settings":  # the settings' subpages carry the Settings tab
+            assert title == tab, url
+        if url in home_words:
+            assert title == home_words[url], url
