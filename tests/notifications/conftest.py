@@ -40,6 +40,15 @@ def site(tmp_path, tasks_in_process, monkeypatch):
 
 
 @pytest.fixture
+def exportable(site):
+    """One pair of the site decided, so that an export has something to write."""
+    site.task.pairs.filter(pk=site.task.pairs.order_by("pk").last().pk).update(
+        status="kept", label="A"
+    )
+    return site
+
+
+@pytest.fixture
 def fire(django_capture_on_commit_callbacks):
     """`with fire(): ...`: what the block does is committed, and its events are sent."""
     return lambda: django_capture_on_commit_callbacks(execute=True)

@@ -30,7 +30,7 @@ def fits(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
-def test_the_bell_counts_a_finished_export(site, live_server, chromium_browser):
+def test_the_bell_counts_a_finished_export(site, exportable, live_server, chromium_browser):
     page = log_in(chromium_browser, live_server.url, site.lead)
     assert bell(page) == "Notifications, 0 unread"
     open_settled(page, live_server.url + reverse("dash-overview", args=[site.project.slug]))
@@ -40,7 +40,7 @@ def test_the_bell_counts_a_finished_export(site, live_server, chromium_browser):
 
     page.get_by_role("link", name="Notifications, 1 unread").click()
     page.wait_for_url(live_server.url + reverse("notifications"))
-    ready = page.get_by_role("link", name=re.compile(r"Export #\d+ \(0 pairs\) is ready"))
+    ready = page.get_by_role("link", name=re.compile(r"Export #\d+ \(1 pair\) is ready"))
     assert ready.get_attribute("href") == reverse("dash-exports", args=[site.project.slug])
     assert violations(page) == []
     page.set_viewport_size(PHONE)

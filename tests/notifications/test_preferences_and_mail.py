@@ -24,7 +24,7 @@ def mailed(site, settings):
     return site
 
 
-def test_a_ready_export_is_mailed_as_text_with_its_link(mailed, fire):
+def test_a_ready_export_is_mailed_as_text_with_its_link(mailed, exportable, fire):
     with fire():
         job = export_job_start(mailed.project, mailed.lead)
     assert sorted(message.to[0] for message in mail.outbox) == [
@@ -34,13 +34,15 @@ def test_a_ready_export_is_mailed_as_text_with_its_link(mailed, fire):
     message = mail.outbox[0]
     assert (
         message.subject
-        == f"[{mailed.project.name}] Export #{job.pk} (0 pairs) is ready to download."
+        == f"[{mailed.project.name}] Export #{job.pk} (1 pair) is ready to download."
     )
     assert "https://arbiter.example.org/projects/ann/exports/" in message.body
     assert message.content_subtype == "plain" and not message.alternatives
 
 
-def test_without_a_mail_server_nothing_is_mailed_but_the_list_is_kept(mailed, fire, settings):
+def test_without_a_mail_server_nothing_is_mailed_but_the_list_is_kept(
+    mailed, exportable, fire, settings
+):
     settings.EMAIL_BACKEND = global_settings.EMAIL_BACKEND
     settings.EMAIL_HOST = global_settings.EMAIL_HOST
     with fire():

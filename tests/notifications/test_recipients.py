@@ -142,12 +142,12 @@ def test_a_run_whose_every_trial_failed_is_told_as_failed(site, fire, monkeypatc
     assert heard["boss"] == (f"Judge run #{run.pk} (broken) failed: every trial ended in an error.")
 
 
-def test_a_ready_and_a_failed_export_tell_the_leads(site, fire, monkeypatch):
+def test_a_ready_and_a_failed_export_tell_the_leads(site, exportable, fire, monkeypatch):
     with fire():
         job = export_job_start(site.project, site.colead)
     assert told("export.ready") == {
-        "boss": f"Export #{job.pk} (0 pairs) is ready to download.",
-        "colead": f"Export #{job.pk} (0 pairs) is ready to download.",
+        "boss": f"Export #{job.pk} (1 pair) is ready to download.",
+        "colead": f"Export #{job.pk} (1 pair) is ready to download.",
     }
 
     def refuse(*args, **kwargs):
