@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SMALL_PHONE = {"width": 360, "height": 740}
 PAGES = ["dash-overview", "dash-agreement", "dash-judges", "dash-models", "dash-hours",
-         "dash-exports", "run-list", "project-settings"]  # fmt: skip
+         "dash-exports", "run-list", "ensemble", "project-settings"]  # fmt: skip
 
 TABS_LINE = """() => {
   const items = [...document.querySelectorAll("nav.tab-groups .tab-bar > li")];
