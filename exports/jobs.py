@@ -17,7 +17,7 @@ from core.outbox import enqueue_on_commit
 from exports.archive import export_archive
 from exports.errors import ExportInvalid
 from exports.models import ExportJob
-from exports.writer import export_tasks
+from exports.writer import export_has_pairs_check, export_tasks
 from projects.events import publish
 from projects.models import Project
 
@@ -39,6 +39,7 @@ def export_job_start(
     """Record the job and enqueue it once the transaction commits. Bad options are refused
     here, with a message for the user, rather than as a failed job later."""
     tasks = export_tasks(project, file_format, task_slug, include_archived=include_archived)
+    export_has_pairs_check(project, tasks, file_format, include_dropped=include_dropped)
     task = tasks[0] if task_slug else None
     from exports.tasks import export_job  # the tasks module imports this one
 

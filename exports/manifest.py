@@ -83,7 +83,8 @@ def manifest(
                 "aspects": task.aspects,
                 "guidelines": task.guidelines,
                 "pairs": task_pairs[task.slug],
-                "file": task_file(task.slug, file_format),
+                # A task with nothing to export has no file (never an empty one).
+                "file": task_file(task.slug, file_format) if task_pairs[task.slug] else None,
             }
             for task in tasks
         ],

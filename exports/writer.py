@@ -128,6 +128,33 @@ def export_tasks(
     return found
 
 
+def _nothing_to_export(tasks: list[Task], include_dropped: bool) -> str:
+    names = ", ".join(task.name for task in tasks) or _("the project")
+    if include_dropped:
+        return _(
+            "nothing to export: %(tasks)s has no kept or dropped pairs yet; pairs are "
+            "exported once the experts' ratings (or a lead) decide them"
+        ) % {"tasks": names}
+    return _(
+        "nothing to export: %(tasks)s has no kept pairs yet; pairs are exported once the "
+        "experts' ratings (or a lead) keep them"
+    ) % {"tasks": names}
+
+
+def export_has_pairs_check(
+    project: Project, tasks: list[Task], file_format: str, *, include_dropped: bool
+) -> None:
+    """ExportInvalid, before a job is queued, when the export could hold no pair: none of
+    its tasks has a kept pair (or a dropped one, when included). One query. Judge labels may
+    add undecided pairs: those exports are checked only once written."""
+    if project.judge_labels and file_format not in _EXPERTS_ONLY:
+        return
+    with_dropped = include_dropped and file_format not in _EXPERTS_ONLY
+    statuses = [Pair.Status.KEPT, *([Pair.Status.DROPPED] if with_dropped else [])]
+    if not Pair.objects.filter(task__in=tasks, status__in=statuses).exists():
+        raise ExportInvalid(_nothing_to_export(tasks, include_dropped))
+
+
 def _check_target(target: Path) -> None:
     if target.exists() and not target.is_dir():
         raise ExportInvalid(f"{target} exists and is not a folder")
@@ -185,13 +212,18 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
             tally["left_out"] = Counter()
         left_out_ids: dict[str, dict] = {}  # preference: task -> reason -> pair ids
         for task in tasks:
-            writer = new_writer(task_file(task.slug, file_format))
+            relative = task_file(task.slug, file_format)
+            writer = new_writer(relative)
             try:
                 counts = _write_task(project, task, writer, file_format, options, tally)
             except BaseException:
                 writer.abort()
                 raise
-            writer.close()
+            if counts["pairs"]:
+                writer.close()
+            else:  # no empty file: the manifest lists the task with 0 pairs and no file
+                writer.abort()
+                (staging / relative).unlink(missing_ok=True)
             if isinstance(writer, Mmrb2TaskWriter):
                 counts["left_out"] = dict(sorted(writer.left_out.items()))
                 tally["left_out"].update(writer.left_out)
@@ -202,6 +234,8 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
             summary.tasks[task.slug] = counts
             summary.pairs += counts["pairs"]
             summary.ratings += counts["ratings"]
+        if not summary.pairs:
+            raise ExportInvalid(_nothing_to_export(tasks, options["include_dropped"]))
         summary.images = images.count
         judge_label_figures = tally.pop("judge_labels", {})
         content = manifest(

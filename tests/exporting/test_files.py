@@ -148,4 +148,8 @@ def test_pairs_still_open_are_not_exported(rated, tmp_path):
     Pair.objects.filter(task__slug="edit").update(status=Pair.Status.QUEUED)
     summary = run_export(rated.project, tmp_path / "out", include_dropped=True)
     assert summary["tasks"]["edit"] == {"pairs": 0, "ratings": 0}
-    assert (tmp_path / "out" / "edit.jsonl").read_text() == ""
+    # A task with nothing to export gets no file, never an empty one; the manifest says so.
+    assert not (tmp_path / "out" / "edit.jsonl").exists()
+    tasks = {task["slug"]: task for task in manifest_of(tmp_path / "out")["tasks"]}
+    assert tasks["edit"]["pairs"] == 0 and tasks["edit"]["file"] is None
+    assert tasks["t2i"]["file"] == "t2i.jsonl" and (tmp_path / "out" / "t2i.jsonl").exists()
