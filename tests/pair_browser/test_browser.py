@@ -1,6 +1,7 @@
 """The pair browser in Chromium, as a lead: find a pair by a word of its prompt and by a
-filter, open it; tick pairs and confirm a bulk action; axe finds nothing on its pages at
-1366 and 390 pixels wide."""
+filter, open it; tick pairs and confirm a bulk action; move between rows and open one with the
+keys; save, open and delete a view; axe finds nothing on its pages at 1366 and 390 pixels
+wide."""
 
 import re
 
@@ -27,7 +28,7 @@ def test_a_lead_finds_a_pair_by_a_word_of_its_prompt_and_by_a_filter_and_opens_i
     page.goto(live_server.url + reverse("dash-overview", args=[project.slug]))
     page.get_by_role("navigation", name="Project pages").get_by_role("link", name="Pairs").click()
     page.get_by_label("Search").fill("number 3")
-    page.get_by_label("Task").select_option(label="t2i")
+    page.get_by_role("combobox", name="Task").select_option(label="t2i")
     page.get_by_role("button", name="Find pairs").click()
     expect(page.locator("#pairs-total")).to_contain_text("1 pair matches", timeout=WAIT_MS)
     pair = Pair.objects.get(project=project, task__slug="t2i", external_id__contains="-3-")
@@ -37,6 +38,7 @@ def test_a_lead_finds_a_pair_by_a_word_of_its_prompt_and_by_a_filter_and_opens_i
 
     page.go_back()
     page.get_by_role("link", name="Clear").click()
+    page.get_by_text("More filters and columns").click()
     page.get_by_label("Open flag").select_option("yes")
     page.get_by_role("button", name="Find pairs").click()
     expect(page.locator("#pairs-total")).to_contain_text("1 pair matches", timeout=WAIT_MS)
@@ -88,3 +90,63 @@ def test_the_pair_browser_has_no_violation(browsed, live_server, chromium_browse
     assert found == {}, found
     # The bad value's page answers 400, as it should; nothing else went wrong.
     assert [e for e in page.console_errors if "status of 400" not in e] == []
+
+
+def test_keys_move_between_rows_and_open_a_pair_but_leave_text_fields_alone(
+    browsed, live_server, chromium_browser
+):
+    project, lead = browsed
+    page = log_in(chromium_browser, live_server.url, lead)
+    open_settled(page, live_server.url + reverse("dash-pairs", args=[project.slug]))
+    current = page.locator("#pairs-bulk tbody tr[data-row-current]")
+    search = page.get_by_label("Search")
+    search.click()
+    page.keyboard.type("jk")  # typed into the field, not taken as keys
+    expect(search).to_have_value("jk")
+    expect(current).to_have_count(0)
+    search.press("Escape")
+    page.locator("h1").click()
+    page.keyboard.press("j")
+    expect(current).to_have_count(1)
+    expect(current).to_be_focused()
+    first = rows(page).nth(0)
+    expect(first).to_have_attribute("data-row-current", "")
+    page.keyboard.press("j")
+    page.keyboard.press("ArrowDown")
+    expect(rows(page).nth(2)).to_have_attribute("data-row-current", "")
+    page.keyboard.press("k")
+    second = rows(page).nth(1)
+    expect(second).to_have_attribute("data-row-current", "")
+    page.keyboard.press("x")
+    expect(second.locator("input[name=pair]")).to_be_checked()
+    name = second.locator("[data-row-open]").inner_text()
+    page.keyboard.press("Enter")
+    expect(page.locator("h1")).to_contain_text(name, timeout=WAIT_MS)
+    assert page.console_errors == []
+
+
+def test_a_lead_saves_a_view_shares_it_opens_it_and_deletes_it(
+    browsed, live_server, chromium_browser
+):
+    project, lead = browsed
+    page = log_in(chromium_browser, live_server.url, lead)
+    base = live_server.url + reverse("dash-pairs", args=[project.slug])
+    open_settled(page, base + "?task=edit&sort=id&order=desc&cols=prompt,images,status")
+    page.get_by_text("Save this view…").click()
+    page.get_by_label("Name").fill("Edit, newest first")
+    page.get_by_label("Share with the project's leads").check()
+    page.get_by_role("button", name="Save view").click()
+    expect(page.locator(".messages")).to_contain_text("saved", timeout=WAIT_MS)
+    views = page.get_by_role("region", name="Saved views")
+    link = page.locator(".pairs-view-list").get_by_role("link", name="Edit, newest first")
+    expect(link).to_have_attribute("aria-current", "true")
+    page.get_by_role("link", name="Clear").click()
+    expect(page.locator("#pairs-total")).to_contain_text("12 pairs match", timeout=WAIT_MS)
+    link.click()
+    expect(page.locator("#pairs-total")).to_contain_text("4 pairs match", timeout=WAIT_MS)
+    expect(page.locator("#pairs-bulk thead th")).to_have_count(5)  # box, pair, 3 columns
+    page.get_by_role("button", name="Delete the view Edit, newest first").click()
+    expect(page.locator(".messages")).to_contain_text("deleted", timeout=WAIT_MS)
+    expect(link).to_have_count(0)
+    expect(views).to_contain_text("None yet.")
+    assert page.console_errors == []
