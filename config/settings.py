@@ -183,10 +183,16 @@ ARBITER_UPLOAD_MAX_MEMBERS = env_int("ARBITER_UPLOAD_MAX_MEMBERS", 100_000, mini
 ARBITER_UPLOAD_MAX_RATIO = env_int("ARBITER_UPLOAD_MAX_RATIO", 200, minimum=1)
 # A prediction or score file (judges' verdicts), refused unread above this.
 ARBITER_VERDICT_FILE_MAX_BYTES = env_int("ARBITER_VERDICT_FILE_MAX_BYTES", 256 * 1024**2, minimum=1)
-# One record of a JSON or JSONL file (a line, a pair, a prediction entry): parsing multiplies
-# its size up to ~25 times, so this bounds an import's memory.
+# One record of a JSON or JSONL file (a line, a pair): parsing multiplies its size up to ~25
+# times, so this bounds an import's memory.
 ARBITER_IMPORT_MAX_RECORD_BYTES = env_int(
     "ARBITER_IMPORT_MAX_RECORD_BYTES", 16 * 1024**2, minimum=1024
+)
+# One record of a prediction or score file (a pair's entry: at most 20 samples per order, each
+# judgement with its raw output, kept up to 20,000 characters; or one row of scores), measured
+# before it is parsed (judging/prediction_records.py).
+ARBITER_VERDICT_MAX_RECORD_BYTES = env_int(
+    "ARBITER_VERDICT_MAX_RECORD_BYTES", 2 * 1024**2, minimum=1024
 )
 
 # Mail, for invitation links: without EMAIL_HOST nothing is sent and the lead copies the link.

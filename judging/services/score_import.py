@@ -19,10 +19,10 @@ from pathlib import Path
 
 from content.importing.errors import ImportFailed, require_storable_text
 from content.importing.formats import mjbench_images
-from content.importing.json_stream import json_list_records
 from content.models import Pair
 from judging.models import IMPORTED_SCALE, Verdict
 from judging.parsing import side_from_scores
+from judging.prediction_records import prediction_list_records
 from judging.services.verdict_import import (
     finite_number,
     import_target,
@@ -44,7 +44,7 @@ def scores_import(path: Path | str, *, project_slug: str, task_slug: str, judge_
     matched: dict[int, int] = {}  # pair -> the row number that matched it
     matched_by_row = 0
     counts = {choice: 0 for choice in ("A", "B", "tie", "invalid", "failed")}
-    rows = json_list_records(path, True, "an MJ-Bench result file: a JSON list of rows")
+    rows = prediction_list_records(path, "an MJ-Bench result file: a JSON list of rows")
     for number, row in rows:
         if not isinstance(row, dict):
             raise ImportFailed("a row must be a JSON object", number)

@@ -13,9 +13,11 @@ null, 0, false) not counted (a failed call); ids the project does not know are s
 scorer never looks at them.
 
 Hostile files: the file is refused unread above ARBITER_VERDICT_FILE_MAX_BYTES, then read one
-pair at a time (content/importing/json_stream.py): an id given twice, more than MAX_SAMPLES
-samples of one order, or a number that is not finite refuse it, naming the record. The judge
-is the project's own (judge_get_or_create_external), never the operator's.
+pair at a time, each pair's entry measured before it is parsed and refused above
+ARBITER_VERDICT_MAX_RECORD_BYTES (judging/prediction_records.py): that, an id given twice,
+more than MAX_SAMPLES samples of one order, or a number that is not finite refuse it, naming
+the record. The judge is the project's own (judge_get_or_create_external), never the
+operator's.
 """
 
 import json
@@ -28,10 +30,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from content.importing.errors import ImportFailed, require_storable_text
-from content.importing.json_stream import json_object_records, require_file_size
+from content.importing.json_stream import require_file_size
 from content.models import Pair
 from core.errors import Invalid
 from judging.models import API_BACKENDS, MAX_SAMPLES, JudgeRun, Verdict
+from judging.prediction_records import prediction_object_records
 from judging.services.judges import judge_get_or_create_external
 from projects.models import Project, Task
 from projects.scale import OTHER_SIDE, canonical_side
@@ -79,8 +82,9 @@ def verdicts_import(
     judge_name: str,
     strict_mmrb2: bool = False,
 ) -> dict:
-    """Read the file one pair at a time (its memory is that of the largest pair's entry plus
-    the verdicts kept, at most MAX_SAMPLES per order for each pair of the task)."""
+    """Read the file one pair at a time (its memory is that of the largest pair's entry, at
+    most ARBITER_VERDICT_MAX_RECORD_BYTES, plus the verdicts kept, at most MAX_SAMPLES per
+    order for each pair of the task)."""
     started = time.perf_counter()
     path = Path(path)
     require_verdict_file_size(path)
@@ -91,8 +95,8 @@ def verdicts_import(
     rows: list[Verdict] = []
     imported: dict[str, int] = {}  # pair id -> the record number it came in
     skipped = 0
-    entries = json_object_records(
-        path, True, "an MMRB2 prediction file: {PAIR_ID: {forward, reverse}}"
+    entries = prediction_object_records(
+        path, "an MMRB2 prediction file: {PAIR_ID: {forward, reverse}}"
     )
     for number, external_id, entry in entries:
         require_storable_text({external_id: entry}, number)  # before any query sees the id

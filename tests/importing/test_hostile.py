@@ -273,8 +273,8 @@ def test_deep_prediction_file_is_refused_by_the_command(tmp_path, images):
             "import_verdicts", str(path), project="proj", task="t2i", judge="j", stdout=None
         )
     assert str(refused.value) == (
-        "import failed, nothing written: predictions.json: JSON nested deeper than 64 levels "
-        "(at line 1 column 82); refused before parsing"
+        "import failed, nothing written: record 1: predictions.json: JSON nested deeper than "
+        "64 levels (at line 1 column 82); refused before parsing"
     )
     assert not Verdict.objects.exists()
     assert Project.objects.count() == 1
