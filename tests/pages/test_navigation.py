@@ -119,3 +119,13 @@ def test_a_page_is_called_what_its_tab_and_the_home_page_call_it(client, lead_si
             assert title == tab, url
         if url in home_words:
             assert title == home_words[url], url
+
+
+def test_a_page_outside_the_tabs_offers_every_group_as_a_menu(client, lead_site):
+    project, lead = lead_site
+    client.force_login(lead)
+    expert = project.memberships.get(user__username="ann1").user
+    url = reverse("dash-annotator", args=[project.slug, expert.pk])
+    nav = tab_nav(client.get(url).content.decode(), url)
+    assert nav.count("<details") == 5 and 'aria-current="page"' not in nav
+    assert re.findall(r">([^<>]+)</a>", nav) == TABS
