@@ -51,7 +51,7 @@ urlpatterns = [
 ]
 
 # The lead's members page and the invitee's link (annotation/views/members.py).
-from annotation.views import members  # noqa: E402
+from annotation.views import members, own_ratings  # noqa: E402
 
 urlpatterns += [
     path("projects/<slug:slug>/members/", members.members_page, name="project-members"),
@@ -77,6 +77,8 @@ urlpatterns += [
         name="lease-release",
     ),
     path("invite/<str:token>/", members.invite, name="invite"),
+    # The annotator's own ratings, page by page (annotation/views/own_ratings.py).
+    path("projects/<slug:slug>/me/ratings/", own_ratings.own_ratings_view, name="own-ratings"),
 ]
 
 # Conversations on a pair (annotation/views/threads.py): the annotator's question, the lead's
