@@ -150,3 +150,21 @@ def test_a_lead_saves_a_view_shares_it_opens_it_and_deletes_it(
     expect(link).to_have_count(0)
     expect(views).to_contain_text("None yet.")
     assert page.console_errors == []
+
+
+def test_the_disagreement_queue_takes_the_same_keys(browsed, live_server, chromium_browser):
+    project, lead = browsed
+    page = log_in(chromium_browser, live_server.url, lead)
+    open_settled(page, live_server.url + reverse("dash-disagreements", args=[project.slug])
+                 + "?state=all")  # fmt: skip
+    queue_rows = page.locator("table.queue-table tbody tr")
+    assert queue_rows.count() >= 2
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    second = queue_rows.nth(1)
+    expect(second).to_have_attribute("data-row-current", "")
+    name = second.locator("[data-row-open]").inner_text()
+    page.keyboard.press("Enter")
+    expect(page.locator("h1")).to_contain_text(name, timeout=WAIT_MS)
+    assert "from=queue" in page.url
+    assert page.console_errors == []
