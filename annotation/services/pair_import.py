@@ -145,7 +145,11 @@ def _write_all(batches, checked: _FileChecked, summary, file_scale, as_candidate
     with WrittenFiles() as written:
         try:
             with transaction.atomic():
-                project, _ = project_get_or_create(summary.project, scale_points=file_scale or None)
+                project, _ = project_get_or_create(
+                    summary.project,
+                    scale_points=file_scale or None,
+                    scores_given=checked.has_scores,
+                )
                 # Imports into one project take turns: each sees what the previous one committed.
                 project = Project.objects.select_for_update().get(pk=project.pk)
                 if file_scale and project.scale_points != file_scale and checked.has_scores:

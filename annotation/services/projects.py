@@ -51,15 +51,18 @@ def default_aspects(kind: str) -> list[dict]:
     return [{"key": k, "label": label, "help": h} for k, label, h in DEFAULT_ASPECTS.get(kind, [])]
 
 
-def project_get_or_create(slug: str, *, scale_points: int | None = None) -> tuple[Project, bool]:
+def project_get_or_create(
+    slug: str, *, scale_points: int | None = None, scores_given: bool = False
+) -> tuple[Project, bool]:
     """The project an import names; a new one takes the scale of the file imported into it
-    (MMRB2: 6 points), else the default 7. So does a project that has no pairs yet: a lead
-    who made it with the New project form and uploads a file on another scale means the
-    file's scale (no rating or pair holds the old one; the settings page can change it back
-    while nothing is rated)."""
+    (MMRB2: 6 points), else the default 7. So does a project that has no pairs yet when the
+    file carries scores (`scores_given`): a lead who made it with the New project form and
+    uploads scored pairs on another scale means the file's scale (no rating or pair holds the
+    old one; the settings page can change it back while nothing is rated). Pairs without
+    scores leave the scale the lead chose."""
     project = Project.objects.filter(slug=slug).first()
     if project is not None:
-        if scale_points and project.scale_points != scale_points:
+        if scores_given and scale_points and project.scale_points != scale_points:
             _scale_of_first_file(project, scale_points)
         return project, False
     project = Project(slug=slug, name=slug)
