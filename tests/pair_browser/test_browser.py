@@ -10,7 +10,10 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from content.models import Pair
+from dashboards.services.saved_views import saved_view_save
+from projects.models import Membership
 from tests.axe import violations
+from tests.factories import member
 from tests.pages.browsing import DESKTOP, PHONE, WAIT_MS, log_in, open_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -71,6 +74,10 @@ def test_a_lead_ticks_the_page_and_confirms_a_bulk_action(browsed, live_server, 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1366", "390"])
 def test_the_pair_browser_has_no_violation(browsed, live_server, chromium_browser, viewport):
     project, lead = browsed
+    # A view of the lead's own and one a colleague shared, with the lead's delete button.
+    saved_view_save(project=project, lead=lead, name="Mine", shared=False, query="task=edit")
+    colleague = member("colleague", project, role=Membership.Role.LEAD)
+    saved_view_save(project=project, lead=colleague, name="Team", shared=True, query="gold=yes")
     page = log_in(chromium_browser, live_server.url, lead, viewport=viewport)
     base = live_server.url + reverse("dash-pairs", args=[project.slug])
     found = {}
