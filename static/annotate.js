@@ -303,6 +303,8 @@
     event.preventDefault();
     if (!document.activeElement || document.activeElement === document.body) focusRating();
   });
+  // A question sent (threads.js): the keys go back to the rating.
+  document.addEventListener("thread:sent", () => { focusRating(); });
   document.addEventListener("toggle", (event) => {
     // A menu or panel that closes hands the keyboard back to the rating (Enter submits).
     const closed = event.target;
@@ -339,8 +341,17 @@
       form.requestSubmit();
       return;
     }
-    if (typing || event.ctrlKey) return;
     const panel = target.closest && target.closest("details.popover, details.menu");
+    // Esc leaves a text field (the rationale, a note, a question): its panel closes, what was
+    // typed stays, and the keys rate again (digits score, Enter submits).
+    if (typing && event.key === "Escape") {
+      event.preventDefault();
+      if (panel && panel.open) panel.open = false;
+      target.blur();
+      focusRating();
+      return;
+    }
+    if (typing || event.ctrlKey) return;
     if (panel && panel.open) {
       if (event.key === "Escape") { // close it and give the keys back to the rating
         panel.open = false;
@@ -363,7 +374,7 @@
       o: () => highlight(0),
       r: () => { setDock(true); if (form && form.elements.rationale) form.elements.rationale.focus(); },
       s: () => openPanel("skip-panel", "input[name=skip_reason]:checked"),
-      f: () => openPanel("flag-panel", "select"),
+      f: () => openPanel("flag-panel", "input[name=flag_note]"), // the reason has a default
       u: undoLast,
       z: openFirstImage,
       "?": () => openDialog("shortcuts"),

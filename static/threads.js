@@ -39,8 +39,19 @@
       return;
     }
     menu.replaceWith(fresh);
-    const focus = fresh.querySelector("[aria-invalid=true]") || fresh.querySelector("textarea");
-    if (focus) focus.focus();
+    const invalid = fresh.querySelector("[aria-invalid=true]");
+    if (invalid || response.status !== 200) {
+      const focus = invalid || fresh.querySelector("textarea");
+      if (focus) focus.focus();
+      return;
+    }
+    // Sent: the menu closes, the confirmation is said, and the keyboard goes back to the page
+    // (annotate.js gives it to the rating form), so digits rate and Enter submits again.
+    fresh.open = false;
+    const sent = fresh.querySelector(".thread-sent");
+    const announcer = document.getElementById("announcer");
+    if (announcer && sent) announcer.textContent = sent.textContent.trim();
+    document.dispatchEvent(new CustomEvent("thread:sent"));
   }
 
   document.addEventListener("submit", (event) => {
