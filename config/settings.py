@@ -222,7 +222,10 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # Celery: Redis broker in the full stack, in-process execution in the embedded mode.
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+# The embedded mode's in-memory broker, with its host named: Celery still opens a connection
+# to it to send a task it runs in-process, and kombu warns "No hostname was supplied" at each
+# process's first when the URL names none.
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
