@@ -3,6 +3,8 @@ named by its task and its prompt's first words, never by an internal id an annot
 sees; a lead removed from the project (or no longer its lead) no longer lists, counts or
 opens its notifications; and marking read is limited like every repeated post."""
 
+import re
+
 import pytest
 from django.core import mail
 from django.urls import reverse
@@ -109,3 +111,22 @@ def test_marking_read_is_limited(client, site, settings):
     assert 'href="/notifications/"' in refused.content.decode()
     settings_post = client.post(reverse("notification-settings"), {})
     assert settings_post.status_code == 429
+
+
+def test_naming_the_pairs_costs_one_query_for_3_or_60(client, site, django_assert_num_queries):
+    pairs = list(site.task.pairs.order_by("pk"))
+    client.force_login(site.lead)
+    for count in (3, 60):
+        Notification.objects.all().delete()
+        Notification.objects.bulk_create(
+            Notification(
+                recipient=site.lead, project=site.project, kind="question.asked",
+                data={"pair": pairs[n % len(pairs)].pk, "thread": n, "message": n},
+            )
+            for n in range(count)
+        )  # fmt: skip
+        # session, user, the rows with their project, the pairs' names, the bell
+        with django_assert_num_queries(5):
+            page = client.get(reverse("notifications")).content.decode()
+        shown = re.findall(r"asked a question about the pair “[^”<]+” in task [^<]+\.</a>", page)
+        assert len(shown) == count
