@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
+from django.core.cache import cache, caches
+from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection, connections
 
 SHARED_MMRB2 = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "mmrb2"
@@ -84,6 +86,9 @@ def _redis_of_this_worker(worker_id):
     shared = (os.environ.get("REDIS_URL"), app.conf.broker_url)
     with override_settings(REDIS_URL=url, CELERY_BROKER_URL=url, CACHES={"default": cache}):
         os.environ["REDIS_URL"], app.conf.broker_url = url, url
+        # A previous run's counters (rate limits keyed by ids the new test database gives
+        # again) must not refuse this run's first posts.
+        caches["default"].clear()
         yield
     (os.environ["REDIS_URL"], app.conf.broker_url) = shared
 
@@ -129,6 +134,20 @@ def tasks_in_process(request, settings):
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = eager
+
+
+@pytest.fixture(autouse=True)
+def _cache_starts_afresh():
+    """Rate limits count in the cache, keyed by ids that SQLite gives again from one test to
+    the next: there each test starts and leaves with an empty local-memory cache. Redis is
+    left alone: PostgreSQL never repeats an id, and the Redis database is also the broker of
+    a module's Celery worker, whose queue bindings a flush would delete."""
+    local = isinstance(caches["default"], LocMemCache)
+    if local:
+        cache.clear()
+    yield
+    if local:
+        cache.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -4,18 +4,9 @@ test's transaction never commits). Mails leave in the background (core/outbox.py
 background runs inline, so that a test sees the mail it caused."""
 
 import pytest
-from django.core.cache import cache
 
 from core import outbox
 from tests.factories import member, queued_pairs
-
-
-@pytest.fixture(autouse=True)
-def _rate_limits_start_afresh():
-    """The rate limits count in the cache, per user id, and ids repeat between tests."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

@@ -4,19 +4,10 @@ hold it (opposite sides), and a second project with its own lead and annotator."
 from dataclasses import dataclass
 
 import pytest
-from django.core.cache import cache
 
 from annotation.models import Assignment
 from annotation.services.assignments import assignment_claim
 from tests.factories import member, queued_pairs
-
-
-@pytest.fixture(autouse=True)
-def _rate_limits_start_afresh():
-    """The rate limits count in the cache, per user id, and ids repeat between tests."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @dataclass

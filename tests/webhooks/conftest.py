@@ -9,7 +9,6 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from django.core.cache import cache
 
 from core import outbox
 from devtools.webhook_receiver import signature_check
@@ -17,14 +16,6 @@ from tests.factories import member, queued_pairs
 from webhooks.models import Destination
 
 SECRET = "s3cret-for-tests"
-
-
-@pytest.fixture(autouse=True)
-def _rate_limits_start_afresh():
-    """The rate limits count in the cache, per user id, and ids repeat between tests."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 class Receiver:
