@@ -23,6 +23,7 @@ class ProjectForm(forms.ModelForm):
             "slug": gettext_lazy("Slug"),
             "name": gettext_lazy("Name"),
             "scale_points": gettext_lazy("Likert points (K)"),
+            "scale_from_first_file": gettext_lazy("Take K from the first file imported"),
             "annotators_per_pair": gettext_lazy("Annotators per pair (N)"),
             "max_span": gettext_lazy("Max span"),
             "ambiguous_half_width": gettext_lazy("Ambiguous half width"),
@@ -39,9 +40,10 @@ class ProjectForm(forms.ModelForm):
             "slug": gettext_lazy(
                 "Letters, digits and dashes; in every URL and file of the project."
             ),
-            "scale_points": gettext_lazy(
-                "Scores run 1..K; above the centre means A is better. Until the project has "
-                "pairs, the first file uploaded with scores on its own scale sets K (MMRB2: 6)."
+            "scale_points": gettext_lazy("Scores run 1..K; above the centre means A is better."),
+            "scale_from_first_file": gettext_lazy(
+                "While the project has no pairs, the first file uploaded with scores on another "
+                "scale sets K (MMRB2's files: 6) instead of being refused."
             ),
             "max_span": gettext_lazy(
                 "A complete pair whose max − min score exceeds this is dropped."

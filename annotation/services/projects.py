@@ -56,13 +56,14 @@ def project_get_or_create(
 ) -> tuple[Project, bool]:
     """The project an import names; a new one takes the scale of the file imported into it
     (MMRB2: 6 points), else the default 7. So does a project that has no pairs yet when the
-    file carries scores (`scores_given`): a lead who made it with the New project form and
-    uploads scored pairs on another scale means the file's scale (no rating or pair holds the
-    old one; the settings page can change it back while nothing is rated). Pairs without
-    scores leave the scale the lead chose."""
+    file carries scores (`scores_given`) and its lead left K to the first file
+    (`scale_from_first_file`, ticked by default on the New project form): no rating or pair
+    holds the old K, and the settings page can change it back while nothing is rated. Pairs
+    without scores, or a K the lead fixed, leave the scale as it is."""
     project = Project.objects.filter(slug=slug).first()
     if project is not None:
-        if scores_given and scale_points and project.scale_points != scale_points:
+        adopts = scores_given and project.scale_from_first_file
+        if adopts and scale_points and project.scale_points != scale_points:
             _scale_of_first_file(project, scale_points)
         return project, False
     project = Project(slug=slug, name=slug)
@@ -85,9 +86,10 @@ def _scale_of_first_file(project: Project, scale_points: int) -> None:
         if Pair.objects.filter(project=locked).exists():
             return  # its pairs keep the scale they were imported on
         locked.scale_points = scale_points
+        locked.scale_from_first_file = False  # decided: the settings page shows the K taken
         locked.full_clean()
-        locked.save(update_fields=["scale_points"])
-    project.scale_points = scale_points
+        locked.save(update_fields=["scale_points", "scale_from_first_file"])
+    project.scale_points, project.scale_from_first_file = scale_points, False
 
 
 def task_get_or_create(project: Project, slug: str) -> Task:
@@ -117,6 +119,7 @@ def task_get_or_create(project: Project, slug: str) -> Task:
 PROJECT_FIELDS = (
     "name",
     "scale_points",
+    "scale_from_first_file",
     "annotators_per_pair",
     "max_span",
     "ambiguous_half_width",

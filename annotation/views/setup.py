@@ -31,7 +31,8 @@ from projects.services.tasks import task_archive, task_delete, task_restore
 def project_new(request):
     if not may_create_projects(request.user):
         raise PermissionDenied(_("ask an operator for a lead account that may create projects"))
-    form = ProjectForm(request.POST or None, initial={"scale_points": 7})
+    initial = {"scale_points": 7, "scale_from_first_file": True}
+    form = ProjectForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         with errors_on_form(form):
             project = project_create(

@@ -27,6 +27,14 @@ class Project(models.Model):
         validators=[MinValueValidator(2), MaxValueValidator(11)],
         help_text="Scores run 1..K; above the centre means A is better.",
     )
+    # A lead who makes a project in the browser before uploading its first file may leave K
+    # to that file (MMRB2's are on 1..6): annotation/services/projects.py::project_get_or_create.
+    scale_from_first_file = models.BooleanField(
+        "take K from the first file imported",
+        default=False,
+        help_text="While the project has no pairs, a file whose scores are on another scale "
+        "sets K.",
+    )
     annotators_per_pair = models.PositiveSmallIntegerField(
         "annotators per pair (N)", default=3, validators=[MinValueValidator(1)]
     )

@@ -1,10 +1,12 @@
 """A project made with the New project form takes the scale of the first file uploaded into
 it: MMRB2's real text-to-image file (scores on 1..6) goes into a project whose form said K = 7,
-through the Data page, as a lead does it. A project that already holds pairs keeps its K and
+through the Data page, as a lead does it (the form's "Take K from the first file imported" is ticked
+by default). A project that already holds pairs, or whose lead unticked it, keeps its K and
 refuses scores on another scale. Skips when ../shared/datasets/mmrb2 is absent."""
 
 import io
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -51,13 +53,15 @@ def lead_client(client, django_user_model):
     return client
 
 
-def _create_project_in_the_form(client, slug: str) -> Project:
+def _create_project_in_the_form(client, slug: str, *, k_from_file: bool = True) -> Project:
     form = client.get(reverse("project-new")).content.decode()
     assert 'name="scale_points"' in form and 'value="7"' in form  # the form's default
+    assert re.search(r'<input type="checkbox" name="scale_from_first_file"[^>]* checked', form)
     values = {
         "slug": slug,
         "name": "MMRB2 text to image",
         "scale_points": 7,
+        **({"scale_from_first_file": "on"} if k_from_file else {}),
         "annotators_per_pair": 3,
         "max_span": 4,
         "ambiguous_half_width": 0.5,
@@ -97,7 +101,7 @@ def test_mmrb2_uploaded_into_a_new_project_takes_its_six_point_scale(
     source = json.loads((SHARED_MMRB2 / T2I).read_text())["pairs"]
     assert job.pairs_written == len(source) == 1000
     project.refresh_from_db()
-    assert project.scale_points == 6
+    assert project.scale_points == 6 and not project.scale_from_first_file
     assert Rating.objects.filter(pair__project=project).count() == sum(
         len(pair["human_annotations"]) for pair in source
     )
@@ -139,3 +143,17 @@ def test_a_project_with_pairs_keeps_its_scale_and_refuses_scores_on_another(
     project.refresh_from_db()
     assert project.scale_points == 7
     assert Pair.objects.filter(project=project).count() == 1
+
+
+def test_a_lead_who_fixed_k_on_the_form_gets_the_refusal(
+    lead_client, django_capture_on_commit_callbacks
+):
+    project = _create_project_in_the_form(lead_client, "fixed", k_from_file=False)
+    scored = _zip_of("pairs.json", json.dumps({"pairs": [_text_pair("only")]}))
+
+    job = _upload(lead_client, "fixed", scored, django_capture_on_commit_callbacks)
+
+    assert job.status == ImportJob.Status.FAILED
+    assert "1..6" in job.error and "K=7" in job.error
+    project.refresh_from_db()
+    assert project.scale_points == 7 and not Pair.objects.filter(project=project).exists()
