@@ -5,6 +5,8 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
+from core.db_indexes import CoveringIndex
+
 
 class Side(models.TextChoices):
     A = "A", "A"
@@ -130,9 +132,9 @@ class Pair(models.Model):
             # The dashboards' data version (dashboards/snapshots.py::data_version) aggregates
             # these columns over a project's pairs on every view: read from this index alone,
             # not from rows made wide by their text (PostgreSQL; SQLite has no INCLUDE).
-            models.Index(
+            CoveringIndex(
                 fields=["project"],
-                include=["updated_at", "rating_count"],
+                covering=["updated_at", "rating_count"],
                 name="pair_project_version",
             ),
             # The claim walks a task's open pairs, most rated first, then by draw (a random

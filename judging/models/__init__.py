@@ -5,6 +5,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core.db_indexes import CoveringIndex
+
 # The package's models, split for length: the batch one names the others by string.
 from judging.models.batches import BatchStatus, ProviderBatch  # noqa: F401
 
@@ -286,9 +288,9 @@ class Verdict(models.Model):
         indexes = [
             # The dashboards read every verdict of a project's pairs: an index-only scan
             # instead of reading the raw outputs stored in the same rows (PostgreSQL).
-            models.Index(
+            CoveringIndex(
                 fields=["pair"],
-                include=["judge", "order", "sample", "choice", "created_at"],
+                covering=["judge", "order", "sample", "choice", "created_at"],
                 name="verdict_pair_covering",
             ),
         ]

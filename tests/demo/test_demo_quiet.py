@@ -18,18 +18,12 @@ from core.db_indexes import CoveringIndex
 ROOT = Path(__file__).resolve().parents[2]
 MAKE_DEMO = (["init_embedded"], ["migrate", "--noinput"], ["demo"])  # the Makefile's steps
 QUIET = ("warning", "no hostname", "w040", "traceback")
-# Until content.Pair and judging.Verdict declare their covering indexes with CoveringIndex
-# (a change in those apps' models and migrations, asked of their owners).
-COVERING_INDEXES_PENDING = pytest.mark.xfail(
-    strict=True, reason="models.W040 until Pair and Verdict use core.db_indexes.CoveringIndex"
-)
 
 
 def _loud(text: str) -> list[str]:
     return [line for line in text.splitlines() if any(word in line.lower() for word in QUIET)]
 
 
-@COVERING_INDEXES_PENDING
 @pytest.mark.django_db
 def test_the_system_checks_on_the_database_warn_of_nothing():
     """What `migrate` runs before migrating (the checks that look at the database too). The
@@ -81,7 +75,6 @@ def test_a_covering_index_is_plain_where_the_database_has_no_include():
     assert path == "core.db_indexes.CoveringIndex" and kwargs["covering"] == ("extra",)
 
 
-@COVERING_INDEXES_PENDING
 def test_make_demo_prints_no_warning(tmp_path):
     """The Makefile's steps, each its own process on a fresh SQLite database, as a user runs
     them (no Redis, no DATABASE_URL): their output holds no warning."""
