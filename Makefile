@@ -14,7 +14,7 @@ PYTEST_ARGS ?=
 PYTEST_WORKERS ?= auto
 HOST ?= 127.0.0.1:8000
 
-.PHONY: install demo serve test lint format messages bench bench-import bench-annotate bench-judges bench-judge-workers bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser bench-next-pair clean
+.PHONY: install demo serve test lint format messages bench bench-import bench-annotate bench-judges bench-judge-workers bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser bench-next-pair bench-predictions clean
 
 # One stamp per install: the runtime dependencies (what the demo and the image need), then the
 # `dev` extras on top (pytest, Playwright, ruff, datasets, ...: half of a ~800 MB virtualenv).
@@ -62,10 +62,14 @@ format: install
 	$(BIN)/ruff format .
 
 # Every benchmark (PostgreSQL needed; the judge one needs Redis too); each prints its figures.
-bench: bench-import bench-annotate bench-judges bench-judge-workers bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser bench-next-pair
+bench: bench-import bench-predictions bench-annotate bench-judges bench-judge-workers bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser bench-next-pair
 
 bench-import: install
 	$(BIN)/python -m bench.importing
+
+# One 23 MiB prediction entry read until it is refused: time and memory, old reader and new.
+bench-predictions: install
+	$(BIN)/python -m bench.predictions
 
 bench-judges: install
 	$(BIN)/python -m bench.judges
