@@ -1,12 +1,13 @@
 """Phones: at 390×844 the home page is a list of task cards whose Start/Continue buttons are
 on screen, and no page of a lead's project is wider than the screen (wide tables scroll inside
-their own box, which the keyboard can reach); at 360 px the top bar still fits."""
+their own box, which the keyboard can reach); at 360 px the top bar still fits, in two lines."""
 
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
 from projects.models import Membership
+from tests.annotate.real_content import HEADER_LINES
 from tests.axe import serious_violations
 from tests.pages.browsing import PHONE, lead_pages, log_in, open_settled
 
@@ -71,10 +72,11 @@ def test_the_top_bar_fits_360_pixels(rated, live_server, chromium_browser):
         page.goto(live_server.url + path)
         scroll_width, inner_width = page.evaluate(PAGE_WIDTH)
         assert scroll_width <= inner_width, path
-        shown = "header.topbar :is(a, button, select):visible, .topbar .username"
+        shown = "header.topbar :is(a, button, select, summary):visible, .topbar .username:visible"
         for item in page.locator(shown).all():
             box = item.bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= inner_width, item.inner_text()
+        assert page.evaluate(HEADER_LINES) <= 2, path
     assert page.console_errors == []
 
 
