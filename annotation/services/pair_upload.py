@@ -189,13 +189,30 @@ def _receive(uploaded, target: Path, limits: UploadLimits) -> Path:
 def _format_for(data_path: Path, file_format: str | None) -> str:
     is_parquet = data_path.suffix.lower() == ".parquet"
     if file_format is None:
-        return "parquet" if is_parquet else "native"
+        return "parquet" if is_parquet else _text_format_of(data_path)
     if is_parquet != (file_format == "parquet"):
         wanted = "parquet" if is_parquet else "native, mmrb2 or mjbench"
         raise ImportFailed(
             f"format {file_format!r} does not fit the {data_path.suffix} data file; use {wanted}"
         )
     return file_format
+
+
+# MMRB2's files are one object whose first key is "pairs"; MJ-Bench's are a JSON list; Arbiter's
+# own format is JSON Lines (one pair per line), which can start with neither.
+_MMRB2_START = re.compile(rb'\A\s*\{\s*"pairs"\s*:')
+
+
+def _text_format_of(data_path: Path) -> str:
+    """The format of a JSON data file a lead uploaded "from the file", by how it begins."""
+    if data_path.suffix.lower() != ".json":
+        return "native"
+    head = _head(data_path)
+    if _MMRB2_START.match(head):
+        return "mmrb2"
+    if head.lstrip()[:1] == b"[":
+        return "mjbench"
+    return "native"
 
 
 # --------------------------------------------------------------------------- magic bytes

@@ -157,3 +157,39 @@ def test_a_lead_who_fixed_k_on_the_form_gets_the_refusal(
     assert "1..6" in job.error and "K=7" in job.error
     project.refresh_from_db()
     assert project.scale_points == 7 and not Pair.objects.filter(project=project).exists()
+
+
+def test_mmrb2_left_to_be_recognised_from_the_file_imports_as_mmrb2(
+    lead_client, t2i_zip, django_capture_on_commit_callbacks
+):
+    """The upload form's default format, "From the file": MMRB2's {"pairs": [...]} file is
+    recognised by how it begins (read as Arbiter's JSON Lines it was refused)."""
+    project = _create_project_in_the_form(lead_client, "mmrb2-detected")
+
+    job = _upload(lead_client, project.slug, t2i_zip, django_capture_on_commit_callbacks, fmt="")
+
+    assert job.status == ImportJob.Status.DONE, job.error
+    assert job.pairs_written == 1000
+    project.refresh_from_db()
+    assert project.scale_points == 6
+
+
+def test_a_json_list_left_to_be_recognised_imports_as_mjbench(
+    lead_client, django_capture_on_commit_callbacks
+):
+    project = _create_project_in_the_form(lead_client, "listed", k_from_file=False)
+    record = {
+        "id": "listed-1",
+        "caption": "a red cube on a blue sphere",
+        "image0": "",
+        "image1": "",
+        "label": 0,
+    }
+    data = _zip_of("pairs.json", json.dumps([record]))
+
+    job = _upload(lead_client, project.slug, data, django_capture_on_commit_callbacks, fmt="")
+
+    # Read as MJ-Bench: its reader wants the images the record names (a JSON Lines reader
+    # would have refused the list itself).
+    assert job.status == ImportJob.Status.FAILED
+    assert job.error == "image reference '' is not a file name", job.error
