@@ -10,7 +10,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from django.db import transaction
-from django.utils import timezone, translation
+from django.utils import timezone
 
 from core.media_store import media_response, media_store
 from core.outbox import enqueue_on_commit
@@ -55,13 +55,6 @@ def export_job_start(
         )
         enqueue_on_commit(export_job, ExportJob, [job.pk])
     return job
-
-
-def _format_name(job: ExportJob) -> str:
-    """The format's name for an event's data (JSON: notifications, webhooks): plain English
-    text, not the lazy label the pages translate."""
-    with translation.override("en"):
-        return str(job.get_file_format_display())
 
 
 def export_job_file(job: ExportJob) -> str | None:
@@ -129,7 +122,7 @@ def export_job_run(job_id: int) -> None:
     if not finished:  # the job (or its project) was deleted meanwhile
         store.delete_folder(folder)
         return
-    about = {"job": job.pk, "format": _format_name(job), "pairs": summary["pairs"]}
+    about = {"job": job.pk, "format": job.file_format, "pairs": summary["pairs"]}
     publish(job.project, "export.ready", about, actor=job.requested_by)
 
 
@@ -147,5 +140,5 @@ def _fail(job_id: int, folder: str, message: str) -> None:
     )
     job = ExportJob.objects.select_related("project", "requested_by").filter(pk=job_id).first()
     if failed and job is not None:  # else deleted meanwhile
-        about = {"job": job.pk, "format": _format_name(job), "error": message[:300]}
+        about = {"job": job.pk, "format": job.file_format, "error": message[:300]}
         publish(job.project, "export.failed", about, actor=job.requested_by)

@@ -194,6 +194,7 @@ def test_an_import_is_recorded_as_who_started_it_not_its_progress(
 @pytest.mark.usefixtures("tasks_in_process")
 def test_an_export_is_recorded(client, task, lead, since):
     project = task.project
+    task.pairs.filter(pk=task.pairs.order_by("pk").last().pk).update(status="kept", label="A")
     answer = post(client, reverse("dash-export-start", args=[project.slug]),
                   {"format": "jsonl", "task": ""})  # fmt: skip
     assert answer.status_code == 302

@@ -134,3 +134,23 @@ def test_start_refuses_bad_options(rated, options, message):
     with pytest.raises(ExportInvalid, match=message):
         export_job_start(rated.project, rated.lead, **options)
     assert not ExportJob.objects.exists()
+
+
+def test_the_ready_event_names_the_format_by_its_key(rated, django_capture_on_commit_callbacks):
+    """Webhooks and notifications read `format` as a machine does: `parquet`, not the label
+    a page shows ("Parquet (images embedded)")."""
+    from projects.events import project_event
+
+    sent = []
+
+    def listener(sender, kind, data, **kwargs):
+        sent.append((kind, data))
+
+    job = _queued(rated, file_format="parquet")
+    project_event.connect(listener)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            export_job_run(job.pk)
+    finally:
+        project_event.disconnect(listener)
+    assert [(kind, data["format"]) for kind, data in sent] == [("export.ready", "parquet")]
