@@ -6,7 +6,7 @@
 (function () {
   "use strict";
   const gettext = window.gettext || function (s) { return s; }; // English without the catalog
-  const SHOWN_IN_PLACE = [200, 409, 422]; // sent, refused, or the input to correct
+  const SHOWN_IN_PLACE = [200, 409, 422, 429]; // sent, refused, to correct, or too many
 
   async function send(form) {
     const menu = form.closest("[data-thread]");

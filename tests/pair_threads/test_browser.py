@@ -113,3 +113,29 @@ def test_the_annotate_page_with_the_thread_open_has_no_serious_violation(
     assert scroll_width <= inner_width
     # The browser logs the 422 that answered the empty question; nothing else went wrong.
     assert [e for e in page.console_errors if "422" not in e] == []
+
+
+def test_a_question_past_the_limit_is_refused_in_place_and_the_rating_in_progress_stays(
+    scene, live_server, chromium_browser
+):
+    from annotation.models import PairMessage
+    from annotation.services.pair_threads import question_ask
+    from core.rate_limits import LIMITS
+
+    allowed = LIMITS["question.ask"].count
+    for n in range(allowed):
+        question_ask(assignment_id=scene.asked_on.pk, user=scene.asker, body=f"Q{n}")
+    page = log_in(chromium_browser, live_server.url, scene.asker)
+    _annotate(page, live_server.url, scene.asked_on)
+    page.keyboard.press("3")
+    documents = []
+    page.on("request", lambda r: documents.append(r.url) if r.resource_type == "document" else 0)
+    menu = _open_menu(page)
+    page.locator("#question-body").fill(QUESTION)
+    menu.get_by_role("button", name="Send to the leads").click()
+    refusal = page.locator("#pair-thread").get_by_text("Too many requests in a short time")
+    refusal.wait_for(timeout=WAIT_MS)
+    assert documents == []  # the page stayed: no form posted in its place
+    assert page.locator("#rating-form input[name=overall][value='3']").is_checked()
+    assert page.locator("#question-body").input_value() == QUESTION
+    assert PairMessage.objects.count() == allowed
