@@ -244,6 +244,10 @@ def test_recent_ratings_name_the_prompt_and_the_score_given(client, task, annota
     assert "<strong>Left much better</strong>" in page
     current_id = current.rstrip("/").rsplit("/", 1)[1]
     assert f'{first}?from={current_id}"' in page
+    # Beyond the last few: every rating of the task, on the annotator's own list.
+    own = reverse("own-ratings", args=[task.project.slug]) + f"?task={task.slug}"
+    assert f'href="{own}"' in page
+    assert client.get(own).status_code == 200
 
 
 def test_save_changes_returns_to_the_pair_the_annotator_was_on(client, task, annotator):
