@@ -39,7 +39,8 @@ def export_job_start(
     """Record the job and enqueue it once the transaction commits. Bad options are refused
     here, with a message for the user, rather than as a failed job later."""
     tasks = export_tasks(project, file_format, task_slug, include_archived=include_archived)
-    export_has_pairs_check(project, tasks, file_format, include_dropped=include_dropped)
+    if task_slug:
+        export_has_pairs_check(project, tasks, file_format, include_dropped=include_dropped)
     task = tasks[0] if task_slug else None
     from exports.tasks import export_job  # the tasks module imports this one
 

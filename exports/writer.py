@@ -144,9 +144,11 @@ def _nothing_to_export(tasks: list[Task], include_dropped: bool) -> str:
 def export_has_pairs_check(
     project: Project, tasks: list[Task], file_format: str, *, include_dropped: bool
 ) -> None:
-    """ExportInvalid, before a job is queued, when the export could hold no pair: none of
-    its tasks has a kept pair (or a dropped one, when included). One query. Judge labels may
-    add undecided pairs: those exports are checked only once written."""
+    """ExportInvalid, before a job is queued, when the export of one task could hold no
+    pair: it has no kept pair (or dropped one, when included). One query. Judge labels may
+    add undecided pairs: those exports are checked only once written. A whole project's
+    export is never refused (an export started while the experts work is a snapshot: its
+    manifest lists each task, an empty one with 0 pairs and no file)."""
     if project.judge_labels and file_format not in _EXPERTS_ONLY:
         return
     with_dropped = include_dropped and file_format not in _EXPERTS_ONLY
@@ -234,7 +236,7 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
             summary.tasks[task.slug] = counts
             summary.pairs += counts["pairs"]
             summary.ratings += counts["ratings"]
-        if not summary.pairs:
+        if not summary.pairs and options["task"]:  # a whole project's says so in its manifest
             raise ExportInvalid(_nothing_to_export(tasks, options["include_dropped"]))
         summary.images = images.count
         judge_label_figures = tally.pop("judge_labels", {})

@@ -3,12 +3,11 @@ project) without a pair to export is refused before a job is queued, by the comm
 a job whose export came out empty; in an export of several tasks an empty task gets no file,
 only its line in the manifest."""
 
+import json
 from pathlib import Path
 
 import pytest
 from django.contrib.messages import get_messages
-from django.core.management import call_command
-from django.core.management.base import CommandError
 from django.urls import reverse
 
 from content.models import Pair
@@ -64,14 +63,20 @@ def test_dropped_pairs_count_only_when_included_and_never_in_mmrb2(rated):
     assert job.status == ExportJob.Status.QUEUED
 
 
-def test_a_project_with_nothing_decided_is_refused_whole(rated, tmp_path):
+def test_a_project_with_nothing_decided_exports_only_its_manifest(rated, tmp_path):
+    """A whole project's export is a snapshot a lead (or a pipeline) may take at any time:
+    no file for a task without pairs, the manifest saying 0 for each."""
     Pair.objects.filter(project=rated.project).update(status=Pair.Status.QUEUED)
-    with pytest.raises(ExportInvalid, match="nothing to export"):
-        export_job_start(rated.project, rated.lead)
-    with pytest.raises(CommandError, match="nothing to export"):
-        call_command("export_dataset", project=rated.project.slug, out=str(tmp_path / "out"))
-    assert not (tmp_path / "out").exists()
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    job = export_job_start(rated.project, rated.lead)
+    assert job.status == ExportJob.Status.QUEUED
+    summary = export_dataset(rated.project, tmp_path / "out")
+    assert summary.pairs == 0 and set(summary.tasks) == {"t2i", "edit"}
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["manifest.json"]
+    listed = json.loads((tmp_path / "out" / "manifest.json").read_text())["tasks"]
+    assert {t["slug"]: (t["pairs"], t["file"]) for t in listed} == {
+        "t2i": (0, None),
+        "edit": (0, None),
+    }
 
 
 def test_a_job_whose_export_comes_out_empty_fails_saying_so(rated, settings):

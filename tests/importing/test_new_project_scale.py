@@ -46,7 +46,9 @@ def t2i_zip(tmp_path) -> bytes:
 
 
 @pytest.fixture
-def lead_client(client, django_user_model):
+def lead_client(client, django_user_model, tasks_in_process):
+    """A lead who may create projects; the import jobs run in the test, as the embedded mode's
+    do (with REDIS_URL they would wait for a worker)."""
     lead = django_user_model.objects.create_user("leila", password="pw-lead-12345")
     project_creator_grant(lead)
     client.force_login(lead)
