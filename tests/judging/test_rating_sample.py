@@ -188,17 +188,21 @@ def test_the_report_weighs_the_rated_prefix_back_as_active_mean_does():
     )
     assert figures["rated"] == len(rated) and figures["judged"] == 260
     assert (figures["status"], figures["used"]) == ("interim", len(rated))
+
     # The kept ratio's estimator (metrics/kept_ratio.py) on that input: with nothing dropped,
     # the Hájek form of active_mean: the two estimate the same accuracy, so they agree within
     # its sampling error (the draws, hence the gap between them, differ from run to run).
-    kept_ratio = sample_estimate(
-        [share("weak", p, labels[p]) for p in rated],
-        [1.0] * len(rated),
-        [prediction(p) for p in rated],
-        [inclusion[p] for p in rated],
-        [prediction(p) for p in sorted(design)],
-        ends=(0.0, 1.0),
-    )
+    def kept_ratio_estimate():
+        return sample_estimate(
+            [share("weak", p, labels[p]) for p in rated],
+            [1.0] * len(rated),
+            [prediction(p) for p in rated],
+            [inclusion[p] for p in rated],
+            [prediction(p) for p in sorted(design)],
+            ends=(0.0, 1.0),
+        )
+
+    kept_ratio = kept_ratio_estimate()
     assert figures["estimate"] == pytest.approx(kept_ratio.estimate, abs=1e-6)
     assert abs(kept_ratio.estimate - reference.estimate) < 2 * reference.std_error
     # The interim interval: the monitored band around it (metrics/sequential.py), from the kept
@@ -207,14 +211,7 @@ def test_the_report_weighs_the_rated_prefix_back_as_active_mean_does():
     # to run the two differ by 0.88 to 1.18 times, so the check is for a gross error only).
     assert figures["std_error"] == pytest.approx(kept_ratio.std_error, abs=1e-6)
     with patch.object(kept_ratio_module, "PSEUDO_WEIGHT", 0.0):
-        unfloored = sample_estimate(
-            [share("weak", p, labels[p]) for p in rated],
-            [1.0] * len(rated),
-            [prediction(p) for p in rated],
-            [inclusion[p] for p in rated],
-            [prediction(p) for p in sorted(design)],
-            ends=(0.0, 1.0),
-        )
+        unfloored = kept_ratio_estimate()
     assert unfloored.std_error < figures["std_error"]
     assert 2 / 3 < unfloored.std_error / reference.std_error < 3 / 2
     half = sequential.half_width(figures["std_error"], project.target_half_width)
