@@ -110,6 +110,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "notifications.context_processors.bell",  # the header's unread count
+                "projects.context_processors.account_menu",  # the header's API links
             ],
         },
     },

@@ -104,10 +104,22 @@ def led_projects(user) -> QuerySet[Project]:
     return _within_limit(user, led)
 
 
+# Kept on the user object, as Django's ModelBackend keeps `_perm_cache`: a request's user is
+# loaded afresh, so the answer lives for one request; a page that found the user leading its
+# project (`project_for_lead`) spares the header's menu the question.
+_LEADS_A_PROJECT = "_arbiter_leads_a_project"
+
+
 def is_lead_anywhere(user) -> bool:
+    known = getattr(user, _LEADS_A_PROJECT, None)
+    if known is not None:
+        return known
     if user.is_superuser:
-        return only_project(user) is None or _operator_projects(user).exists()
-    return memberships_of(user).filter(role=Membership.Role.LEAD).exists()
+        leads = only_project(user) is None or _operator_projects(user).exists()
+    else:
+        leads = memberships_of(user).filter(role=Membership.Role.LEAD).exists()
+    setattr(user, _LEADS_A_PROJECT, leads)
+    return leads
 
 
 def project_roles(user) -> dict[int, str]:
@@ -136,6 +148,7 @@ def project_for_lead(user, slug: str) -> Project:
         raise Http404("no such project")
     if role not in (None, Membership.Role.LEAD):
         raise PermissionDenied("only the project's leads may see this page")
+    setattr(user, _LEADS_A_PROJECT, True)
     return project
 
 

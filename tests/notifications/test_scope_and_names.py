@@ -125,8 +125,8 @@ def test_naming_the_pairs_costs_one_query_for_3_or_60(client, site, django_asser
             )
             for n in range(count)
         )  # fmt: skip
-        # session, user, the rows with their project, the pairs' names, the bell
-        with django_assert_num_queries(5):
+        # session, user, the rows with their project, the pairs' names, the bell, the account menu
+        with django_assert_num_queries(6):
             page = client.get(reverse("notifications")).content.decode()
         shown = re.findall(r"asked a question about the pair “[^”<]+” in task [^<]+\.</a>", page)
         assert len(shown) == count

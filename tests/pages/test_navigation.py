@@ -129,3 +129,28 @@ def test_a_page_outside_the_tabs_offers_every_group_as_a_menu(client, lead_site)
     nav = tab_nav(client.get(url).content.decode(), url)
     assert nav.count("<details") == 5 and 'aria-current="page"' not in nav
     assert re.findall(r">([^<>]+)</a>", nav) == TABS
+
+
+ACCOUNT_PAGES = ("home", "notifications", "password_change")
+
+
+def account_links(page: str) -> list[str]:
+    links = re.search(r'<div class="account-links">(.*?)</div>', page, re.S)
+    return re.findall(r'<a href="[^"]*">([^<]+)</a>', links.group(1))
+
+
+def test_the_account_menu_offers_the_api_to_leads_and_not_to_annotators(
+    client, lead_site, annotator
+):
+    project, lead = lead_site
+    client.force_login(annotator)
+    for name in ACCOUNT_PAGES:
+        answer = client.get(reverse(name))
+        assert answer.status_code == 200, name
+        assert account_links(answer.content.decode()) == ["Password"], name
+    # The pages stay reachable at their addresses for an annotator who knows them.
+    assert client.get(reverse("api-tokens")).status_code == 200
+    client.force_login(lead)
+    for name in ACCOUNT_PAGES:
+        links = account_links(client.get(reverse(name)).content.decode())
+        assert links == ["API", "API tokens", "Password"], name
