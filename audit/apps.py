@@ -9,10 +9,12 @@ class AuditConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in, user_login_failed
 
         from audit.admin import admin_register
-        from audit.receivers import sign_in_failed_record, sign_in_record
+        from audit.receivers import pair_released_record, sign_in_failed_record, sign_in_record
         from audit.recording import models_register
+        from projects.events import project_event
 
         admin_register()
         models_register()
         user_logged_in.connect(sign_in_record, dispatch_uid="audit.sign_in")
         user_login_failed.connect(sign_in_failed_record, dispatch_uid="audit.sign_in_failed")
+        project_event.connect(pair_released_record, dispatch_uid="audit.pair_released")

@@ -1,5 +1,7 @@
 """Sign-ins and failed sign-ins, from Django's signals (the login page, the admin's, the API's
-token endpoint, and any backend that calls `login()` or `authenticate()`).
+token endpoint, and any backend that calls `login()` or `authenticate()`); and the project
+events that change no tracked model's row in a way worth a diff (audit/recording.py tracks the
+rows): a lead releasing an annotator's pair in progress.
 
 A failed sign-in records the name that was tried and the client address, never the password
 (Django passes the credentials with the password already masked; only the username is read).
@@ -8,7 +10,9 @@ A failed sign-in records the name that was tried and the client address, never t
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 
+from annotation.models import Assignment
 from audit.models import AuditEntry, AuditKind
+from audit.recording import who_and_where
 from core.client_address import client_address
 
 
@@ -40,4 +44,27 @@ def sign_in_failed_record(sender, credentials, request=None, **_) -> None:
         action=AuditEntry.Action.ACCESS,
         kind=AuditKind.SIGN_IN_FAILED,
         remote_addr=_address(request),
+    )
+
+
+def pair_released_record(sender, *, project, kind, data, actor, **_) -> None:
+    """The release of a pair in progress, once it committed (projects/events.py): who released
+    whose pair, from where (the request being answered, if any)."""
+    if kind != "pair.released":
+        return
+    context = who_and_where()
+    if actor is not None:
+        context.update(
+            actor=actor, actor_name=actor.get_username(), actor_email=actor.email or None
+        )
+    AuditEntry.objects.create(
+        content_type=ContentType.objects.get_for_model(Assignment),
+        object_pk=str(data["assignment"]),
+        object_id=data["assignment"],
+        object_repr=f"{data['annotator']}: pair {data['pair']} released ({data['task']})"[:1000],
+        action=AuditEntry.Action.UPDATE,
+        changes={"status": ["leased", "expired"]},
+        kind=AuditKind.MEMBER,
+        project_id=project.pk,
+        **context,
     )

@@ -41,6 +41,7 @@ KINDS = {
     "export.ready": "an export is ready to download",
     "export.failed": "an export failed",
     "annotator.paused": "an annotator was paused by the gold rule",
+    "pair.released": "a lead gave an annotator's pair in progress back to the pool",
     "pair.decided": "a pair was decided (consensus or adjudication)",
     "task.complete": "every pair of a task is decided",
 }

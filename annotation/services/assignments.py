@@ -256,12 +256,14 @@ class LeaseNotFound(NotFound):
     """No assignment in progress with this id in the lead's project."""
 
 
-def assignment_release(*, project, assignment_id: int, now: datetime | None = None) -> Assignment:
-    """A lead gives an annotator's pair in progress back to the pool: the lease ends now, its
-    slot is free for the next claim, the annotator's page finds nothing to submit (the
-    annotator never gets the same pair again, as after a skip). Another project's
-    assignment, one already finished or an imported rating's answer `LeaseNotFound`, like a
-    missing id."""
+def assignment_release(
+    *, project, assignment_id: int, by=None, now: datetime | None = None
+) -> Assignment:
+    """A lead (`by`) gives an annotator's pair in progress back to the pool: the lease ends
+    now, its slot is free for the next claim, the annotator's page finds nothing to submit
+    (the annotator never gets the same pair again, as after a skip); "pair.released" says so
+    (the audit trail records it). Another project's assignment, one already finished or an
+    imported rating's answer `LeaseNotFound`, like a missing id."""
     with transaction.atomic():
         pair_id = (
             Assignment.objects.filter(
@@ -282,4 +284,8 @@ def assignment_release(*, project, assignment_id: int, now: datetime | None = No
         assignment.status = Assignment.Status.EXPIRED
         assignment.lease_expires_at = now or timezone.now()
         assignment.save(update_fields=["status", "lease_expires_at"])
+        pair = Pair.objects.select_related("task").get(pk=pair_id)
+        about = {"assignment": assignment.pk, "pair": pair.pk, "task": pair.task.slug}
+        about["annotator"] = assignment.annotator.username
+        publish(project, "pair.released", about, actor=by)
     return assignment

@@ -201,7 +201,7 @@ def lease_release(request, slug: str, assignment_id: int):
     no longer in progress, is a 404)."""
     project = project_for_lead(request.user, slug)
     try:
-        released = assignment_release(project=project, assignment_id=assignment_id)
+        released = assignment_release(project=project, assignment_id=assignment_id, by=request.user)
     except DomainError as error:
         if error.status == 404:
             raise Http404(error.message) from None

@@ -15,6 +15,8 @@ from annotation.models import Assignment
 from annotation.services.assignments import assignment_claim, assignment_skip
 from annotation.services.ratings import RatingInput, rating_submit
 from annotation.views import members as member_views
+from audit.models import AuditEntry
+from projects.events import project_event
 from projects.models import Membership, Project, Task
 from projects.models.placeholder import PlaceholderAccount
 from projects.services import member_add_limits
@@ -209,6 +211,33 @@ def test_the_lead_releases_a_stuck_pair_to_the_pool(lead_client, project, task):
     assert held.pair_id in pairs_bea_got  # its only slot went back to the pool
     after = assignment_claim(ann, task)
     assert after is None or after.pair_id != held.pair_id  # never the same pair again
+
+
+def test_a_release_is_in_the_trail_and_announced_once_it_commits(
+    lead_client, lead, project, task, django_capture_on_commit_callbacks
+):
+    ann = member("ann", project)
+    held = assignment_claim(ann, task)
+    heard = []
+    project_event.connect(
+        lambda sender, kind, data, actor, **_: heard.append((kind, data, actor)),
+        dispatch_uid="tests.members.released",
+        weak=False,
+    )
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            lead_client.post(reverse("lease-release", args=[project.slug, held.pk]))
+    finally:
+        project_event.disconnect(dispatch_uid="tests.members.released")
+    released = [(data, actor) for kind, data, actor in heard if kind == "pair.released"]
+    assert released == [
+        ({"assignment": held.pk, "pair": held.pair_id, "task": task.slug, "annotator": "ann"}, lead)
+    ]
+    entry = AuditEntry.objects.get(project_id=project.pk, object_repr__contains="released")
+    assert (entry.kind, entry.actor_id, entry.actor_name) == ("member", lead.pk, lead.username)
+    assert "ann" in entry.object_repr and "released" in entry.object_repr
+    trail = lead_client.get(reverse("project-audit", args=[project.slug])).content.decode()
+    assert entry.object_repr in trail
 
 
 def test_release_is_scoped_to_the_leads_project_and_to_pairs_in_progress(
