@@ -10,6 +10,7 @@ from annotation.gold_selectors import gold_histories
 from annotation.models import Assignment
 from annotation.selectors.assignments import FINISHED_STATUSES
 from annotation.selectors.pairs import claimable_pairs
+from annotation.selectors.quotas import quota_room
 from content.models import Pair
 from content.models.pair import RATEABLE_STATUSES
 from projects.access import tasks_for_membership
@@ -20,8 +21,9 @@ from projects.models import Membership, Task
 class TaskProgress:
     task: Task
     done: int  # pairs this annotator rated
-    remaining: int  # pairs still open to them
+    remaining: int  # pairs still open to them (within their quota)
     skipped: int = 0  # pairs they skipped or flagged: finished too, but not rated
+    quota_limited: bool = False  # their quota leaves them fewer pairs than are open
 
     @property
     def finished(self) -> int:
@@ -36,10 +38,13 @@ class TaskProgress:
         return round(100 * self.finished / self.total) if self.total else 100
 
 
-def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgress]:
+def annotator_progress(
+    user, tasks: list[Task], now: datetime, *, quota_room: dict[int, int] | None = None
+) -> list[TaskProgress]:
     """Rated, skipped and remaining per task, in a fixed number of queries whatever the number
     of tasks (two; one more when a task serves gold checks, and two more when some are
-    ahead)."""
+    ahead). `quota_room` (annotation/selectors/quotas.py) caps what remains of a task at the
+    pairs the member holds and the room their quota leaves."""
     if not tasks:
         return []
     # Finished and leased in one query (a lease counts only while its pair can be rated).
@@ -90,17 +95,19 @@ def annotator_progress(user, tasks: list[Task], now: datetime) -> list[TaskProgr
             claimable[task.pk], gold_left[task.pk],
         )  # fmt: skip
 
-    return [
-        TaskProgress(
+    def row(task: Task) -> TaskProgress:
+        held = counts.get((task.pk, Assignment.Status.LEASED), 0)
+        remaining = claimable.get(task.pk, 0) + held + ahead(task)
+        allowed = held + (quota_room or {}).get(task.pk, remaining)
+        return TaskProgress(
             task,
             done=counts.get((task.pk, Assignment.Status.SUBMITTED), 0),
-            remaining=claimable.get(task.pk, 0)
-            + counts.get((task.pk, Assignment.Status.LEASED), 0)
-            + ahead(task),
+            remaining=min(remaining, allowed),
             skipped=counts.get((task.pk, Assignment.Status.SKIPPED), 0),
+            quota_limited=allowed < remaining,
         )
-        for task in tasks
-    ]
+
+    return [row(task) for task in tasks]
 
 
 def next_task_for(user, task: Task, now: datetime) -> TaskProgress | None:
@@ -112,5 +119,6 @@ def next_task_for(user, task: Task, now: datetime) -> TaskProgress | None:
     others = [other for other in tasks_for_membership(membership) if other.pk != task.pk]
     for other in others:
         other.project = task.project
-    progress = annotator_progress(user, others, now)
+    room = quota_room(user, membership, others, now)
+    progress = annotator_progress(user, others, now, quota_room=room)
     return next((row for row in progress if row.remaining), None)

@@ -1,7 +1,6 @@
 """Per-annotator quotas (Membership.project_quota, task_quota): the most pairs a member may
-take, rated or held, in the whole project and in each task. Gold checks and the
-qualification set do not count (they are the leads' checks, not work), skipped or expired
-assignments neither (the pair went back to the pool).
+take, rated or held, in the whole project and in each task (what counts:
+annotation/selectors/quotas.py).
 
 Concurrency: the claim (annotation/services/assignments.py) calls `quota_reached` first in
 its transaction, before it locks any pair, so the lock order stays membership → pair →
@@ -11,9 +10,7 @@ member (two tabs) count one after the other and never both take the last pair of
 
 from datetime import datetime
 
-from annotation.models import Assignment
-from annotation.selectors.pairs import live_assignments
-from content.models import Pair
+from annotation.selectors.quotas import quota_counted
 from projects.access import claimer_quotas
 from projects.models import Membership, Task
 
@@ -39,11 +36,7 @@ def quota_reached(user, task: Task, now: datetime) -> bool:
         .values_list("project_quota", "task_quota")
         .first()
     ) or (None, None)
-    taken = (
-        Assignment.objects.filter(live_assignments(now), annotator=user)
-        .filter(pair__project_id=task.project_id)
-        .exclude(pair__status=Pair.Status.GOLD)
-    )
+    taken = quota_counted(user, task.project_id, now)
     if project_quota is not None and taken.count() >= project_quota:
         return True
     return task_quota is not None and taken.filter(pair__task=task).count() >= task_quota

@@ -25,6 +25,7 @@ from annotation.selectors import (
     task_for_annotator,
     task_of_assignment,
 )
+from annotation.selectors.quotas import quota_reached_note
 from annotation.selectors.upcoming import upcoming_images
 from annotation.services.assignments import (
     AssignmentClosed,
@@ -51,6 +52,7 @@ def _done(request, task, template: str = "annotation/done.html"):
         "task": task,
         "next_task": next_task_for(request.user, task, now),
         "held": task_hold_reason(request.user, task),
+        "quota_note": quota_reached_note(request.user, task, now),
         **undo_context(request.user, task, now),  # the last pair's skip can still be undone
     }
     return varies_on_htmx(render(request, template, context))

@@ -11,6 +11,7 @@ from annotation.selectors import (
     memberships_for_user,
     tasks_for_membership,
 )
+from annotation.selectors.quotas import quota_room
 
 
 @login_required
@@ -22,7 +23,8 @@ def home(request):
         tasks = tasks_for_membership(membership)
         for task in tasks:
             task.project = membership.project  # no query per task in the template
-        projects.append((membership, annotator_progress(request.user, tasks, now)))
+        room = quota_room(request.user, membership, tasks, now)
+        projects.append((membership, annotator_progress(request.user, tasks, now, quota_room=room)))
     context = {"projects": projects, "can_create_projects": may_create_projects(request.user)}
     return render(request, "home.html", context)
 

@@ -176,6 +176,29 @@ def test_a_task_quota_counts_each_task_and_the_project_quota_all(project, task, 
     ]  # fmt: skip
 
 
+def test_home_and_the_end_of_a_task_say_the_quota_is_reached(client, project, task, tmp_path):
+    edit = queued_pairs(tmp_path, project_slug=project.slug, task_slug="edit", count=3)
+    ann = member("ann", project)
+    Membership.objects.filter(user=ann).update(task_quota=2, project_quota=3)
+    client.force_login(ann)
+
+    def remaining() -> dict[str, str]:
+        home = client.get(reverse("home")).content.decode()
+        cells = re.findall(r'id="task-team-(\w+)">.*?data-label="Remaining">(\d+)<', home, re.S)
+        return dict(cells) | {"quota": "Quota reached" in home}
+
+    assert remaining() == {"t2i": "2", "edit": "2", "quota": False}  # 3 pairs open, 2 allowed
+    rate(ann, task), rate(ann, task)
+    assert remaining() == {"t2i": "0", "edit": "1", "quota": True}  # the project's 3rd is left
+    end = client.post(reverse("task-next", args=[project.slug, task.slug])).content.decode()
+    assert "t2i: your quota is reached" in end and "2 pairs of this task" in end
+    assert "Next task: " in end  # edit still has room
+    rate(ann, edit)
+    end = client.post(reverse("task-next", args=[project.slug, edit.slug])).content.decode()
+    assert "3 pairs of this project" in end and "Next task: " not in end
+    assert remaining() == {"t2i": "0", "edit": "0", "quota": True}
+
+
 def test_a_quota_below_one_is_refused(lead_client, project):
     ann = member("ann", project)
     membership = Membership.objects.get(user=ann, project=project)
