@@ -10,7 +10,8 @@ from django.utils.translation import gettext_lazy, pgettext_lazy
 register = template.Library()
 
 # (group, [(tab key as pages pass it, URL name, word)]). The keys are the `tab` every template
-# includes dashboards/_nav.html with.
+# includes dashboards/_nav.html with. A group is not named like one of its pages: the bar
+# shows the current group's name before its pages ("Judging: Judges", not "Judges Judges").
 TAB_GROUPS = [
     (pgettext_lazy("project tabs", "Work"), [
         ("overview", "dash-overview", gettext_lazy("Overview")),
@@ -22,12 +23,12 @@ TAB_GROUPS = [
         ("agreement", "dash-agreement", gettext_lazy("Agreement")),
         ("models", "dash-models", gettext_lazy("Generators")),
     ]),
-    (pgettext_lazy("project tabs", "Judges"), [
+    (pgettext_lazy("project tabs", "Judging"), [
         ("judges", "dash-judges", gettext_lazy("Judges")),
         ("runs", "run-list", gettext_lazy("Judge runs")),
         ("ensemble", "ensemble", gettext_lazy("Ensemble filter")),
     ]),
-    (pgettext_lazy("project tabs", "Data"), [
+    (pgettext_lazy("project tabs", "Import and export"), [
         ("data", "project-data", gettext_lazy("Data")),
         ("exports", "dash-exports", gettext_lazy("Exports")),
     ]),
