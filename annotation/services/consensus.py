@@ -90,25 +90,42 @@ DECIDED = (PairStatus.KEPT, PairStatus.DROPPED)
 
 
 def decision_announce(pair: Pair, before: tuple[str, str], *, by: str, actor=None) -> None:
-    """Tell the project's listeners (projects/events.py) that the pair was decided (or decided
-    otherwise), and that its task is complete when it was the task's last pair in the
-    experts' queue. Called after the pair's new status is saved, with its (status, label)
-    before; silent when the decision did not change."""
-    status_before = before[0]
-    if pair.status not in DECIDED or (pair.status, pair.label) == before:
+    """Tell the project's listeners that the pair was decided (or decided otherwise): see
+    `decisions_announce`. Called after the pair's new status is saved, with its (status,
+    label) before."""
+    decisions_announce([(pair, before)], pair.project, by=by, actor=actor)
+
+
+def decisions_announce(
+    changes: list[tuple[Pair, tuple[str, str]]], project: Project, *, by: str, actor=None
+) -> None:
+    """Tell the project's listeners (projects/events.py) which pairs were decided (or decided
+    otherwise), each (pair, its (status, label) before) once saved, and which tasks are complete
+    because their last pairs in the experts' queue were decided: one query for the tasks,
+    whatever the number of pairs. Silent for a pair whose decision did not change."""
+    decided = [
+        (pair, before)
+        for pair, before in changes
+        if pair.status in DECIDED and (pair.status, pair.label) != before
+    ]
+    for pair, _ in decided:
+        publish(
+            project,
+            "pair.decided",
+            {"pair": pair.pk, "external_id": pair.external_id, "task": pair.task_id,
+             "status": pair.status, "label": pair.label, "by": by},
+            actor=actor,
+        )  # fmt: skip
+    left_the_queue = {pair.task_id for pair, before in decided if before[0] in IN_THE_QUEUE}
+    if not left_the_queue:
         return
-    project = pair.project
-    publish(
-        project,
-        "pair.decided",
-        {"pair": pair.pk, "external_id": pair.external_id, "task": pair.task_id,
-         "status": pair.status, "label": pair.label, "by": by},
-        actor=actor,
-    )  # fmt: skip
-    if status_before in IN_THE_QUEUE and not (
-        Pair.objects.filter(task_id=pair.task_id, status__in=IN_THE_QUEUE).exists()
-    ):
-        publish(project, "task.complete", {"task": pair.task_id}, actor=actor)
+    still_queued = set(
+        Pair.objects.filter(task_id__in=left_the_queue, status__in=IN_THE_QUEUE)
+        .values_list("task_id", flat=True)
+        .distinct()
+    )
+    for task_id in sorted(left_the_queue - still_queued):
+        publish(project, "task.complete", {"task": task_id}, actor=actor)
 
 
 DECIDED_FIELDS = [
@@ -123,7 +140,8 @@ DECIDED_FIELDS = [
 
 def pairs_decide(pairs: list[Pair], project: Project) -> list[Pair]:
     """Recompute the derived columns of many pairs with three queries; save the pairs whose
-    columns changed (with a new `updated_at`) and return them."""
+    columns changed (with a new `updated_at`), announce those decided otherwise (one more
+    query when some left the experts' queue) and return them."""
     ids = [pair.id for pair in pairs]
     scores: dict[int, list[int]] = defaultdict(list)
     for pair_id, overall in Rating.objects.filter(pair_id__in=ids).values_list(
@@ -131,12 +149,18 @@ def pairs_decide(pairs: list[Pair], project: Project) -> list[Pair]:
     ):
         scores[pair_id].append(overall)
     latest = latest_adjudications(ids)
-    changed, now = [], timezone.now()
+    changed, decisions_before, now = [], {}, timezone.now()
     for pair in pairs:
         before = [getattr(pair, name) for name in DECIDED_FIELDS]
+        decisions_before[pair.pk] = (pair.status, pair.label)
         decision_set(pair, scores[pair.id], latest.get(pair.id), project)
         if [getattr(pair, name) for name in DECIDED_FIELDS] != before:
             pair.updated_at = now
             changed.append(pair)
     Pair.objects.bulk_update(changed, [*DECIDED_FIELDS, "updated_at"], batch_size=500)
+    for by in (Pair.DecidedBy.CONSENSUS, Pair.DecidedBy.ADJUDICATION):
+        decided_so = [
+            (pair, decisions_before[pair.pk]) for pair in changed if pair.decided_by == by
+        ]
+        decisions_announce(decided_so, project, by=by)
     return changed

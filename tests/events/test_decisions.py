@@ -6,6 +6,7 @@ import pytest
 
 from annotation.services.adjudication import pair_adjudicate
 from annotation.services.assignments import assignment_claim
+from annotation.services.projects import project_update
 from annotation.services.ratings import RatingInput, rating_submit
 from projects.events import project_event
 from projects.models import Membership
@@ -55,3 +56,27 @@ def test_ratings_and_a_lead_announce_decisions_and_the_complete_task(
         pair_adjudicate(second.pair_id, lead, "drop", "both responses ignore the prompt")
     assert [kind for kind, _ in heard[3:]] == ["pair.decided"]  # the task was complete
     assert heard[3][1]["by"] == "adjudication" and heard[3][1]["status"] == "dropped"
+
+
+def test_a_settings_change_that_re_decides_a_pair_announces_it(
+    tmp_path, heard, django_capture_on_commit_callbacks
+):
+    task = queued_pairs(tmp_path, count=2)
+    project = task.project
+    project_update(project, annotators_per_pair=1)
+    expert = member("expert", project)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = assignment_claim(expert, task)
+        rating_submit(first.pk, expert, RatingInput(overall=2))  # of 7: B, kept
+    assert [(kind, data["status"]) for kind, data in heard] == [("pair.decided", "kept")]
+
+    # A wider ambiguous band around the centre (4) now takes in a mean of 2: dropped.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert project_update(project, ambiguous_half_width=2) == 1
+    assert [kind for kind, _ in heard[1:]] == ["pair.decided"]
+    assert heard[1][1]["pair"] == first.pair_id
+    assert (heard[1][1]["status"], heard[1][1]["by"]) == ("dropped", "consensus")
+
+    with django_capture_on_commit_callbacks(execute=True):  # the same rules again: silent
+        assert project_update(project, ambiguous_half_width=2) == 0
+    assert len(heard) == 2
