@@ -1,10 +1,11 @@
 from django.urls import path
 
-from annotation.views import annotate, imports, pages, setup
+from annotation.views import annotate, imports, pages, setup, thumbnails
 
 urlpatterns = [
     path("", pages.home, name="home"),
     path("assets/<str:sha256>", pages.asset_file, name="asset-file"),
+    path("assets/<str:sha256>/thumb", thumbnails.asset_thumbnail, name="asset-thumbnail"),
     path(
         "projects/<slug:project_slug>/tasks/<slug:task_slug>/next/",
         annotate.task_next,

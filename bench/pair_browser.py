@@ -18,7 +18,13 @@ the first view with the cache cleared, then `--repeat` views; the median, the sl
 query count and the number of matching pairs. Then a lead decides a pair and filters on "any
 judge disagrees" at once: the time of that view (the last sets, said to be behind) and until
 the refresh behind it made them current. The full CSV of a filtered view is timed too
-(streamed, read to the end).
+(streamed, read to the end). Last, the images of the first page (50 rows, two responses each)
+as a browser downloads them: their assets are made for this measure from MJ-Bench's 1024 px
+photos (../shared/datasets/mjbench; synthetic 1024 px photos without it) and removed after;
+the bytes of the full images (`asset-file`, what the rows used to load) against the
+thumbnails (`asset-thumbnail`), and the time of the thumbnails' first requests (made and
+stored) and of the next ones (read from storage). The machine's load average is printed
+before and after.
 Exit status 1 when a page's median is 300 ms or more (issue 28's target) or its query count
 differs between page sizes 50 and 200.
 --explain prints EXPLAIN ANALYZE of each scenario's page query; --reuse measures again on the
@@ -26,8 +32,11 @@ database the last run seeded (seeding 40,000 pairs and their verdicts takes minu
 """
 
 import argparse
+import io
 import json
+import os
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -35,7 +44,7 @@ import time
 from pathlib import Path
 
 from bench.annotate_seed import WORDS
-from bench.common import add_postgres_argument, django_start, fresh_postgres, percentile
+from bench.common import ROOT, add_postgres_argument, django_start, fresh_postgres, percentile
 
 DB_NAME = "arbiter_bench_pair_browser"
 TARGET_MS = 300.0
@@ -43,6 +52,7 @@ TASKS = ("t2i", "edit", "interleaved", "reasoning")
 ANNOTATORS = 30
 RARE_WORDS = 2000
 BATCH = 5000
+MJBENCH_PHOTOS = ROOT.parent / "shared" / "datasets" / "mjbench" / "quality" / "human"
 
 
 def _paragraph(rng: random.Random) -> str:
@@ -328,6 +338,84 @@ def measure(args) -> dict:
         "after_a_decision": after_change,
         "pages": results,
         "csv": csv,
+        "images": _page_images(client, project, base),
+    }
+
+
+def _photos(count: int) -> tuple[str, list[bytes]]:
+    """`count` 1024 px photos: MJ-Bench's when ../shared has them, else synthetic ones."""
+    files = sorted(MJBENCH_PHOTOS.glob("examples_human/*.jpg"))
+    if files:
+        return "MJ-Bench", [files[n % len(files)].read_bytes() for n in range(count)]
+    from PIL import Image
+
+    photos = []
+    for n in range(count):
+        noise = Image.effect_noise((1024, 1024), 30 + n % 20)
+        buffer = io.BytesIO()
+        Image.merge("RGB", (noise, noise.rotate(90), noise.rotate(180))).save(
+            buffer, "JPEG", quality=85
+        )
+        photos.append(buffer.getvalue())
+    return "synthetic", photos
+
+
+def _page_images(client, project, base: str) -> dict:
+    """The first page's images as its rows load them: full images against thumbnails."""
+    from content.image_cleaning import clean_copy_make
+    from content.models import Asset, Pair
+    from content.models.prompt import asset_storage_name
+    from core.media_store import media_store
+
+    pairs = Pair.objects.filter(project=project).order_by("pk")[:50]
+    shas = [
+        next(value for kind, value in response.content if kind == "image")
+        for pair in pairs.select_related("response_a", "response_b")
+        for response in (pair.response_a, pair.response_b)
+    ]
+    source, photos = _photos(len(shas))
+    store = media_store()
+    for sha, data in zip(shas, photos, strict=True):
+        name = asset_storage_name(sha, "JPEG")
+        store.put_bytes(name, data)
+        Asset.objects.update_or_create(
+            sha256=sha,
+            defaults={"file": name, "format": "JPEG", "width": 1024, "height": 1024,
+                      "size_bytes": len(data)},
+        )  # fmt: skip
+        clean_copy_make(sha, name)  # as the import does
+    try:
+        page = client.get(base).content.decode()
+        thumbs = re.findall(r'<img src="(/assets/[0-9a-f]{64}/thumb)"', page)
+        if len(thumbs) != len(shas):
+            sys.exit(f"the first page shows {len(thumbs)} thumbnails, not {len(shas)}")
+
+        def fetch(urls: list[str]) -> tuple[int, list[float]]:
+            total, times = 0, []
+            for url in urls:
+                started = time.perf_counter()
+                response = client.get(url)
+                total += sum(len(chunk) for chunk in response.streaming_content)
+                times.append((time.perf_counter() - started) * 1000)
+                if response.status_code != 200:
+                    sys.exit(f"{url}: HTTP {response.status_code}")
+            return total, times
+
+        full_bytes, full_ms = fetch([url.removesuffix("/thumb") for url in thumbs])
+        thumb_bytes, first_ms = fetch(thumbs)
+        stored_bytes, stored_ms = fetch(thumbs)
+    finally:
+        Asset.objects.filter(sha256__in=shas).delete()  # the seeded database as it was
+    return {
+        "source": source,
+        "images": len(thumbs),
+        "full_bytes": full_bytes,
+        "thumbnail_bytes": thumb_bytes,
+        "stored_bytes": stored_bytes,
+        "full_median_ms": round(statistics.median(full_ms), 2),
+        "thumbnail_first_median_ms": round(statistics.median(first_ms), 2),
+        "thumbnail_first_max_ms": round(max(first_ms), 2),
+        "thumbnail_stored_median_ms": round(statistics.median(stored_ms), 2),
     }
 
 
@@ -383,8 +471,11 @@ def main() -> int:
         print(f"seeding {args.pairs} pairs, {args.judges} judges", flush=True)
         seeded = seed(args.pairs, args.judges)
         print(f"seeded: {seeded}", flush=True)
+    load_before = os.getloadavg()
     figures = measure(args)
     figures["seed"] = seeded
+    figures["load_average"] = {"before": load_before, "after": os.getloadavg()}
+    figures["at"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
@@ -402,6 +493,21 @@ def main() -> int:
             f"judges' sets precomputed in {figures['disagreement_precomputed_s']} s; after a "
             f'decision, "any judge disagrees" answered in {change["view_ms"]} ms (said to be '
             f"behind: {change['said_behind']}), current again after {change['current_after_s']} s"
+        )
+        images = figures["images"]
+        print(
+            f"first page's {images['images']} images ({images['source']} photos): full "
+            f"{images['full_bytes']:,} bytes, thumbnails {images['thumbnail_bytes']:,} bytes; "
+            f"a thumbnail's first request {images['thumbnail_first_median_ms']} ms median "
+            f"(max {images['thumbnail_first_max_ms']} ms), stored "
+            f"{images['thumbnail_stored_median_ms']} ms (a full image "
+            f"{images['full_median_ms']} ms)"
+        )
+        load = figures["load_average"]
+        print(
+            f"{figures['at']}; load average (1, 5, 15 min) before "
+            f"{', '.join(f'{v:.2f}' for v in load['before'])}, after "
+            f"{', '.join(f'{v:.2f}' for v in load['after'])}"
         )
     slow = [row["scenario"] for row in figures["pages"] if row["median_ms"] >= TARGET_MS]
     if figures["after_a_decision"]["view_ms"] >= TARGET_MS:

@@ -3,16 +3,18 @@ prompt's text, small images of the two responses, the generators' names.
 
 The rows come with their prompt and responses joined (`PREVIEW_RELATED`, no query more); the
 images' sizes are read in one query for the whole page, so a page costs one query more
-whatever its length. Thumbnails are the scoped image URLs (`asset-file`), shown small with
-their width and height, so the row never jumps as they load."""
+whatever its length. Thumbnails are the scoped thumbnail URLs (`asset-thumbnail`: a small
+WebP of twice the shown size, content.thumbnails, not the full image), shown with their
+width and height, so the row never jumps as they load."""
 
 from dataclasses import dataclass
 
 from annotation.selectors import assets_by_sha
+from content.thumbnails import THUMBNAIL_PX
 
 PREVIEW_RELATED = ("prompt", "response_a__generator", "response_b__generator")
 PROMPT_CHARS = 1000  # the title and accessible name; the cell shows two lines of it
-THUMB_PX = 48
+THUMB_PX = THUMBNAIL_PX // 2  # CSS pixels; the served file has twice as many, for 2× screens
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The rows of the pair browser and of the disagreement queue show what a lead recognises a
 pair by: the prompt's text (whole in its title), small images of both responses through the
-scoped image URL (lazy, with their size set), the generators' names; the columns are chosen
+scoped thumbnail URL (lazy, with their size set), the generators' names; the columns are chosen
 in the query string, and the page's query count does not grow with them."""
 
 import re
@@ -21,7 +21,7 @@ def signed_in(user) -> Client:
 
 
 def thumbnails(body: str) -> list[str]:
-    return re.findall(r'<img src="/assets/[0-9a-f]{64}"[^>]*>', body)
+    return re.findall(r'<img src="/assets/[0-9a-f]{64}/thumb"[^>]*>', body)
 
 
 def test_a_row_shows_the_prompt_the_images_and_the_generators(browsed):
@@ -36,7 +36,7 @@ def test_a_row_shows_the_prompt_the_images_and_the_generators(browsed):
         assert 'loading="lazy"' in tag
         # 40×30 and 30×40 images, shown at their own size (they fit in 48 px)
         assert re.search(r'width="(40|30)" height="(30|40)"', tag), tag
-    # The image URL answers the lead: the same scoped URL the pair page uses.
+    # The thumbnail URL answers the lead, scoped as the pair page's image URL.
     src = re.search(r'src="([^"]+)"', images[0]).group(1)
     assert client.get(src).status_code == 200
     assert body.count("secretmodelA") >= 4 and body.count("secretmodelB") >= 4
