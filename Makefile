@@ -48,7 +48,7 @@ lint: install
 	env -u DATABASE_URL -u REDIS_URL $(BIN)/mypy config core projects content annotation judging metrics exports dashboards api demo operations notifications webhooks audit
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
-# The translation catalogs (locale/, issue 29): gather the strings of the templates, the Python
+# The translation catalogs (locale/): gather the strings of the templates, the Python
 # code and the scripts, then compile them (GNU gettext). Both django.mo files are committed, so
 # a fresh machine needs no gettext; tests/i18n checks that they are complete and current.
 I18N_IGNORE := --ignore='.venv/*' --ignore='var/*' --ignore='tests/*' --ignore='bench/*' --ignore='devtools/*' --ignore='static/vendor/*'
@@ -81,7 +81,7 @@ bench-judge-workers: install
 bench-dashboards: install
 	$(BIN)/python -m bench.dashboards
 
-# Ten times MMRB2 (40,000 pairs, 120,000 ratings, 1.84 M verdicts): issue 17's size.
+# Ten times MMRB2 (40,000 pairs, 120,000 ratings, 1.84 M verdicts): the targets' size.
 bench-dashboards-10x: install
 	$(BIN)/python -m bench.dashboards --scale 10 --repeat 2
 
@@ -93,11 +93,11 @@ bench-pair-browser: install
 	$(BIN)/python -m bench.pair_browser
 
 # Enter to the next pair on the demo server (runserver, SQLite), timed in Chromium at 1366x768
-# (issue 29: median within 150 ms); needs Chromium at /usr/bin/chromium, not PostgreSQL.
+# (target: median within 150 ms); needs Chromium at /usr/bin/chromium, not PostgreSQL.
 bench-next-pair: install
 	$(BIN)/python -m bench.next_pair
 
-# Issue 27's replays: expert ratings saved by prediction-powered judge accuracy (../shared).
+# Replays on real data: expert ratings saved by prediction-powered judge accuracy (../shared).
 bench-label-efficiency: install
 	$(BIN)/python -m bench.label_efficiency
 

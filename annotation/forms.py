@@ -106,7 +106,7 @@ class TaskForm(forms.Form):
         help_text=gettext_lazy("Markdown, shown to annotators with the project's guidelines."),
     )
 
-    # Quality control (issue 15). Left empty, a setting keeps its current value.
+    # Quality control. Left empty, a setting keeps its current value.
     gold_rate = forms.FloatField(
         label=gettext_lazy("Gold rate"),
         required=False,

@@ -1,4 +1,4 @@
-"""When an annotator meets a gold check (issue 15), and which one, in one place for the claim
+"""When an annotator meets a gold check, and which one, in one place for the claim
 (annotation/services/gold.py), the progress counter (annotation/selectors.py) and the preloading
 guess (annotation/selectors/upcoming.py), so that "Pair 8 of 40" never moves when a gold check
 is served and the guess preloads a gold check exactly when the claim will serve it.

@@ -1,4 +1,4 @@
-"""Reads about quality control (issue 15): an annotator's gold history (the schedule's
+"""Reads about quality control: an annotator's gold history (the schedule's
 input), the feedback after a qualification answer, and why a task holds an annotator back."""
 
 from functools import reduce

@@ -14,7 +14,7 @@ unset, so the cache is local memory):
   accuracy, position bias, ties, invalid answers and failed calls from a seeded RNG; raw
   outputs of MMRB2-like length), one finished run per judge;
 - a lead (the client), a few flags and adjudications.
---scale 10: ten times MMRB2 (issue 17's target size), synthetic: 40,000 pairs rated 3 times
+--scale 10: ten times MMRB2 (the targets' size), synthetic: 40,000 pairs rated 3 times
 (120,000 ratings) and 23 judges × 2 orders = 1,840,000 verdicts.
 The agreement, judges and models pages are served from precomputed figures
 (dashboards/snapshots.py): the bench first runs their background refresh itself, timed. Then
@@ -24,7 +24,7 @@ times each page with django.test.Client: the first view (cache cleared) and a se
 while its figures are stale (what the lead sees before the refresh ends), refreshes them, and
 measures again: the query counts must not grow with the data.
 Exit status 1 when a first or stale view takes 500 ms or more, a second view 100 ms or more
-(issue 17's targets), a page's query count grew or a page fails (its error is shown in the
+(the targets), a page's query count grew or a page fails (its error is shown in the
 table, the other pages are still measured).
 --profile: cProfile of each page's selector and EXPLAIN ANALYZE of its slowest SELECTs (done
 anyway for a page that misses the target). A quick run: --tasks reasoning --judges 1 (the
@@ -56,9 +56,9 @@ from bench.common import (
 )
 from bench.dashboards_seed import DB_NAME, EXTRA_JUDGES, JUDGES, grow, seed_all
 
-TARGET_MS = 500.0  # issue 17: every lead page's first view
+TARGET_MS = 500.0  # every lead page's first view
 SECOND_TARGET_MS = 100.0  # ... and a repeated view
-AFTER_IMPORT_TARGET_MS = 1000.0  # issue 28: the first view after an import
+AFTER_IMPORT_TARGET_MS = 1000.0  # the first view after an import
 PAGES = ("overview", "agreement", "disagreements", "judges", "models", "pair")
 # Served from precomputed figures (dashboards/snapshots.py); the others compute on every view.
 CACHED_PAGES = {"agreement", "judges", "models"}

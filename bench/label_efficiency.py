@@ -110,7 +110,7 @@ from metrics.judge_ppi import (
 from metrics.ppi import active_mean, classical_mean, pool_mean, ratings_needed
 
 DEFAULT_BUDGETS = [50, 100, 200, 400]
-ACTIVE_FROM = 100  # rated pairs: an active interval is shown only from here (issue 27)
+ACTIVE_FROM = 100  # rated pairs, as judge_ppi.MIN_RATED_ACTIVE: fewer, no active interval
 UNIFORM_FLOOR = 0.8  # share of the active weight spread uniformly, so every pair can be drawn
 Z = NormalDist().inv_cdf(0.975)
 
@@ -1137,7 +1137,7 @@ def _titles(name: str, pools: list[Pool], args) -> tuple[str, list[str]]:
             f"{SKILLS[0]:.2f}-{SKILLS[-1]:.2f}, "
             f"forward + reverse; {args.replays} replays per budget; seed {args.seed}; hidden "
             f"difficulty sd {args.difficulty}",
-            ["the headline of issue 27"],
+            ["the headline figures"],
         )
     return (
         f"MJ-Bench: 6 scoring models' real outputs on {pools[0].size} quality and safety pairs "

@@ -1,4 +1,4 @@
-"""Enter to the next pair on the demo server, measured in Chromium at 1366×768 (issue 29).
+"""Enter to the next pair on the demo server, measured in Chromium at 1366×768.
 
 usage: python -m bench.next_pair [--transitions 30] [--think-ms 1500] [--server runserver|gunicorn]
                                  [--runs 1] [--json]

@@ -140,7 +140,7 @@ AUTHENTICATION_BACKENDS = ["config.auth_backends.PeopleOnlyBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 
-# The interface's languages (issue 29): the browser's Accept-Language chooses, the header's
+# The interface's languages: the browser's Accept-Language chooses, the header's
 # switch overrides it (a cookie, django.views.i18n.set_language). Catalogs in locale/.
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]

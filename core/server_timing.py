@@ -1,6 +1,6 @@
 """`Server-Timing: app;dur=MS` on every response when ARBITER_SERVER_TIMING is on: the time the
 request spent inside Django, without the wait in the server's listen queue, which is what
-bench.load gates (issue 17: the annotate page and submit within 150 ms at p95). Off by default:
+bench.load gates (the annotate page and submit within 150 ms at p95). Off by default:
 an operator turns it on to read the figure in the browser's network panel."""
 
 import time

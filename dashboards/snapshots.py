@@ -172,7 +172,7 @@ def figures_for(project: Project, page: str, *, wait_for_first: bool = True) -> 
         if row.version == version:
             return Figures(stored, row.computed_at, row.compute_seconds, True)
         # Below the setting a stale page is recomputed while the lead waits; above it the lead
-        # sees the last figures at once (within issue 17's 500 ms) and the refresh runs behind.
+        # sees the last figures at once (inside the 500 ms target) and the refresh runs behind.
         if row.compute_seconds * 1000 >= settings.ARBITER_FIGURES_INLINE_MS:
             refresh_request(project, page)
             return Figures(stored, row.computed_at, row.compute_seconds, False)

@@ -1,4 +1,4 @@
-"""Quality-control figures per annotator (issue 15; docs/architecture.md §6.5): gold accuracy
+"""Quality-control figures per annotator (docs/architecture.md §6.5): gold accuracy
 with a Wilson interval, and the speed and pattern flags with their evidence. Pure functions
 over plain rows.
 

@@ -1,4 +1,4 @@
-"""Each annotator's quality figures per task (issue 15), in one place for `report --json` and
+"""Each annotator's quality figures per task, in one place for `report --json` and
 the agreement page: ratings, gold accuracy with its interval, speed and pattern flags with
 their evidence, MACE and Dawid–Skene competence, whether gold checks paused them, and their
 qualification result."""

@@ -1,4 +1,4 @@
-"""Annotator competence on the side of a pair (issue 15): how reliably each annotator picks A, B
+"""Annotator competence on the side of a pair: how reliably each annotator picks A, B
 or tie, estimated jointly with each item's true side by Dawid–Skene or MACE. Pure numpy over
 plain rows: the runtime needs no pandas or scipy.
 

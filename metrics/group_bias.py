@@ -1,4 +1,4 @@
-"""MJ-Bench's bias figures for group-labelled images (issue 15; docs/architecture.md §6.2b):
+"""MJ-Bench's bias figures for group-labelled images (docs/architecture.md §6.2b):
 ACC, NDS and GES of a judge's scores, per context (MJ-Bench: an occupation) over the images of
 every demographic group in it, then averaged over contexts. Pure functions.
 

@@ -1,4 +1,4 @@
-"""Bias cards per judge and task (issue 15; docs/architecture.md §6.2a): does the judge favour
+"""Bias cards per judge and task (docs/architecture.md §6.2a): does the judge favour
 the longer response (in text, in images), its own model's responses, and does it agree with
 each expert as well as the experts agree with each other? Pure functions over plain rows.
 

@@ -1,5 +1,5 @@
 // Preloads the images of the pair the expert will most likely rate next while they rate this
-// one, so that Enter shows the next pair at once (issue 29). Once the pair's own images are in
+// one, so that Enter shows the next pair at once. Once the pair's own images are in
 // and the page is idle, it asks the server for the likely next pair's image addresses (the
 // workspace's data-upcoming: a guess, nothing is claimed) and loads and decodes them in
 // detached Image objects: nothing is added to the page, so nothing of the next pair shows. A

@@ -1,4 +1,4 @@
-// The colour theme (issue 29). arbiter.css draws the dark palette when <html data-theme="dark">,
+// The colour theme. arbiter.css draws the dark palette when <html data-theme="dark">,
 // or when the system prefers dark and the attribute is not "light"; without the attribute the
 // page follows the system. The header's switch (base.html) chooses light, dark or the system;
 // the choice is kept per browser in localStorage. Loaded in <head> without defer, so the

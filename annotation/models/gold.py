@@ -1,4 +1,4 @@
-"""Gold checks (issue 15): pairs whose expected side a lead set, mixed into each annotator's
+"""Gold checks: pairs whose expected side a lead set, mixed into each annotator's
 queue to measure them. A gold pair has status `gold`: it takes no slots, never enters a
 consensus or a figure, and any number of annotators may answer it once each."""
 

@@ -1,7 +1,7 @@
-"""Which gold check the next claim serves (issue 15), read without claiming it: the claim
+"""Which gold check the next claim serves, read without claiming it: the claim
 (annotation/services/assignments.py) serves it, the preloading guess
 (annotation/selectors/upcoming.py) preloads its images. One rule for both, so that a gold
-check is preloaded exactly like a real pair (issue 29)."""
+check is preloaded exactly like a real pair: nothing on the page sets it apart."""
 
 from annotation.gold_schedule import gold_draw, gold_is_due
 from annotation.gold_selectors import gold_history

@@ -1,6 +1,6 @@
 """The pair an annotator will most likely be handed after the one they rate, read without
 claiming it: the annotate page preloads its images while they rate (static/prefetch.js), so
-that Enter shows the next pair at once (issue 29).
+that Enter shows the next pair at once.
 
 A guess, never a promise, and no write: no lease, no slot, no state of any pair changes. The
 claim (annotation/services/assignments.py) still decides at submit time, with the pair row

@@ -1,4 +1,4 @@
-"""Gold checks (issue 15): setting them, mixing them into each annotator's queue, and holding
+"""Gold checks: setting them, mixing them into each annotator's queue, and holding
 back an annotator whose gold accuracy falls below the task's threshold.
 
 A gold pair is answered once by any number of annotators (no slots, no consensus). When one
@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Rating
 from annotation.models.gold import GOLD_FROM_STATUSES
-from annotation.selectors.gold_next import gold_pair_due as gold_pair_due  # a read (issue 29)
+from annotation.selectors.gold_next import gold_pair_due as gold_pair_due  # a read
 from content.importing.errors import ImportFailed
 from content.models import Pair
 from core.errors import Invalid, Refused

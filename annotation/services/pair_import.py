@@ -10,12 +10,13 @@ transaction fails, at whatever batch. Images come from the `--images` folder, or
 from the file itself, staged in a private temporary folder between the phases (removed however
 the import ends).
 
-Memory (issue 25) is bounded by a batch of records, not by the file, except for two things kept
-for the whole import, each a few dozen bytes: every record's id with its number (an id twice
-in the file is refused naming the first), and every distinct image's checked facts (size,
-format: the image source keeps them too). Reading the file before the transaction, not inside
-it, keeps the project's lock (and SQLite's writer lock) as short as before and lets the
-progress counters of an import job commit while the file is read.
+Memory is bounded by a batch of records, not by the file, so that a large or hostile file
+cannot exhaust it; only two things are kept for the whole import, each a few dozen bytes:
+every record's id with its number (an id twice in the file is refused naming the first), and
+every distinct image's checked facts (size, format: the image source keeps them too). Reading
+the file before the transaction, not inside it, keeps the project's lock (and SQLite's writer
+lock) as short as before and lets the progress counters of an import job commit while the
+file is read.
 
 Re-importing a record whose id exists with the same content is a no-op (counted as
 `unchanged`); an existing id with different content is an error.

@@ -15,7 +15,7 @@ from core.errors import Invalid, Refused
 from projects.models import Membership, Project, Task
 
 TASK_KINDS = {choice.value for choice in Task.Kind}
-# A task's quality-control settings a lead may change (issue 15).
+# A task's quality-control settings a lead may change.
 QUALITY_SETTINGS = (
     "gold_rate", "gold_min_accuracy", "gold_min_answers", "gold_action", "min_active_seconds",
     "qualification_required", "qualification_pass",

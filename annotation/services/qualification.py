@@ -1,4 +1,4 @@
-"""Qualification (issue 15): a task may require each annotator to answer its qualification
+"""Qualification: a task may require each annotator to answer its qualification
 set (gold pairs marked for it) before its real queue. Each answer is followed by feedback (the
 expected side and the lead's explanation); the result is decided once the set is answered,
 and kept: passing admits the annotator, failing holds them back until a lead admits them."""

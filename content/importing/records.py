@@ -17,7 +17,7 @@ class ResponseRecord:
 @dataclass(frozen=True)
 class GoldMark:
     """A record's `gold` field: the pair is imported as a gold check with this expected side
-    (issue 15's import column), in the task's queue or its qualification set."""
+    in the task's queue or its qualification set."""
 
     side: str  # "A" | "B"
     explanation: str = ""

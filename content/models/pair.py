@@ -85,7 +85,7 @@ class Pair(models.Model):
     # Annotators a lead asked for beyond the project's N (one AnnotatorRequest row each).
     extra_annotators = models.PositiveSmallIntegerField(default=0)
 
-    # Active choice of pairs (issue 27): a uniform draw fixed when the pair is made, and the
+    # Active choice of pairs: a uniform draw fixed when the pair is made, and the
     # sampling weight frozen when the project starts rating a sample (None: weight 1). Rating
     # every pair, pairs are served in the order of draw (a simple random sample whenever the
     # experts stop); in a sample, in the order of draw / weight (SAMPLE_ORDER), so that whenever

@@ -1,4 +1,4 @@
-"""One annotator's work in a project, for its leads (issue 28): their ratings, their agreement
+"""One annotator's work in a project, for its leads: their ratings, their agreement
 with the other experts on the pairs they shared, their speed, their gold checks, the flags they
 raised and whether a task holds them back.
 

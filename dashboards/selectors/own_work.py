@@ -1,4 +1,4 @@
-"""An expert's own work in a project, for the expert themselves (issue 29): how many pairs they
+"""An expert's own work in a project, for the expert themselves: how many pairs they
 rated per day, their active hours, their median time per pair, and the gold checks they have
 answered for good, with the expected side and the lead's explanation.
 

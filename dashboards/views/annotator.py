@@ -1,4 +1,4 @@
-"""An annotator's page for the project's leads (issue 28): one person's ratings, agreement
+"""An annotator's page for the project's leads: one person's ratings, agreement
 with the other experts, speed, gold checks, flags and access, with the pause action (re-admit is
 dashboards.views.readmit_view, shared with the agreement page)."""
 

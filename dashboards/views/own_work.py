@@ -1,4 +1,4 @@
-"""The expert's own page (issue 29): their work in one project of theirs, for them alone.
+"""The expert's own page: their work in one project of theirs, for them alone.
 
 It lives with the dashboards because it reads the hours page's computation
 (dashboards.selectors.hours), which the annotation app, below the dashboards in the layers,

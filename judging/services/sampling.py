@@ -1,4 +1,4 @@
-"""Rating a sample chosen for information (issue 27; docs/architecture.md §6.3).
+"""Rating a sample chosen for information (docs/architecture.md §6.3).
 
 When a lead switches a project to a sample, each pair's sampling weight is frozen from the
 judges' uncertainty about it: with q the share of the judges' trials naming A among those

@@ -56,7 +56,7 @@ class Project(models.Model):
         default=10, validators=[MaxValueValidator(7 * 24 * 60)]
     )
     guidelines = models.TextField(blank=True, help_text="Markdown, shown to annotators.")
-    # The planner's target: judge accuracies known to ± this at 95 % (issue 27).
+    # The planner's target: judge accuracies known to ± this at 95 %.
     target_half_width = models.FloatField(
         "target interval (±)",
         default=0.03,
@@ -192,7 +192,7 @@ class Task(models.Model):
     # [{"key": "faithfulness", "label": "Faithfulness", "help": "..."}, ...]
     aspects = models.JSONField(default=list, blank=True)
     guidelines = models.TextField(blank=True, help_text="Markdown, shown with the project's.")
-    # Quality control (issue 15; annotation/services/gold.py, metrics/annotator_flags.py).
+    # Quality control (annotation/services/gold.py, metrics/annotator_flags.py).
     gold_rate = models.FloatField(
         default=0.1,
         validators=[MinValueValidator(0), MaxValueValidator(0.5)],

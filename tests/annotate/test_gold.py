@@ -1,4 +1,4 @@
-"""Gold checks (issue 15): set by a lead, mixed into every annotator's queue at the task's
+"""Gold checks: set by a lead, mixed into every annotator's queue at the task's
 rate (the first within 10 pairs), never part of a consensus, measured per annotator, and
 pausing an annotator who fails them until a lead re-admits them, losing nothing."""
 

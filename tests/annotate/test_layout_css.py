@@ -1,4 +1,4 @@
-"""The stylesheet is written with logical properties (issue 29): a right-to-left translation
+"""The stylesheet is written with logical properties: a right-to-left translation
 mirrors the layout, so no rule places anything by a physical left or right, except what must
 stay screen geometry and says so (see test_layout_browser.py for the page in RTL)."""
 

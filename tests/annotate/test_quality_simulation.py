@@ -1,4 +1,4 @@
-"""Quality control end to end (issue 15), with simulated annotators working through the real
+"""Quality control end to end, with simulated annotators working through the real
 services: two honest experts at different noise levels, a random clicker, one who always
 presses the same key, and a fast one. `report --json` must rank the bad ones lowest on gold
 accuracy and competence, and flag each with the right evidence."""

@@ -1,4 +1,4 @@
-"""The images of the pair likely next (issue 29, the next pair comes fast): the annotate page
+"""The images of the pair likely next: the annotate page
 points at annotate-upcoming, which names the images of the pair the next claim would hand
 out, so that the page can preload them while the expert rates. A guess that claims nothing,
 only ever about a pair the annotator could be handed, 404 for anyone else's assignment."""

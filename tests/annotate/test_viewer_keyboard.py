@@ -1,4 +1,4 @@
-"""The keyboard never gets lost on the annotate page (issue 29): `z` opens the pair's first
+"""The keyboard never gets lost on the annotate page: `z` opens the pair's first
 image in the viewer, `[` / `]` step through all its images (prompt, Left, Right), and closing
 the viewer (Esc, Close) hands the keyboard back to the rating form, so a digit rates and Enter
 submits instead of opening the viewer again. Debian's Chromium through Playwright at 1366×768."""

@@ -1,4 +1,4 @@
-"""A lead pauses an annotator in one task from their page, saying why (issue 28): the queue
+"""A lead pauses an annotator in one task from their page, saying why: the queue
 closes until a lead re-admits them, their ratings stay, and nobody else can pause anyone."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Figures ready before anyone asks (issue 28): an import, a finished judge run or a decided
+"""Figures ready before anyone asks: an import, a finished judge run or a decided
 pair starts the background refresh of the dashboards' figures; a page whose first figures are
 still being computed says so and looks again, instead of computing them a second time."""
 

@@ -1,4 +1,4 @@
-"""The lead's quality-control pages (issue 15): gold checks set from the pair page, the
+"""The lead's quality-control pages: gold checks set from the pair page, the
 agreement page's table of gold accuracy, flags and competence, re-admitting a paused annotator,
 and the task's settings; another project's lead gets 404 for every id."""
 

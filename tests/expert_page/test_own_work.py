@@ -1,4 +1,4 @@
-"""The expert's own page (issue 29): the signed-in member's pairs per day, active hours, median
+"""The expert's own page: the signed-in member's pairs per day, active hours, median
 time per pair and the gold checks they answered, with the expected side and the explanation
 once their answer is final; nothing of anyone else, nothing of a pair still open; any project
 not theirs answers like one that does not exist."""

@@ -1,4 +1,4 @@
-"""`export_dataset --format mmrb2` (issue 16): MMRB2's own `compute_accuracy.py`, run as a
+"""`export_dataset --format mmrb2`: MMRB2's own `compute_accuracy.py`, run as a
 program on the export folder, scores a prediction file exactly as `report --json` does; pairs
 without a side are left out and counted; the images the pairs show are in `images/`."""
 

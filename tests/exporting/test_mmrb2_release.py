@@ -1,4 +1,4 @@
-"""Issue 16's fidelity checks on MMRB2's real release files (4,000 pairs, placeholder images):
+"""Fidelity checks on MMRB2's real release files (4,000 pairs, placeholder images):
 MMRB2's own `compute_accuracy.py`, run on `export_dataset --format mmrb2`, gives the figures
 of `report --json`; MMRB2's own Parquet converter, run on Arbiter's Parquet export, gets back
 every interleaved order of every response of the interleaved and reasoning sets."""

@@ -1,4 +1,4 @@
-"""Interleaving survives Parquet both ways (issue 16): the export's text columns carry MMRB2's
+"""Interleaving survives Parquet both ways: the export's text columns carry MMRB2's
 `<image_N>` placeholders, so MMRB2's own converter (benchmark/build_from_hf.py, run here on
 the exported file) gives back every text/image order, and Arbiter reads the placeholders of a
 Hugging Face layout file the same way."""

@@ -1,4 +1,4 @@
-"""Export → import into a new project → export again gives the same dataset (issue 6).
+"""Export → import into a new project → export again gives the same dataset.
 
 The project under test has interleaved text and images, three annotators with aspect scores,
 rationales and active time, a pair kept by adjudication against the consensus, and a pair the

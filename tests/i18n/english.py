@@ -1,4 +1,4 @@
-"""Finding English left in a page rendered in another language (issue 29).
+"""Finding English left in a page rendered in another language.
 
 A page's words come from two places: the interface (templates, forms, messages: translated)
 and the data (names, prompts, responses, usernames: shown as they were written). `english_left`

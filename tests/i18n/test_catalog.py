@@ -1,4 +1,4 @@
-"""The Simplified Chinese catalogs are complete and current (issue 29): every string the
+"""The Simplified Chinese catalogs are complete and current: every string the
 interface marks for translation has a translation (none empty, none fuzzy), each translation
 keeps its placeholders, one word stands for each concept, and the compiled django.mo that
 Django reads holds exactly what the django.po under review says (`make messages` writes both;

@@ -1,4 +1,4 @@
-"""Every page of the expert and of the lead in Simplified Chinese (issue 29): with the browser
+"""Every page of the expert and of the lead in Simplified Chinese: with the browser
 asking for zh-Hans, each page says it is Chinese (`<html lang>`) and shows no English word of
 the interface (tests/i18n/english.py: the data's own words and a few names excepted)."""
 

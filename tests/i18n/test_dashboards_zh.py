@@ -1,4 +1,4 @@
-"""The lead's dashboards in Simplified Chinese beyond their first view (issue 29): the parts
+"""The lead's dashboards in Simplified Chinese beyond their first view: the parts
 htmx fetches (the exports' list while a job runs), filtered and invalid pair browser views, the
 bulk confirmation, the disagreement queue's filters, the messages after an action, and a stale
 figures notice. Each comes out with no English word of the interface (tests/i18n/english.py);

@@ -1,4 +1,4 @@
-"""The annotate page in Simplified Chinese, state by state (issue 29): with the browser asking
+"""The annotate page in Simplified Chinese, state by state: with the browser asking
 for zh-Hans, a submit without an overall score, a skipped pair, a rated pair still open to
 correction, the done page, the shortcuts and the image viewer speak Chinese and leave no English
 word of the interface (tests/i18n/english.py); the scale keeps its meaning (左侧 is the left

@@ -1,4 +1,4 @@
-"""Which language a page speaks (issue 29): the browser's (Accept-Language) unless the person
+"""Which language a page speaks: the browser's (Accept-Language) unless the person
 chose another with the header's switch, which is remembered; dates and numbers follow it."""
 
 import pytest

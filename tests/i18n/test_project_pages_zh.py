@@ -1,5 +1,5 @@
-"""The lead's project pages in Simplified Chinese beyond the walk of test_chinese_pages.py
-(issue 29): the invitation pages, the htmx fragments (import jobs, run progress, a pair's
+"""The lead's project pages in Simplified Chinese beyond the walk of test_chinese_pages.py:
+the invitation pages, the htmx fragments (import jobs, run progress, a pair's
 questions and notes), the notifications' own sentences, and forms posted with mistakes, whose
 error messages must be Chinese too. Each page says it is Chinese and has no English word of
 the interface left (tests/i18n/english.py)."""
@@ -36,7 +36,7 @@ def _left(html: str) -> list[str]:
 
 def _page_left(response, status: int = 200) -> list[str]:
     """English left on a whole page but its header and the project's tabs (base.html,
-    dashboards/_nav.html: other parts of issue 29 translate them)."""
+    dashboards/_nav.html: test_chinese_pages.py reads them)."""
     html = _chinese(response, status)
     assert '<html lang="zh-hans"' in html
     main = html[html.index('<main id="content">') : html.index("</main>")]
@@ -151,7 +151,7 @@ def test_the_notifications_sentences_are_chinese(client, lead_site):  # noqa: F8
         Notification.objects.create(recipient=lead, project=project, kind=kind, data=data)
     page = _chinese(client.get(reverse("notifications"), **CHINESE))
     assert "的导入已完成：写入 2 个样本对。" in page
-    # The header is base.html's (another part of issue 29): only the list is read here.
+    # The header is base.html's (test_chinese_pages.py reads it): only the list is read here.
     listed = page[page.index('<ul class="notifications">') :]
     assert _left(listed[: listed.index("</ul>") + 5]) == []
     settings_page = client.get(reverse("notification-settings"), **CHINESE).content.decode()

@@ -1,4 +1,4 @@
-"""The hostile animations of issue 25 (finding 1), each uploaded in a child process whose peak
+"""Hostile animations, each uploaded in a child process whose peak
 memory (VmHWM) is read when it ends, as test_upload_memory.py does for the hostile data files:
 a zip holding a GIF of 6 frames at 8000×8000 with a stray byte before its trailer (accepted
 after ~55 s while the process grew to ~2.5 GB, before the frames were bounded) and a GIF of

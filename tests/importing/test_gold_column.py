@@ -1,4 +1,4 @@
-"""Gold checks from an import column (issue 15): a record's `gold` field makes its pair a gold
+"""Gold checks from an import column: a record's `gold` field makes its pair a gold
 check with that expected side, inside the import's transaction; a wrong one refuses the whole
 file and writes nothing."""
 

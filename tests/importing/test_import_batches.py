@@ -1,5 +1,5 @@
-"""`import_pairs` writes a file a batch of records at a time inside one transaction (issue 25,
-pair_import_batches.py). With batches of two records, a file of several batches imports as it
+"""`import_pairs` writes a file a batch of records at a time inside one transaction
+(pair_import_batches.py). With batches of two records, a file of several batches imports as it
 would in one batch, and a refusal in a later batch leaves nothing of the earlier ones."""
 
 import pytest

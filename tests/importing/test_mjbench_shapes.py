@@ -1,4 +1,4 @@
-"""Every MJ-Bench pair shape imports (issue 16): its real quality files (photos included), its
+"""Every MJ-Bench pair shape imports: its real quality files (photos included), its
 alignment files (images not shipped: made here under their names), the scoring-model result
 rows, its Hugging Face card without ids, and its Parquet with the images inside. The same
 record in two category files is one pair, not a conflict."""

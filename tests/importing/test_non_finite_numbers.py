@@ -1,5 +1,5 @@
 """Numbers no JSON column stores (NaN, -Infinity, 1e400 read as infinity) are refused by every
-importer with a 400 naming the record, and nothing is written (issue 25, finding 9: they once
+importer with a 400 naming the record, and nothing is written (they once
 reached the database, whose JSON check answered a 500)."""
 
 import io

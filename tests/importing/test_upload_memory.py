@@ -1,4 +1,4 @@
-"""The hostile uploads of issue 25 (finding 3), each imported in a child process whose peak
+"""Hostile uploads, each imported in a child process whose peak
 memory (VmHWM) is read when it ends: a 21 MB MMRB2 file of empty lists, 7 million `{}` lines,
 and a 23 MB prediction file of ids the project does not know. Before records were streamed
 each peaked at 450-650 MB (the whole file parsed before its first record was checked); now

@@ -1,4 +1,4 @@
-"""Adaptive concurrency (issue 17): a judge allowed 128 calls at once against an API that takes
+"""Adaptive concurrency: a judge allowed 128 calls at once against an API that takes
 24 finds the API's capacity instead of hammering it, answers every trial, and stops every call
 for as long as a Retry-After asks. (Throughput against the same server is measured by
 `make bench-judges`, not timed here.)"""

@@ -1,4 +1,4 @@
-"""Judge runs through the providers' batch APIs (issue 17), against the fake server's
+"""Judge runs through the providers' batch APIs, against the fake server's
 OpenAI files + /v1/batches and Anthropic /v1/messages/batches: the same verdicts as live
 calls, collected by a poll that may die half way and be done again, half the price."""
 

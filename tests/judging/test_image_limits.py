@@ -1,4 +1,4 @@
-"""Images fitted to each API's limits (issue 16): what is sent is scaled or re-encoded, never
+"""Images fitted to each API's limits: what is sent is scaled or re-encoded, never
 what is stored, and the verdict says what was changed; a request with more images than the
 API takes fails its trial with that reason instead of a 400 on every resume."""
 

@@ -1,5 +1,5 @@
 """Predictions, scores and bias scores are imported only under a judge of the lead's own
-project (issue 25, finding 7): the operator's judge of the same name is refused like a name
+project: the operator's judge of the same name is refused like a name
 of another project's, nothing is written, and its operator can still delete it."""
 
 import json

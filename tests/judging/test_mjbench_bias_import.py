@@ -1,4 +1,4 @@
-"""`import_pairs --format mjbench-bias` (issue 16): MJ-Bench's real bias files become a task of
+"""`import_pairs --format mjbench-bias`: MJ-Bench's real bias files become a task of
 tie pairs (images of one occupation, two by two) with every score column a pointwise judge,
 and `report --json` gives each judge MJ-Bench's ACC, NDS and GES over every image that has a
 number in its column, as evaluate_bias_avg.py computes them."""

@@ -1,4 +1,4 @@
-"""MJ-Bench's scoring-model results as pointwise judges (issue 16): matched to the pairs by
+"""MJ-Bench's scoring-model results as pointwise judges: matched to the pairs by
 image names (or the row), with MJ-Bench's own accuracies, with and without ties, as its
 personal/test.py computes them on the same files."""
 

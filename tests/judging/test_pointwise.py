@@ -1,4 +1,4 @@
-"""Pointwise judges (issue 15): a template that scores one response alone; each response of a
+"""Pointwise judges: a template that scores one response alone; each response of a
 pair in its own request, K samples each; the pair's verdict per sample is the higher score, a
 tie when equal, invalid when a score cannot be read."""
 

@@ -1,4 +1,4 @@
-"""A pointwise judge's figures (issue 15): its scale beside its accuracy, its missing trials
+"""A pointwise judge's figures: its scale beside its accuracy, its missing trials
 counted per sample (it has no orders), and MJ-Bench's ACC/NDS/GES over the scores it gave
 group-labelled responses, checked against a worked example by hand."""
 

@@ -1,4 +1,4 @@
-"""Rating a sample chosen for information (issue 27): the weights frozen from the judges'
+"""Rating a sample chosen for information: the weights frozen from the judges'
 uncertainty, the claim's order and budget, the switch on the settings page, and the active
 estimate of the report on the rated prefix, checked against metrics/ppi.py::active_mean."""
 

@@ -1,4 +1,4 @@
-"""Sampling parameters per API (issue 16): what each backend refuses is refused when the judge
+"""Sampling parameters per API: what each backend refuses is refused when the judge
 is saved, with words a lead can act on; what is sent is mapped (OpenAI's reasoning models take
 max_completion_tokens, Anthropic needs max_tokens and has no seed)."""
 

@@ -1,4 +1,4 @@
-"""`import_verdicts --strict-mmrb2` (issue 16): a prediction file with every quirk Arbiter's
+"""`import_verdicts --strict-mmrb2`: a prediction file with every quirk Arbiter's
 default reading is kind to (more samples, lowercase and spaced letters, "0", a non-string 0,
 tie words, ids the benchmark does not have) gives exactly the accuracy MMRB2's own
 `compute_accuracy.py` computes; the default reading differs, as the README says it does."""

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:crowdkit")
 # Share of votes on which each simulated annotator clicks a uniformly random side.
 NOISE = {"careful": 0.1, "fair": 0.25, "sloppy": 0.4, "random": 1.0}
 JUNK = {"random", "always_a"}
-TOLERANCE = 1e-6  # issue 15: reproduce the reference within 1e-6
+TOLERANCE = 1e-6  # crowd-kit's figures, reproduced to this
 # The fixed-point comparisons use a data set on which EM settles (to 1e-8) within about 150
 # steps from crowd-kit's start: crowd-kit's pandas loop takes some 30 ms a step.
 REFERENCE_SEED = 6

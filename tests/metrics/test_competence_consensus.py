@@ -1,4 +1,4 @@
-"""The consensus with and without competence weighting (issue 15): which kept pairs a
+"""The consensus with and without competence weighting: which kept pairs a
 Dawid–Skene-weighted vote labels otherwise, and which dropped pairs it would decide."""
 
 from metrics.annotator_quality import competence_consensus

@@ -1,5 +1,5 @@
-"""Password reset exists only where mail does, and is counted like sign-ins (issue 25,
-finding 5): without EMAIL_HOST Django tried localhost:25 on every request, and nothing limited
+"""Password reset exists only where mail does, and is counted like sign-ins:
+without EMAIL_HOST Django tried localhost:25 on every request, and nothing limited
 how many mails one client could have sent."""
 
 import smtplib

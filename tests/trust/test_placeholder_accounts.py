@@ -1,6 +1,5 @@
 """Imported ratings belong to placeholder accounts, which are no one's: no person can get
-one by its name, sign in as one, list its assignments or change its ratings (issue 25,
-finding 2)."""
+one by its name, sign in as one, list its assignments or change its ratings."""
 
 import pytest
 from django.contrib.auth.models import User

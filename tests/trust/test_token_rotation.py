@@ -1,5 +1,5 @@
-"""A password change or reset ends the API tokens issued under the old password (issue 25,
-finding 8): whoever knew the old password may have taken a token with it. Every token of the
+"""A password change or reset ends the API tokens issued under the old password:
+whoever knew the old password may have taken a token with it. Every token of the
 account, however it was made (the token endpoint, the account page, an operator's command)."""
 
 import re

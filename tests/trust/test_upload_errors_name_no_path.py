@@ -1,5 +1,5 @@
 """An upload's refusal names the file, the record and the image, never where the server keeps
-them (issue 25, finding 10): an image missing from a zip archive was reported as "not found in
+them: an image missing from a zip archive was reported as "not found in
 /tmp/arbiter-upload-…/files", the private temporary folder the archive was unpacked in. Every
 kind of refusal that reads the unpacked files is tried through the API."""
 
