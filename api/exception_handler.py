@@ -4,6 +4,8 @@ views call services without translating their errors. The status is the error's 
 
 - a 400 answers its field messages `{"field": ["message"], ...}` (the shape of the
   serializers' own 400s), or `{"detail": message}` when no field is named;
+- a 429 (a limit on how often a person may do something) answers `{"detail": message}` with
+  `Retry-After` when the error knows when (`retry_after`), as DRF's own throttles do;
 - any other status answers `{"detail": message}` (409 for a refusal, 404 for a name that
   leads nowhere);
 - Django's ValidationError (model checks) → 400 the same way.
@@ -13,7 +15,7 @@ Everything else goes to DRF's handler unchanged.
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import status
-from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.exceptions import APIException, NotFound, Throttled, ValidationError
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from core.errors import DomainError, FieldErrors
@@ -46,6 +48,8 @@ def domain_answer(error: DomainError) -> APIException:
     """The DRF exception that answers a domain error at its status."""
     if error.status == status.HTTP_400_BAD_REQUEST:
         return bad_request(error.message, error.fields)
+    if error.status == status.HTTP_429_TOO_MANY_REQUESTS:
+        return Throttled(wait=getattr(error, "retry_after", None), detail=error.message)
     answer = _ANSWERS.get(error.status)
     if answer is not None:
         return answer(error.message)

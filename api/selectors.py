@@ -24,7 +24,7 @@ from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
 from judging.selectors import judges_for_lead
 from projects import access as project_access
 from projects.access import annotatable_tasks, led_projects, member_projects, project_roles
-from projects.models import Project, Task
+from projects.models import Membership, Project, Task
 
 # The access policy's own answers, under the names the API's views import.
 __all__ = ["annotatable_tasks", "member_projects", "project_roles"]
@@ -132,6 +132,17 @@ def pair_for_lead(user, pair_id: int) -> tuple[Pair, dict] | None:
         return None
     shas = image_shas(pair.prompt.content, pair.response_a.content, pair.response_b.content)
     return pair, assets_by_sha(shas)
+
+
+def project_memberships(project: Project) -> QuerySet[Membership]:
+    """The memberships of a project the caller leads, leads first, then by username, with
+    their user and tasks: three queries a page (the count, the rows, their tasks)."""
+    return (
+        Membership.objects.filter(project=project)
+        .select_related("user")
+        .prefetch_related(Prefetch("tasks", queryset=Task.objects.order_by("slug")))
+        .order_by("-role", "user__username", "id")
+    )
 
 
 def lead_runs(user) -> QuerySet[JudgeRun]:

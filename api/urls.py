@@ -5,7 +5,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
-from api.views import annotate, assets, auth, export, index, judging, pairs, projects
+from api.views import annotate, assets, auth, export, index, judging, members, pairs, projects
 from api.views.common import not_found
 
 router = SimpleRouter()
@@ -46,6 +46,26 @@ urlpatterns = [
         r"^projects/(?P<project>[^/]+)/connections/$",
         judging.project_connections,
         name="api-project-connections",
+    ),
+    re_path(
+        r"^projects/(?P<project>[^/]+)/members/$",
+        members.MemberListView.as_view(),
+        name="api-members",
+    ),
+    re_path(
+        r"^projects/(?P<project>[^/]+)/members/(?P<id>[^/]+)/$",
+        members.MemberDetailView.as_view(),
+        name="api-member",
+    ),
+    re_path(
+        r"^projects/(?P<project>[^/]+)/leases/$",
+        members.LeaseListView.as_view(),
+        name="api-leases",
+    ),
+    re_path(
+        r"^projects/(?P<project>[^/]+)/leases/(?P<id>[^/]+)/release/$",
+        members.LeaseReleaseView.as_view(),
+        name="api-lease-release",
     ),
     re_path(r"^assets/(?P<sha256>[^/]+)/$", assets.AssetView.as_view(), name="api-asset"),
     *router.urls,

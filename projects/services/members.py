@@ -19,7 +19,7 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
-from core.errors import Invalid, Refused
+from core.errors import Invalid, NotFound, Refused
 from projects.models import Membership, Project, Task
 
 
@@ -161,6 +161,23 @@ def membership_update(
         membership.role = role
         membership.save(update_fields=["role", "project_quota", "task_quota"])
         membership.tasks.set(tasks)
+    return membership
+
+
+def membership_quotas_set(
+    *, membership: Membership, project_quota: int | None, task_quota: int | None
+) -> Membership:
+    """Change only a member's quotas (`membership_update`'s rule: at least 1, None for no
+    limit); their role and tasks are not written, so a change of those made meanwhile
+    stays. The next claim reads the new quotas (annotation/services/quotas.py). `NotFound`
+    when the member was removed meanwhile (their row is locked, then written)."""
+    membership.project_quota = _quota(project_quota, "project_quota")
+    membership.task_quota = _quota(task_quota, "task_quota")
+    with transaction.atomic():
+        still = Membership.objects.select_for_update().filter(pk=membership.pk)
+        if still.values_list("pk", flat=True).first() is None:
+            raise NotFound(gettext("No member with this id."))
+        membership.save(update_fields=["project_quota", "task_quota"])
     return membership
 
 

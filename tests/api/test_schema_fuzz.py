@@ -25,13 +25,15 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from annotation.models import Assignment, Rating
+from annotation.services.assignments import assignment_claim
 from api.views.auth import TokenLoginThrottle
 from config.wsgi import application
 from content.models import Asset
 from exports.jobs import export_job_start
 from exports.models import ExportJob
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
-from projects.models import Task
+from projects.models import Membership, Task
+from projects.services import member_add_limits
 from tests.api.conftest import PASSWORD, token_header
 
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
@@ -49,10 +51,11 @@ TURNS = itertools.count()
 
 
 def _collection(path: str) -> str:
-    """The collection an `{id}` of this path names: `/api/projects/{project}/exports/{id}/`
-    names an export job, `/api/runs/{id}/progress/` a run."""
+    """The collection an `{id}` of this path names, the part before it:
+    `/api/projects/{project}/exports/{id}/` names an export job, `/api/runs/{id}/progress/`
+    a run, `/api/projects/{project}/leases/{id}/release/` a pair in progress."""
     parts = path.strip("/").split("/")
-    return "exports" if "exports" in parts else parts[1]
+    return parts[parts.index("{id}") - 1] if "{id}" in parts else parts[1]
 
 
 def _choices(key: str, value, path: str) -> list:
@@ -139,14 +142,20 @@ def _no_login_limits(settings, monkeypatch):
     settings.ARBITER_LOGIN_FAILURES_PER_ACCOUNT = 10**9
     settings.ARBITER_LOGIN_FAILURES_PER_ADDRESS = 10**9
     monkeypatch.setattr(TokenLoginThrottle, "THROTTLE_RATES", {"token-login": "1000000/s"})
+    # Member additions too: answered at once and never limited.
+    monkeypatch.setattr(member_add_limits, "ADD_SECONDS", 0.0)
+    monkeypatch.setattr(member_add_limits, "ADDS_PER_HOUR", 10**9)
 
 
 @pytest.fixture(autouse=True)
 def _real_values(world):
-    """REAL and CALLERS for this test's world: both projects' objects, and an export job of
-    each project (queued: it runs after a commit that a test never makes)."""
+    """REAL and CALLERS for this test's world: both projects' objects, an export job of each
+    project (queued: it runs after a commit that a test never makes) and a pair in progress
+    in each."""
     for project in (world.alpha, world.beta):
         export_job_start(project, world.lead_a if project == world.alpha else world.lead_b)
+    assignment_claim(world.ann_a, world.alpha_task)
+    assignment_claim(world.ann_b, world.beta_task)
     tasks = Task.objects.all()
     pairs = [*world.alpha_task.pairs.all()[:4], *world.beta_task.pairs.all()[:3]]
     REAL.clear()
@@ -160,6 +169,7 @@ def _real_values(world):
             "pair": [pair.pk for pair in pairs],
             "sha256": list(Asset.objects.values_list("sha256", flat=True)[:6]),
             "username": ["lead_a", "ann_a", "lead_b"],
+            "identifier": ["ann_b", "outsider", "nobody", "lead_b"],
             "password": [PASSWORD],
         }
     )
@@ -173,9 +183,12 @@ def _real_values(world):
         ("verdicts", Verdict),
         ("templates", PromptTemplate),
         ("exports", ExportJob),
+        ("members", Membership),
     ):
         ids = REAL["pair"] if model is None else model.objects.values_list("pk", flat=True)[:8]
         REAL[f"id:{name}"] = list(ids)
+    leased = Assignment.objects.filter(status=Assignment.Status.LEASED)
+    REAL["id:leases"] = list(leased.values_list("pk", flat=True))
     CALLERS[:] = [token_header(world.lead_a), token_header(world.ann_a)]
 
 

@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from api.serializers.judging import PRICE_PATTERN
 from judging.models import Judge
+from projects.models import Membership
 from tests.api.conftest import token_client
 
 NOT_OBJECTS = [b"true", b"[]", b"null", b"1", b'"x"']
@@ -43,6 +44,7 @@ def _url_and_caller(path: str, world):
         "/api/judges/": Judge.objects.get(name="judge-unused").pk,
         "/api/runs/": world.run_a.pk,
         "/api/tasks/": world.alpha_task.pk,
+        "/api/projects/{project}/members/": Membership.objects.get(user=world.ann_a).pk,
     }
     real_id = next((pk for prefix, pk in ids.items() if path.startswith(prefix)), None)
     url = path.replace("{project}", "alpha").replace("{id}", str(real_id))
@@ -66,7 +68,7 @@ def test_every_body_that_is_not_a_json_object_is_a_400_saying_so(world, openapi)
                 assert answer.status_code == 415, (method, path, body, answer.content)
             checked.append((method, path))
     assert ("POST", "/api/auth/token/") in checked
-    assert len(set(checked)) == 11  # every operation of the schema that reads a body
+    assert len(set(checked)) == 13  # every operation of the schema that reads a body
 
 
 def test_the_token_endpoint_refuses_a_list_body_without_a_server_error(world):
