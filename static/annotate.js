@@ -9,7 +9,9 @@
 // them again instead of submitting).
 //
 // Phones (arbiter.css): the dock shows the Overall scale and Submit, "More" the rest; where the
-// responses stack, a horizontal swipe moves between Left and Right.
+// responses stack, a horizontal swipe moves between Left and Right. The page scrolls there (to
+// see the Right response above the dock): the next pair begins at the page's top, its prompt
+// and both responses on the first screen, wherever the expert had scrolled the last one.
 (function () {
   "use strict";
   const IDLE_AFTER_MS = 60000; // no input for a minute: the annotator is not rating
@@ -31,6 +33,7 @@
   const echoes = new WeakSet(); // columns we scrolled to mirror the other (no echo back)
   let dockOpen = false; // "More" on a phone: stays open from pair to pair until closed
   let swipe = null; // the touch that may be a swipe: where it started, on which response
+  let shownPair = null; // the assignment on screen
 
   function pref(name, fallback) {
     try {
@@ -123,6 +126,12 @@
   }
 
   function startPair() {
+    const workspace = document.getElementById("workspace");
+    const pair = workspace ? workspace.dataset.assignment : null;
+    if (shownPair !== null && pair !== shownPair && window.scrollY > 0) {
+      window.scrollTo({ top: 0, behavior: "instant" });
+    }
+    shownPair = pair;
     activeMs = 0;
     lastTick = lastInput = Date.now();
     lastScrolled = null;

@@ -9,8 +9,14 @@
 //  - otherwise (a long answer, it scrolls) the image that the box's lower edge would cut on
 //    the first screen is drawn smaller to end above it, or, with too little room left, begins
 //    below it: no image is ever cut when the pair appears, and scrolled to, each is whole.
-// "Images: natural size" under View (annotate.js) turns this off; phones keep their short
-// boxes that scroll.
+// Below that (phones, low windows) the page scrolls and the rating dock is fixed to the
+// window's bottom edge over it (arbiter.css). There the page's scroll padding is the dock's
+// height, so whatever the browser brings into view (a link, find in page, the keyboard's focus,
+// a response scrolled to) stops above the dock, not under it; main's bottom padding is the
+// same, so the last response scrolls clear of it; and no image is taller than the room above
+// the dock (phones' response boxes are shorter already; a low window's are not), so each, once
+// scrolled to, is whole. The dock's height changes with "More": all three follow it.
+// "Images: natural size" under View (annotate.js) turns the fitting off, not the paddings.
 (function () {
   "use strict";
   const MIN_PX = 160; // an image shared with others is never made smaller than this
@@ -18,6 +24,8 @@
   const MIN_COLUMN_PX = 140;
   const LIMIT_STEP_PX = 12;
   const WINDOW = "(min-width: 900px) and (min-height: 600px)";
+  const DOCK_GAP_PX = 8; // between what is brought into view and the dock
+  const MIN_ROOM_PX = 120; // the least room above the dock fixed to the window's bottom edge
   let queued = false;
 
   const images = (body) => Array.from(body.querySelectorAll("a.zoomable img"));
@@ -99,12 +107,57 @@
     }
   }
 
+  // The height the dock covers at the window's bottom edge (0 where it is in the page's flow).
+  // A dock that would leave less than MIN_ROOM_PX above it ("More" opened in a low window) goes
+  // back into the page's flow (.in-flow, arbiter.css), where the page scrolls to its last rows.
+  function dockHeight() {
+    const dock = document.querySelector("#workspace .dock");
+    if (!dock) return 0;
+    dock.classList.remove("in-flow");
+    if (window.getComputedStyle(dock).position !== "fixed") return 0;
+    const height = Math.ceil(dock.getBoundingClientRect().height);
+    if (height + 2 * DOCK_GAP_PX + MIN_ROOM_PX <= window.innerHeight) return height;
+    dock.classList.add("in-flow");
+    return 0;
+  }
+
+  // The page's scroll padding and main's bottom padding, for a dock `dock` pixels high. Main
+  // outlives a pair (htmx swaps the workspace inside it): the next pair keeps the padding
+  // until it is measured again.
+  function pad(dock) {
+    const root = document.documentElement;
+    const workspace = document.getElementById("workspace");
+    const main = workspace && workspace.parentElement;
+    if (!dock) {
+      root.style.scrollPaddingBottom = "";
+      if (main) main.style.paddingBottom = "";
+      return;
+    }
+    root.style.scrollPaddingBottom = dock + DOCK_GAP_PX + "px";
+    if (main) main.style.paddingBottom = dock + DOCK_GAP_PX + "px";
+  }
+
+  // No image taller than `room`, the window's height above the dock.
+  function aboveDock(body, room) {
+    reset(body);
+    images(body).forEach((img) => {
+      if (img.getBoundingClientRect().height > room + 0.5) img.style.maxHeight = room + "px";
+    });
+  }
+
   function fitAll() {
     queued = false;
     const bodies = document.querySelectorAll("#workspace .response-body");
-    const on = window.matchMedia(WINDOW).matches &&
-      !document.documentElement.classList.contains("natural-images");
-    bodies.forEach((body) => (on ? fit(body) : reset(body)));
+    const natural = document.documentElement.classList.contains("natural-images");
+    const dock = dockHeight();
+    pad(dock);
+    const room = Math.floor(window.innerHeight - dock - 2 * DOCK_GAP_PX);
+    bodies.forEach((body) => {
+      if (natural) reset(body);
+      else if (window.matchMedia(WINDOW).matches) fit(body);
+      else if (dock) aboveDock(body, room);
+      else reset(body);
+    });
   }
 
   function later() {
@@ -114,17 +167,19 @@
   }
 
   // A box that changes size (the window, the dock's rows opening, the prompt's images
-  // arriving) is fitted again; fitting changes what is inside a box, never its size.
+  // arriving) is fitted again; fitting changes what is inside a box, never its size. The dock
+  // too: "More" opens it over more of a phone's window.
   const resized = window.ResizeObserver ? new ResizeObserver(later) : null;
 
   function start() {
     if (resized) {
       resized.disconnect();
-      document.querySelectorAll("#workspace .response-body").forEach((body) => resized.observe(body));
+      document.querySelectorAll("#workspace .response-body, #workspace .dock").forEach((box) => resized.observe(box));
     }
     fitAll();
   }
 
+  pad(dockHeight()); // before the first paint, as the script ends the page (after annotate.js)
   document.addEventListener("DOMContentLoaded", start);
   document.addEventListener("htmx:afterSettle", start);
   window.addEventListener("resize", later);

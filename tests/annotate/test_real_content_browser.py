@@ -3,9 +3,16 @@ demo's four tasks, MJ-Bench's 1024 px photos and MMRB2's longest reasoning pair 
 interleaved pair with the most images. Both responses begin on the first screen, above the
 rating dock; the header takes at most two lines on a phone, its account links in a menu the
 keyboard opens; at 1366×768 no response image is cut: a short answer shows all its images
-whole, a long one none cut on the first screen and each whole once scrolled to."""
+whole, a long one none cut on the first screen and each whole once scrolled to. On a phone the
+page scrolls under the dock at the window's bottom: each response image brought into view as
+the browser brings one (a link, the keyboard's focus) is whole in its box and above the dock,
+the dock closed or opened by "More"; so is the Right response focused, and at the page's end;
+a score tapped does not move the page, and the next pair begins at its top."""
+
+import contextlib
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.annotate.real_content import (
     BEGINNINGS,
@@ -51,6 +58,7 @@ def check_first_screen(page, viewport, name, *, all_whole: bool):
         assert page.evaluate(HEADER_LINES) <= 2, where
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], where
     if viewport != DESKTOP:
+        check_clear_of_the_dock(page, where)
         return
     images = page.evaluate(RESPONSE_IMAGES)
     for image in images:
@@ -68,6 +76,95 @@ def check_first_screen(page, viewport, name, *, all_whole: bool):
         )
         assert whole(page.evaluate(RESPONSE_IMAGES)[index]), (where, image)
     page.evaluate("document.querySelectorAll('.response-body').forEach(b => b.scrollTop = 0)")
+
+
+# Response image `index` brought into view as the browser brings an element into view (nearest
+# edge), then its rectangle, its box's, the dock's top and the window's height.
+INTO_VIEW = """index => {
+    const img = document.querySelectorAll('#workspace .response-body a.zoomable img')[index];
+    img.scrollIntoView({block: 'nearest'});
+    const body = img.closest('.response-body');
+    const r = img.getBoundingClientRect(), b = body.getBoundingClientRect();
+    const top = b.top + body.clientTop;
+    return {alt: img.alt, top: r.top, bottom: r.bottom, height: r.height,
+            boxTop: top, boxBottom: top + body.clientHeight,
+            dockTop: document.querySelector('#workspace .dock').getBoundingClientRect().top,
+            windowHeight: window.innerHeight, scrollY: window.scrollY};
+}"""
+
+# The Right response's box focused (as Tab focuses it), and its rectangle and the dock's.
+FOCUS_RIGHT = """() => {
+    const body = document.querySelector('#right .response-body');
+    body.blur();
+    body.focus();
+    const r = body.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom,
+            dockTop: document.querySelector('#workspace .dock').getBoundingClientRect().top};
+}"""
+
+# The page scrolled to its end, and the Right response's rectangle and the dock's.
+AT_THE_END = """() => {
+    window.scrollTo(0, document.documentElement.scrollHeight);
+    const r = document.getElementById('right').getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom,
+            dockTop: document.querySelector('#workspace .dock').getBoundingClientRect().top};
+}"""
+
+CLEAR = "m => m.top >= -1 && m.bottom <= m.dockTop + 1 && (m.boxTop === undefined"
+CLEAR += " || (m.top >= m.boxTop - 1 && m.bottom <= m.boxBottom + 1))"
+
+
+def clear_of_the_dock(image) -> bool:
+    """Whole in its box, inside the window and above the dock, within a pixel."""
+    in_box = "boxTop" not in image or whole(image)
+    return in_box and image["top"] >= -1 and image["bottom"] <= image["dockTop"] + 1
+
+
+def measured_once_settled(page, script: str, arg=None):
+    """`script`'s measure once it is clear of the dock, or as it is after WAIT_MS: the page
+    fits its images again when they load and the dock when its fonts do (a frame later)."""
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(f"arg => ({CLEAR})(({script})(arg))", arg=arg, timeout=WAIT_MS)
+    return page.evaluate(script, arg)
+
+
+def back_to_the_top(page):
+    page.evaluate(
+        """() => { document.activeElement.blur(); window.scrollTo(0, 0);
+                   document.querySelectorAll('.response-body').forEach(b => b.scrollTop = 0); }"""
+    )
+
+
+def check_clear_of_the_dock(page, where):
+    """On a phone: each response image scrolled into view, the Right response focused and the
+    Right response at the page's end are whole above the dock, with the dock closed and opened
+    by "More"; a tap on a score and the focus on Submit leave the page where it is."""
+    # Scoring does not move the page: a tap on a point (which focuses its radio button), the
+    # focus on Submit.
+    point = page.locator("#rating-form .scale-row:not(.compact) .point").nth(3).bounding_box()
+    page.mouse.click(point["x"] + point["width"] / 2, point["y"] + point["height"] / 2)
+    page.wait_for_function("() => document.querySelector('#rating-form input:checked')")
+    page.locator("#rating-form button[type=submit]").focus()
+    assert page.evaluate("window.scrollY") == 0, where
+    page.evaluate("document.querySelectorAll('#rating-form input').forEach(i => i.checked = false)")
+    back_to_the_top(page)
+    count = page.locator("#workspace .response-body a.zoomable img").count()
+    for state in ("closed", "open"):
+        if state == "open":
+            page.locator("#workspace .dock-more").click()
+            page.wait_for_function("() => document.querySelector('#workspace .dock.open')")
+        for index in range(count):
+            image = measured_once_settled(page, INTO_VIEW, index)
+            assert clear_of_the_dock(image), (where, state, image)
+            back_to_the_top(page)
+        box = measured_once_settled(page, FOCUS_RIGHT)
+        assert clear_of_the_dock(box), (where, state, "the Right response focused", box)
+        back_to_the_top(page)
+        box = measured_once_settled(page, AT_THE_END)
+        assert clear_of_the_dock(box), (where, state, "the Right response at the end", box)
+        back_to_the_top(page)
+    page.locator("#workspace .dock-more").click()
+    page.wait_for_function("() => document.querySelector('#workspace .dock.closed')")
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=["1366", "390", "360"])
@@ -107,6 +204,9 @@ def test_mmrb2_long_reasoning_and_interleaved_pairs_begin_on_the_first_screen_an
     (name,) = start_each_task(page, live_server.url)
     first = page.get_attribute("#workspace", "data-assignment")
     check_first_screen(page, viewport, name, all_whole=False)
+    # Rated after a look at the whole Right response (on a phone the page scrolls to its end):
+    # the next pair begins at the top all the same.
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
     page.locator("#rating-form .scale-row:not(.compact) .point").nth(2).click()
     page.locator("#rating-form button[type=submit]").click()
     page.wait_for_function(
