@@ -33,7 +33,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from config.login_forms import LimitedAuthenticationForm
-from core.errors import Invalid, NotFound, Refused
+from core.errors import Invalid, Refused
 from core.login_limits import password_reset_refusal
 from core.mail import mail_configured
 from projects.forms import ApiTokenForm
@@ -165,10 +165,7 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
 @require_POST
 def api_token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
     """Revoke one of the user's own tokens (anyone else's: 404, like a missing one)."""
-    try:
-        token = api_token_revoke(user=request.user, token_id=token_id)
-    except NotFound:
-        raise Http404("no such token") from None
+    token = api_token_revoke(user=request.user, token_id=token_id)
     messages.success(
         request, gettext("Token “%(name)s” revoked: it no longer works.") % {"name": token.name}
     )

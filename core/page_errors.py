@@ -3,7 +3,9 @@
 
 - A page that lets a `DomainError` escape answers with a small page saying why, at the
   error's status, the message escaped (`DomainErrorMiddleware`); htmx gets the fragment
-  alone. The API has its own mapping (api/exception_handler.py): DRF answers before this.
+  alone. A `NotFound` is the site's 404 page instead, the same as for an id that does not
+  exist (Http404): no view converts one by hand, and none shows one as a message or in its
+  own page. The API has its own mapping (api/exception_handler.py): DRF answers before this.
 - A form that posts and redirects (post, redirect, get) shows the error as a message on the
   page it redirects to instead: `with refusal_as_message(request): ...`.
 - A form that is shown again with the error beside its fields: `with errors_on_form(form):
@@ -18,8 +20,10 @@ from contextlib import contextmanager
 from functools import wraps
 
 from django.contrib import messages
+from django.core.handlers.exception import response_for_exception
+from django.http import Http404
 
-from core.errors import DomainError, Invalid
+from core.errors import DomainError, Invalid, NotFound
 from core.htmx import render_fragment_or_page
 
 # An input error shown in place, in the form that was posted, answers 422: htmx swaps a 422
@@ -37,6 +41,8 @@ class DomainErrorMiddleware:
     def process_exception(self, request, exception):
         if not isinstance(exception, DomainError):
             return None
+        if isinstance(exception, NotFound):
+            return response_for_exception(request, Http404())
         context = {"error": exception, "status": exception.status}
         return render_fragment_or_page(
             request, "_domain_error.html", "domain_error.html", context, status=exception.status
@@ -49,6 +55,8 @@ def refusal_as_message(request, prefix: str = ""):
     for the next page. Put the success message inside the block, after the service call."""
     try:
         yield
+    except NotFound:
+        raise
     except DomainError as error:
         messages.error(request, f"{prefix}{error.message}")
 
@@ -92,14 +100,16 @@ def rerender_status(error: DomainError) -> int:
 
 def domain_errors_shown_by(show: Callable) -> Callable:
     """Decorate a view whose page shows its services' errors itself: a `DomainError` from the
-    view becomes `show(request, error, *args, **kwargs)` (the view's own arguments), which
-    answers at `error.status` or `rerender_status(error)`."""
+    view (but a NotFound, the 404 page) becomes `show(request, error, *args, **kwargs)` (the
+    view's own arguments), which answers at `error.status` or `rerender_status(error)`."""
 
     def decorator(view):
         @wraps(view)
         def wrapped(request, *args, **kwargs):
             try:
                 return view(request, *args, **kwargs)
+            except NotFound:
+                raise
             except DomainError as error:
                 return show(request, error, *args, **kwargs)
 

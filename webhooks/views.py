@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from core.errors import Invalid, NotFound
+from core.errors import Invalid
 from core.rate_limits import RateLimited, rate_limited_page
 from projects.access import project_for_lead
 from webhooks.models import WebhookKind
@@ -47,8 +47,6 @@ def webhooks_page(request, slug: str):
             )
         except RateLimited as limited:
             return rate_limited_page(request, limited, back=_page(slug))
-        except NotFound:
-            raise Http404("no such destination") from None
         except Invalid as invalid:
             error, status = invalid.message, 400
         else:
@@ -78,8 +76,6 @@ def subscription_remove(request, slug: str, subscription_id: int):
         subscription_delete(project=project, subscription_id=subscription_id, by=request.user.pk)
     except RateLimited as limited:
         return rate_limited_page(request, limited, back=_page(slug))
-    except NotFound:
-        raise Http404("no such subscription") from None
     messages.success(request, _("Subscription removed."))
     return redirect("project-webhooks", slug=slug)
 
@@ -92,8 +88,6 @@ def delivery_resend_view(request, slug: str, delivery_id: int):
         copy = delivery_resend(project=project, delivery_id=delivery_id, by=request.user.pk)
     except RateLimited as limited:
         return rate_limited_page(request, limited, back=_page(slug) + "#deliveries")
-    except NotFound:
-        raise Http404("no such delivery") from None
     messages.success(
         request,
         _("Delivery %(delivery)s re-sent as delivery %(copy)s.")

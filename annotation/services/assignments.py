@@ -180,18 +180,24 @@ def _claim_once(user, task: Task, now: datetime):
         )
 
 
+class AssignmentNotFound(NotFound):
+    """No assignment of this user with this id (someone else's answers the same)."""
+
+
 def lock_own_assignment(assignment_id: int, user) -> tuple[Assignment, Pair]:
     """Lock the user's assignment and its pair (pair first, the order every writer uses).
-    Raises Assignment.DoesNotExist when the assignment is not the user's, or is a
-    placeholder's: imported ratings are no one's to change or skip, whatever session or token
-    reaches here (projects.models.PlaceholderAccount)."""
+    Raises AssignmentNotFound when the assignment is not the user's, or is a placeholder's:
+    imported ratings are no one's to change or skip, whatever session or token reaches here
+    (projects.models.PlaceholderAccount)."""
     pair_id = (
         Assignment.objects.filter(
             pk=assignment_id, annotator=user, annotator__placeholder__isnull=True
         )
         .values_list("pair_id", flat=True)
-        .get()
+        .first()
     )
+    if pair_id is None:
+        raise AssignmentNotFound(_("No such assignment."))
     pair = (
         Pair.objects.select_for_update(of=("self",))
         .select_related("project", "task")

@@ -136,7 +136,7 @@ def rating_submit(
     rating of an assignment. A repeated submit stores one rating. The last needed rating
     (N + extra) decides the pair in this transaction; a correction within the grace period
     re-decides it.
-    Raises Assignment.DoesNotExist for someone else's assignment or a placeholder's
+    Raises AssignmentNotFound for someone else's assignment or a placeholder's
     (lock_own_assignment), RatingInvalid for bad input and AssignmentClosed when the
     assignment cannot take a rating any more."""
     now = now or timezone.now()

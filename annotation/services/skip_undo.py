@@ -1,8 +1,8 @@
 """Taking back a skip or a flag: the annotate page's Undo and the API's `undo`.
 
 Rules (annotation.selectors.undoable_skip offers the button by the same ones):
-- only the annotator's own assignment (anyone else's raises Assignment.DoesNotExist, which the
-  callers answer like a missing id);
+- only the annotator's own assignment (anyone else's raises AssignmentNotFound, answered like
+  a missing id);
 - only the last thing they finished in the task: a skip followed by a rating, or by another
   skip, is final (Undo is for a slip just made, not a history to rewind);
 - within the project's grace period for correcting a rating (`edit_grace_minutes`), counted
@@ -48,7 +48,7 @@ class UndoRefused(AssignmentClosed):
 
 def assignment_undo(*, assignment_id: int, user, now: datetime | None = None) -> Assignment:
     """Give the user back the pair they last skipped or flagged (see the module's rules).
-    Returns the assignment, leased again. Raises Assignment.DoesNotExist when it is not
+    Returns the assignment, leased again. Raises AssignmentNotFound when it is not
     theirs, UndoRefused (409) when it cannot be undone."""
     now = now or timezone.now()
     with transaction.atomic():

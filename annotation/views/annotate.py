@@ -169,11 +169,7 @@ def annotate(request, assignment_id: int):
         return _workspace(request, assignment, return_to=_return_to(request))
     task = task_of_assignment(request.user, assignment_id)  # 404 unless theirs
     return_to = _return_to(request)
-    try:
-        confirmation = _apply(request, assignment_id)
-    except Assignment.DoesNotExist:
-        raise Http404(_("no such assignment")) from None
-    messages.success(request, confirmation)
+    messages.success(request, _apply(request, assignment_id))
 
     following = _back_where_they_were(request, return_to) or assignment_claim(request.user, task)
     # A task a lead archived meanwhile has no page of its own any more: home, with a word.
@@ -228,10 +224,7 @@ def annotate_undo(request, assignment_id: int):
     """Take back the annotator's last skip or flag (annotation/services/skip_undo.py): the pair
     is theirs again and shown next."""
     task_of_assignment(request.user, assignment_id)  # 404 unless theirs
-    try:
-        assignment_undo(assignment_id=assignment_id, user=request.user)
-    except Assignment.DoesNotExist:
-        raise Http404("no such assignment") from None
+    assignment_undo(assignment_id=assignment_id, user=request.user)
     messages.success(request, _("Undone: the pair is yours to rate again."))
     if not wants_fragment(request):
         return redirect("annotate", assignment_id=assignment_id)

@@ -7,13 +7,11 @@ are counted like sign-ins (core/login_limits.py), keyed by the link, and every l
 cannot be used answers the same 404 page."""
 
 import math
-import time
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -47,12 +45,11 @@ from projects.services.invitations import (
     invitation_revoke,
     mail_configured,
 )
-from projects.services.member_add_limits import member_add_counted, member_add_refusal
-from projects.services.members import membership_add, membership_update
+from projects.services.member_add_limits import MemberAddsLimited, membership_add_paced
+from projects.services.members import membership_update
 
 # Adding an existing account takes at least this long whether or not one matched, so that
 # neither the answer nor its time tells which accounts exist.
-_ADD_SECONDS = 0.3
 
 
 def _members_page(request, project, form, *, link="", mailed=None, status=200, add_form=None):
@@ -160,36 +157,29 @@ def member_add(request, slug: str):
     """Add an existing account by username or e-mail. The answer is the same message after
     the same time whether an account matched or not; attempts are limited per lead."""
     project = project_for_lead(request.user, slug)
-    wait = member_add_refusal(request.user.pk)
-    if wait is not None:
-        minutes = max(1, math.ceil(wait / 60))
-        messages.error(
-            request,
-            _("Too many additions: try again in %(minutes)s minutes, or send an invitation.")
-            % {"minutes": minutes},
-        )
-        return redirect("project-members", slug=slug)
     form = MemberAddForm(project, request.POST)
     if not form.is_valid():
         return _members_page(request, project, InvitationForm(project), add_form=form, status=400)
-    member_add_counted(request.user.pk)
-    started = time.monotonic()
-    with errors_on_form(form):
-        membership_add(
-            project=project,
-            identifier=form.cleaned_data["identifier"],
-            role=form.cleaned_data["role"],
-            tasks=form.cleaned_data["tasks"],
-        )
-        time.sleep(max(0.0, _ADD_SECONDS - (time.monotonic() - started)))
-        messages.success(
-            request,
-            _(
-                "If an account has exactly that username or e-mail and was not a member yet, "
-                "it is now a member of %(project)s. Nothing is sent to them: tell them."
+    try:
+        with errors_on_form(form):
+            membership_add_paced(
+                project=project,
+                lead_id=request.user.pk,
+                identifier=form.cleaned_data["identifier"],
+                role=form.cleaned_data["role"],
+                tasks=form.cleaned_data["tasks"],
             )
-            % {"project": project.name},
-        )
+            messages.success(
+                request,
+                _(
+                    "If an account has exactly that username or e-mail and was not a member "
+                    "yet, it is now a member of %(project)s. Nothing is sent to them: tell them."
+                )
+                % {"project": project.name},
+            )
+            return redirect("project-members", slug=slug)
+    except MemberAddsLimited as limited:
+        messages.error(request, limited.message)
         return redirect("project-members", slug=slug)
     return _members_page(request, project, InvitationForm(project), add_form=form, status=400)
 
@@ -200,12 +190,7 @@ def lease_release(request, slug: str, assignment_id: int):
     """Give an annotator's pair in progress back to the pool (another project's id, or one
     no longer in progress, is a 404)."""
     project = project_for_lead(request.user, slug)
-    try:
-        released = assignment_release(project=project, assignment_id=assignment_id, by=request.user)
-    except DomainError as error:
-        if error.status == 404:
-            raise Http404(error.message) from None
-        raise
+    released = assignment_release(project=project, assignment_id=assignment_id, by=request.user)
     messages.success(
         request,
         _("Pair %(pair)s is back in the pool; %(name)s no longer holds it.")

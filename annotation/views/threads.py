@@ -23,13 +23,12 @@ from annotation.access import own_assignments
 from annotation.models import PairThread
 from annotation.selectors.pair_threads import annotator_threads
 from annotation.services.pair_threads import (
-    ThreadNotFound,
     pair_note_add,
     question_answer,
     question_ask,
 )
 from content.models import Pair
-from core.errors import DomainError
+from core.errors import DomainError, NotFound
 from core.htmx import varies_on_htmx, wants_fragment
 from core.page_errors import INVALID_FORM_SHOWN_AGAIN
 from core.rate_limits import RateLimited, rate_limited_page
@@ -58,8 +57,6 @@ def question_ask_view(request, assignment_id: int):
     back = reverse("annotate", args=[assignment_id]) + "#pair-thread"
     try:
         question_ask(assignment_id=assignment_id, user=request.user, body=body)
-    except ThreadNotFound:
-        raise Http404("no such assignment") from None
     except RateLimited as error:
         if not wants_fragment(request):
             return rate_limited_page(request, error, back=back)
@@ -68,6 +65,8 @@ def question_ask_view(request, assignment_id: int):
         )
         menu["Retry-After"] = str(error.retry_after)
         return menu
+    except NotFound:
+        raise  # the page's 404 (core/page_errors.py), not a message
     except DomainError as error:
         if not wants_fragment(request):
             messages.error(request, _("Question not sent: %(error)s") % {"error": error.message})
@@ -111,8 +110,8 @@ def thread_answer_view(request, slug: str, pair_id: int, thread_id: int):
         raise Http404("no such question on this pair")
     try:
         question_answer(thread_id=thread_id, lead=request.user, body=request.POST.get("body", ""))
-    except ThreadNotFound:
-        raise Http404("no such question") from None
+    except NotFound:
+        raise  # the page's 404 (core/page_errors.py), not a message
     except RateLimited as error:
         return rate_limited_page(request, error, back=_pair_questions(slug, pair_id))
     except DomainError as error:
@@ -130,8 +129,8 @@ def pair_note_view(request, slug: str, pair_id: int):
     pair = _led_pair(request, slug, pair_id)
     try:
         pair_note_add(pair_id=pair.pk, lead=request.user, body=request.POST.get("body", ""))
-    except ThreadNotFound:
-        raise Http404("no such pair") from None
+    except NotFound:
+        raise  # the page's 404 (core/page_errors.py), not a message
     except RateLimited as error:
         return rate_limited_page(request, error, back=_pair_questions(slug, pair_id))
     except DomainError as error:

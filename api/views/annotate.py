@@ -4,10 +4,8 @@ undo the last skip), list one's own assignments and ratings. Nobody sees anyone 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
-from annotation.models import Assignment
 from annotation.services.assignments import assignment_claim, assignment_skip
 from annotation.services.ratings import RatingInput, rating_submit
 from annotation.services.skip_undo import assignment_undo
@@ -91,12 +89,9 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Scoped
         assignment = self.get_object()  # 404 unless it is yours
         serializer = RatingInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        try:
-            rating = rating_submit(
-                assignment.pk, request.user, RatingInput(**serializer.validated_data)
-            )
-        except Assignment.DoesNotExist:
-            raise NotFound() from None
+        rating = rating_submit(
+            assignment.pk, request.user, RatingInput(**serializer.validated_data)
+        )
         rating = own_ratings(request.user).get(pk=rating.pk)
         return Response(RatingSerializer(rating, context=self.get_serializer_context()).data)
 
@@ -110,10 +105,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Scoped
         assignment = self.get_object()
         serializer = SkipSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        try:
-            assignment_skip(assignment.pk, request.user, serializer.validated_data["reason"])
-        except Assignment.DoesNotExist:
-            raise NotFound() from None
+        assignment_skip(assignment.pk, request.user, serializer.validated_data["reason"])
         return Response(AssignmentSerializer(self.get_object()).data)
 
     @extend_schema(
@@ -127,10 +119,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Scoped
     @action(detail=True, methods=["post"])
     def undo(self, request, pk=None):
         assignment = self.get_object()  # 404 unless it is yours
-        try:
-            assignment_undo(assignment_id=assignment.pk, user=request.user)
-        except Assignment.DoesNotExist:
-            raise NotFound() from None
+        assignment_undo(assignment_id=assignment.pk, user=request.user)
         return Response(AssignmentSerializer(self.get_object()).data)
 
 

@@ -8,6 +8,7 @@ from django.utils import timezone
 from annotation.models import Assignment, Flag, Rating
 from annotation.services.assignments import (
     AssignmentClosed,
+    AssignmentNotFound,
     assignment_claim,
     assignment_flag,
     assignment_skip,
@@ -171,8 +172,8 @@ def test_flag_reports_to_the_leads_and_skips(task, annotators):
 def test_nobody_acts_on_someone_elses_assignment(task, annotators):
     owner, intruder = annotators[:2]
     assignment = assignment_claim(owner, task)
-    with pytest.raises(Assignment.DoesNotExist):
+    with pytest.raises(AssignmentNotFound):
         rating_submit(assignment.pk, intruder, RatingInput(overall=1))
-    with pytest.raises(Assignment.DoesNotExist):
+    with pytest.raises(AssignmentNotFound):
         assignment_skip(assignment.pk, intruder, "mine now")
     assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.LEASED

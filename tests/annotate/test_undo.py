@@ -13,7 +13,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Assignment, Flag
-from annotation.services.assignments import assignment_claim, assignment_flag, assignment_skip
+from annotation.services.assignments import (
+    AssignmentNotFound,
+    assignment_claim,
+    assignment_flag,
+    assignment_skip,
+)
 from annotation.services.gold import GoldEntry, gold_set
 from annotation.services.ratings import RatingInput, rating_submit
 from annotation.services.skip_undo import UndoRefused, assignment_undo
@@ -127,7 +132,7 @@ def test_someone_elses_skip_is_not_found_and_stays_skipped(task, annotators):
     owner, other = annotators[0], annotators[1]
     first, _ = skipped_then_next(owner, task)
     before = state(first.pk)
-    with pytest.raises(Assignment.DoesNotExist):
+    with pytest.raises(AssignmentNotFound):
         assignment_undo(assignment_id=first.pk, user=other)
     assert state(first.pk) == before
 

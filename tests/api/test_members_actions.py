@@ -16,7 +16,6 @@ from django.urls import reverse
 from annotation.models import Assignment
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
-from annotation.views import members as member_views
 from api.authentication import READ_ONLY
 from projects.models import Membership, Project
 from projects.models.placeholder import PlaceholderAccount
@@ -141,7 +140,6 @@ def test_additions_past_the_hourly_limit_answer_429_counting_the_pages_too(
     world, as_lead, quick, client, monkeypatch
 ):
     monkeypatch.setattr(member_add_limits, "ADDS_PER_HOUR", 3)
-    monkeypatch.setattr(member_views, "_ADD_SECONDS", 0.0)
     client.force_login(world.lead_a)
     page = client.post(
         reverse("member-add", args=["alpha"]),

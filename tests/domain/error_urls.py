@@ -7,7 +7,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.views import APIView
 
 from annotation.services.adjudication import AdjudicationRefused, FilterInvalid
-from annotation.services.assignments import AssignmentClosed
+from annotation.services.assignments import AssignmentClosed, AssignmentNotFound
 from annotation.services.ratings import RatingInvalid
 from config.urls import urlpatterns as site_urls
 from content.importing.errors import ImportFailed
@@ -32,6 +32,7 @@ ERRORS = {
     "import": lambda: ImportFailed("bad JSON", 2),
     "template": lambda: TemplateInvalid("needs {prompt}", {"body": ["needs {prompt}"]}),
     "export": lambda: ExportInvalid("project 'p' has no task 'nope'"),
+    "missing": lambda: AssignmentNotFound("No such assignment."),
 }
 
 

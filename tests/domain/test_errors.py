@@ -2,6 +2,10 @@
 (api/exception_handler.py: Refused → 409 `{"detail"}`, Invalid → 400 with field messages) and
 once for the pages (core/page_errors.py: the same statuses, an escaped message)."""
 
+import ast
+import re
+from pathlib import Path
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -17,6 +21,7 @@ from tests.factories import member
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.domain.error_urls")]
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def api(name: str):
@@ -111,3 +116,49 @@ def test_real_endpoints_answer_through_the_mapping():
     start = client.post("/api/runs/", {"project": "empty", "judge": coin.pk}, format="json")
     assert start.status_code == 400  # a run that cannot start: the request's choice
     assert start.json() == {"detail": "no pairs to judge in this selection"}
+
+
+def unmasked(answer) -> str:
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", answer.content.decode())
+
+
+def test_a_page_answers_a_not_found_error_with_the_sites_404_page(client):
+    missing = client.post("/_errors/page/missing/")
+    no_such_page = client.get("/no-such-page/")
+    assert missing.status_code == no_such_page.status_code == 404
+    # The same page but for the form's per-request token: no tell of what was looked for.
+    assert unmasked(missing) == unmasked(no_such_page)
+
+
+VIEW_MODULES = sorted(
+    path
+    for pattern in ("*/views.py", "*/views/*.py", "*/*_views.py")
+    for path in ROOT.glob(pattern)
+    if ".venv" not in path.parts and "tests" not in path.parts
+)
+
+
+def _by_hand(tree: ast.AST) -> list[int]:
+    """Lines of handlers that turn a model's DoesNotExist, or a NotFound, into a 404 by hand."""
+    lines = []
+    for handler in ast.walk(tree):
+        if not isinstance(handler, ast.ExceptHandler) or handler.type is None:
+            continue
+        caught = ast.unparse(handler.type)
+        raises_404 = any(
+            isinstance(node, ast.Raise) and "Http404" in ast.unparse(node)
+            for node in ast.walk(handler)
+        )
+        if "DoesNotExist" in caught or ("NotFound" in caught and raises_404):
+            lines.append(handler.lineno)
+    return lines
+
+
+def test_no_view_converts_a_missing_object_to_a_404_by_hand():
+    assert len(VIEW_MODULES) > 10
+    found = {
+        str(path.relative_to(ROOT)): lines
+        for path in VIEW_MODULES
+        if (lines := _by_hand(ast.parse(path.read_text(encoding="utf-8"))))
+    }
+    assert found == {}, "services raise a NotFound; core/page_errors.py and the API map it"

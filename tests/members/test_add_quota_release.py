@@ -14,7 +14,6 @@ from django.urls import reverse
 from annotation.models import Assignment
 from annotation.services.assignments import assignment_claim, assignment_skip
 from annotation.services.ratings import RatingInput, rating_submit
-from annotation.views import members as member_views
 from audit.models import AuditEntry
 from projects.events import project_event
 from projects.models import Membership, Project, Task
@@ -29,7 +28,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def quick(monkeypatch):
     """The equal-time floor of an addition, off where a test does not measure it."""
-    monkeypatch.setattr(member_views, "_ADD_SECONDS", 0.0)
+    monkeypatch.setattr(member_add_limits, "ADD_SECONDS", 0.0)
 
 
 def add(client, project, identifier, role="annotator", **extra):
@@ -80,7 +79,7 @@ def test_the_answer_is_the_same_whether_or_not_an_account_matched(lead_client, p
 
 def test_adding_takes_as_long_whether_or_not_an_account_matched(lead_client, project):
     User.objects.create_user("frank", password=PASSWORD)
-    floor = member_views._ADD_SECONDS
+    floor = member_add_limits.ADD_SECONDS
     for name in ("frank", "no-such-person"):
         started = time.monotonic()
         add(lead_client, project, name)

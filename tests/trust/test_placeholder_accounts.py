@@ -13,6 +13,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Rating
+from annotation.services.assignments import AssignmentNotFound
 from annotation.services.pair_import import pairs_import
 from annotation.services.ratings import RatingInput, rating_submit
 from content.importing.errors import ImportFailed
@@ -128,7 +129,7 @@ def test_a_placeholders_rating_cannot_be_changed_by_the_rating_service(tmp_path)
     assignment = Assignment.objects.filter(annotator=placeholder).first()
     before = Rating.objects.get(assignment=assignment).overall
 
-    with pytest.raises(Assignment.DoesNotExist):
+    with pytest.raises(AssignmentNotFound):
         rating_submit(assignment.pk, placeholder, RatingInput(overall="1"))
 
     assert Rating.objects.get(assignment=assignment).overall == before
