@@ -18,15 +18,6 @@ CITATION = re.compile(r"\b[Ii]ssues? #?\d+")
 # once it lands. Empty this list then; the test must not grow one.
 ALLOWED = {
     "bench/pair_browser.py",
-    "static/arbiter.css",
-    "templates/annotation/annotate.html",
-    "tests/annotate/test_expert_page_browser.py",
-    "tests/annotate/test_feedback_browser.py",
-    "tests/annotate/test_gold_browser.py",
-    "tests/annotate/test_layout_browser.py",
-    "tests/annotate/test_prefetch_browser.py",
-    "tests/annotate/test_undo_browser.py",
-    "tests/api/test_tokens.py",
     "tests/pages/test_dark_mode.py",
     "tests/pages/test_powered_pages.py",
 }

@@ -1,5 +1,5 @@
 """The expert's page in a real browser, as an expert paid by the hour uses it: compare without
-scrolling, correct a slip safely, keep their place, on a laptop and on a phone (issue 14).
+scrolling, correct a slip safely, keep their place, on a laptop and on a phone.
 Debian's Chromium through Playwright; pairs with long answers and 256 px images, as MMRB2's."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""The annotate page's feedback covers nothing (issue 29): the confirmation of a rating, a skip
+"""The annotate page's feedback covers nothing: the confirmation of a rating, a skip
 or a flag sits where no control or counter is, the progress bar shows the pairs done (none on
 the first pair), and a rating made a moment ago is "just now". Debian's Chromium through
 Playwright at 1366×768 and 390×844."""

@@ -1,4 +1,4 @@
-"""Qualification and gold checks in a real browser (issue 15): an annotator of a task with a
+"""Qualification and gold checks in a real browser: an annotator of a task with a
 qualification set answers it first, with feedback after each answer, then gets the real queue;
 a gold check mixed into that queue looks exactly like any other pair."""
 

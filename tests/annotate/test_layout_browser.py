@@ -1,4 +1,4 @@
-"""The annotate page's layout in a real browser (issue 29): images whole by default at
+"""The annotate page's layout in a real browser: images whole by default at
 1366×768 (a 1024 px response image and a 256 px prompt image inside their boxes, no scrolling)
 with a remembered "natural size" choice; on phones a one-row dock, both responses started on
 the first screen, a swipe between them and no key hints on touch screens; in a right-to-left

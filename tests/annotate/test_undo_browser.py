@@ -1,4 +1,4 @@
-"""Undo on the annotate page (issue 29), in Debian's Chromium through Playwright at 1366×768:
+"""Undo on the annotate page, in Debian's Chromium through Playwright at 1366×768:
 a skipped pair comes back with Undo, in place, without a reload; a rating reopened from Recent
 ratings has a way back to the current pair."""
 

@@ -1,4 +1,4 @@
-"""API tokens fit for pipelines (issue 30): several per user, hashed, expiring, revocable,
+"""API tokens fit for pipelines: several per user, hashed, expiring, revocable,
 read-only or read-write, for all of the user's projects or one, and never more than the user.
 
 The attack: a token limited to project A, used on project B's ids (pairs, tasks, exports,
