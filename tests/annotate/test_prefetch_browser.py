@@ -1,6 +1,7 @@
 """The next pair's images are preloaded while the expert rates: once the page is idle the
 browser has downloaded the images of the pair likely next, without showing anything of it;
-Enter then shows that pair with those images, which are not downloaded again. Debian's Chromium through Playwright at 1366×768."""
+Enter then shows that pair with those images, which are not downloaded again. Debian's
+Chromium through Playwright at 1366×768."""
 
 import pytest
 from django.urls import reverse
