@@ -75,6 +75,8 @@ def django_env(database_url: str, var_dir: Path, redis_url: str | None = None) -
         "SECRET_KEY": "bench-only-secret-key-not-for-production-0123456789abcdefghij",
         "DEBUG": "false",
         "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+        # The benches' judges are fake servers on 127.0.0.1 (core/outbound.py refuses those).
+        "ARBITER_ALLOW_PRIVATE_ADDRESSES": "true",
     }
     env.pop("REDIS_URL", None)
     if redis_url:

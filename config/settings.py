@@ -258,6 +258,9 @@ ARBITER_WEBHOOK_RETRY_SECONDS = env_list(
     "ARBITER_WEBHOOK_RETRY_SECONDS", ["60", "300", "1800", "7200"]
 )
 ARBITER_WEBHOOK_TIMEOUT_SECONDS = env_int("ARBITER_WEBHOOK_TIMEOUT_SECONDS", 5, minimum=1)
+# Judges and webhook receivers on private, loopback or reserved addresses (core/outbound.py):
+# refused unless the operator allows them (a model served inside the organisation).
+ARBITER_ALLOW_PRIVATE_ADDRESSES = env_bool("ARBITER_ALLOW_PRIVATE_ADDRESSES", False)
 # A dashboard page whose figures took longer than this to compute is not recomputed in the
 # request after a change: its last figures are shown, marked, while a refresh runs behind.
 ARBITER_FIGURES_INLINE_MS = env_int("ARBITER_FIGURES_INLINE_MS", 500, minimum=0)

@@ -16,6 +16,7 @@ import aiohttp
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from core.outbound import refused_address
 from judging.models import (
     API_BACKENDS,
     POINTWISE_SCALES,
@@ -170,8 +171,18 @@ async def _post(session: aiohttp.ClientSession, url: str, headers: dict, body: d
     except TimeoutError:
         raise CallFailed("timed out", retryable=True) from None
     except aiohttp.ClientError as error:
-        # The exception's class only: its text can quote what the server sent.
-        raise CallFailed(f"connection failed: {type(error).__name__}", retryable=True) from None
+        raise connection_failure(error) from None
+
+
+def connection_failure(error: aiohttp.ClientError) -> CallFailed:
+    """A failed connection as the run records it: the exception's class only (its text can
+    quote what the server sent); a refused private address is not retried (core/outbound.py)."""
+    if refused_address(error):
+        return CallFailed(
+            "the provider's address is private or local, which this server does not allow",
+            retryable=False,
+        )
+    return CallFailed(f"connection failed: {type(error).__name__}", retryable=True)
 
 
 def _data_url(media_type: str, encoded: str) -> str:

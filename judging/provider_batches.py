@@ -21,6 +21,7 @@ from judging.backends import (
     anthropic_headers,
     anthropic_reply,
     checked_json,
+    connection_failure,
     connection_url,
     openai_headers,
     openai_reply,
@@ -68,7 +69,7 @@ async def _request(session, method: str, url: str, headers: dict, *, limit=None,
     except TimeoutError:
         raise CallFailed("timed out", retryable=True) from None
     except aiohttp.ClientError as error:
-        raise CallFailed(f"connection failed: {type(error).__name__}", retryable=True) from None
+        raise connection_failure(error) from None
 
 
 async def _json(session, method: str, url: str, headers: dict, **body) -> dict:

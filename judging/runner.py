@@ -16,13 +16,13 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import aiohttp
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.db.models import F
 from django.utils import timezone
 
 from content.models import Pair
+from core.outbound import client_session
 from judging.backends import call_backend
 from judging.contents import UNSENDABLE, PairContents, Trial
 from judging.models import (
@@ -279,10 +279,7 @@ async def _execute(run, first: _Slice, rest: Iterator[_Slice], writer) -> bool:
     cancelled = asyncio.Event()
     # aiohttp rather than httpx: a quarter of the CPU per request, which is what bounds a
     # worker at hundreds of calls per second. The total timeout bounds a whole attempt.
-    session = aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(limit=judge.concurrency),
-        timeout=aiohttp.ClientTimeout(total=judge.timeout_seconds),
-    )
+    session = client_session(total_seconds=judge.timeout_seconds, limit=judge.concurrency)
     caches: list[RequestCache] = []
     planner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="plan")
     try:

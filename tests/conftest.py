@@ -16,6 +16,12 @@ from django.core.cache import cache, caches
 from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection, connections
 
+# The tests' judges and webhook receivers are servers on 127.0.0.1 (devtools/): allowed, here
+# and in the processes the tests start (core/outbound.py refuses them otherwise; its own tests
+# turn this off).
+os.environ["ARBITER_ALLOW_PRIVATE_ADDRESSES"] = "true"
+django_settings.ARBITER_ALLOW_PRIVATE_ADDRESSES = True
+
 SHARED_MMRB2 = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "mmrb2"
 IN_CI = os.environ.get("CI", "").lower() == "true"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")

@@ -4,26 +4,26 @@ An attempt claims its row under a lock (pending, due) and moves `next_attempt_at
 retry's time before the POST: a second message for the same delivery (the outbox's and the
 sweep's, or a broker's re-delivery) finds it not due and does nothing, so a delivery is sent
 once per attempt. The POST happens outside any transaction (a slow receiver holds no lock),
-only ever to the URL of the operator's `Destination`, with a short timeout, no proxy from
-the environment and no redirect followed (a 3xx is a failed attempt); of the answer only the
-status and a short excerpt are kept."""
+only ever to the URL of the operator's `Destination`, through the outbound client
+(core/outbound.py: a short timeout, no proxy from the environment, private addresses refused
+unless the operator allows them) and no redirect followed (a 3xx is a failed attempt); of the
+answer only the status and a short excerpt are kept."""
 
+import asyncio
 import json
 import logging
 import os
-import socket
-import ssl
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import aiohttp
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone, translation
 
+from core.outbound import client_session, refused_address
 from exports.models import ExportJobFormat
 from webhooks.models import Delivery, DeliveryStatus
 from webhooks.selectors import destinations_for_project
@@ -57,15 +57,6 @@ class Outcome:
     error: str
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None  # the 3xx is the answer: raised as an HTTPError, never followed
-
-
-# No ProxyHandler from the environment (an empty one): the POST goes to the destination.
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect)
-
-
 def _excerpt(raw: bytes) -> str:
     return raw[:EXCERPT].decode("utf-8", errors="replace")
 
@@ -76,34 +67,45 @@ REDIRECTED = "the receiver answered with a redirect (not followed)"
 TIMED_OUT = "the receiver did not answer in time"
 REFUSED = "the receiver refused the connection"
 TLS_FAILED = "the receiver's TLS certificate or handshake failed"
+PRIVATE_ADDRESS = "the receiver's address is private or local, which this server does not allow"
 UNREACHABLE = "the receiver could not be reached"
 
 
 def _failure_class(error: BaseException) -> str:
-    reason = getattr(error, "reason", error)
-    if isinstance(reason, (TimeoutError, socket.timeout)):
+    if isinstance(error, TimeoutError):
         return TIMED_OUT
-    if isinstance(reason, ConnectionRefusedError):
-        return REFUSED
-    if isinstance(reason, ssl.SSLError):
+    if refused_address(error):
+        return PRIVATE_ADDRESS
+    if isinstance(error, aiohttp.ClientSSLError):
         return TLS_FAILED
+    if isinstance(error, aiohttp.ClientConnectorError) and isinstance(
+        error.os_error, ConnectionRefusedError
+    ):
+        return REFUSED
     return UNREACHABLE
 
 
+async def _post_once(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
+    seconds = settings.ARBITER_WEBHOOK_TIMEOUT_SECONDS
+    async with (
+        client_session(total_seconds=seconds, limit=1) as session,
+        session.post(url, data=body, headers=headers, allow_redirects=False) as answer,
+    ):
+        excerpt = _excerpt(await answer.content.read(EXCERPT))
+        if answer.status < 300:
+            return Outcome(True, answer.status, "")
+        logger.warning("webhook receiver answered HTTP %s: %r", answer.status, excerpt)
+        failure = REDIRECTED if answer.status < 400 else ANSWERED_ERROR
+        return Outcome(False, answer.status, failure)
+
+
 def _post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-    timeout = settings.ARBITER_WEBHOOK_TIMEOUT_SECONDS
+    """One POST through the outbound client (core/outbound.py), from synchronous code (a
+    worker's task, the cron command, the embedded mode's in-process job)."""
     try:
-        with _OPENER.open(request, timeout=timeout) as response:
-            response.read(EXCERPT)
-            return Outcome(True, response.status, "")
-    except urllib.error.HTTPError as error:
-        excerpt = _excerpt(error.read(EXCERPT)) if error.fp is not None else ""
-        logger.warning("webhook receiver answered HTTP %s: %r", error.code, excerpt)
-        failure = REDIRECTED if 300 <= error.code < 400 else ANSWERED_ERROR
-        return Outcome(False, error.code, failure)
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        logger.warning("webhook not delivered: %s", getattr(error, "reason", error))
+        return asyncio.run(_post_once(url, body, headers))
+    except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as error:
+        logger.warning("webhook not delivered: %s", type(error).__name__)
         return Outcome(False, None, _failure_class(error))
 
 

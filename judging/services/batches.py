@@ -24,6 +24,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from content.models import Pair
+from core.outbound import client_session
 from judging.backends import (
     CallFailed,
     ConfigurationError,
@@ -108,7 +109,7 @@ def _line(judge: Judge, request_id: str, message, sample: int) -> bytes:
 
 
 def _session() -> aiohttp.ClientSession:
-    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=_TRANSFER_TIMEOUT_SECONDS))
+    return client_session(total_seconds=_TRANSFER_TIMEOUT_SECONDS)
 
 
 async def _with_session(call, *args):

@@ -13,11 +13,11 @@ import asyncio
 import time
 from dataclasses import dataclass
 
-import aiohttp
 from django.core.cache import cache
 from django.utils.translation import gettext
 
 from core.errors import Refused
+from core.outbound import client_session
 from judging.backends import CallFailed, ConfigurationError, call_backend, check_callable
 from judging.models import POINTWISE_SCALES, Judge, PromptTemplate
 from judging.parsing import INVALID, parse_answer, parse_score
@@ -70,8 +70,8 @@ def _template(judge: Judge, project: Project) -> tuple[str, str, str]:
 
 
 async def _call(judge: Judge, message, answer_format: str):
-    timeout = aiohttp.ClientTimeout(total=min(judge.timeout_seconds, CALL_TIMEOUT_SECONDS))
-    async with aiohttp.ClientSession(timeout=timeout) as session:
+    seconds = min(judge.timeout_seconds, CALL_TIMEOUT_SECONDS)
+    async with client_session(total_seconds=seconds) as session:
         return await call_backend(session, judge, message, 0, "call-check", answer_format)
 
 

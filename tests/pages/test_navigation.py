@@ -1,6 +1,6 @@
 """One navigation: every page of a project carries the same project tabs, grouped by what a lead
-does (work, quality, judging, import and export, project), with the same words, and the home page names the
-lead's pages as the tabs do."""
+does (work, quality, judging, import and export, project), with the same words, and the home
+page names the lead's pages as the tabs do."""
 
 import re
 
