@@ -1,7 +1,7 @@
 """Reads of an annotator's own assignments: the lease they hold, a pair's place in their
 sequence, the annotate page's assignment, their recent ratings, the skip they may undo."""
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.db.models import F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
@@ -126,7 +126,7 @@ def undoable_skip(user, task: Task, now: datetime) -> Assignment | None:
     last = last_finished(user, task)
     if last is None or last.status != Assignment.Status.SKIPPED or last.skipped_at is None:
         return None
-    if now >= last.skipped_at + timedelta(minutes=task.project.edit_grace_minutes):
+    if not task.project.within_grace(last.skipped_at, now):
         return None
     if last.pair.status not in RATEABLE_STATUSES:
         return None

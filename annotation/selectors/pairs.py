@@ -1,7 +1,7 @@
 """Reads about pairs: which hold a free slot, whether a rating may still change, the decision
 in force."""
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -34,8 +34,7 @@ def rating_can_change(assignment: Assignment, now: datetime) -> bool:
             return False
     elif pair.status not in DECIDED_STATUSES or pair.decided_by != Pair.DecidedBy.CONSENSUS:
         return False
-    grace = timedelta(minutes=pair.project.edit_grace_minutes)
-    return assignment.submitted_at is not None and now < assignment.submitted_at + grace
+    return pair.project.within_grace(assignment.submitted_at, now)
 
 
 def live_assignments(now: datetime) -> Q:

@@ -59,8 +59,7 @@ def assignment_undo(*, assignment_id: int, user, now: datetime | None = None) ->
         last = last_finished(user, task)
         if last is None or last.pk != assignment.pk:
             raise UndoRefused(_("Only your last action can be undone; you have gone on since."))
-        grace = timedelta(minutes=pair.project.edit_grace_minutes)
-        if assignment.skipped_at is None or now >= assignment.skipped_at + grace:
+        if not pair.project.within_grace(assignment.skipped_at, now):
             raise UndoRefused(_("The time to undo this skip is over."))
         if task.archived_at is not None or pair.status not in RATEABLE_STATUSES:
             raise UndoRefused(_("This pair is no longer being annotated."))

@@ -24,7 +24,7 @@ checks (5 before the first rating); own_membership 2 more
 """
 
 import statistics
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
 from django.db.models import Q
@@ -93,7 +93,7 @@ def _final_gold(project: Project, user, now: datetime) -> dict[str, Any]:
     the latest GOLD_SHOWN with the pair's prompt, their score, the expected side in their
     Left/Right and the explanation; and how many of all of them named the expected side. Two
     queries."""
-    grace_over = now - timedelta(minutes=project.edit_grace_minutes)
+    grace_over = project.grace_over_before(now)
     answers = (
         Rating.objects.filter(
             pair__project=project,
