@@ -23,6 +23,7 @@ import numpy as np
 from django.db.models import Count, Q
 
 from content.models import Pair
+from content.models.pair import DECIDED_STATUSES, IN_THE_QUEUE, POOL_STATUSES
 from judging.models import Verdict
 from metrics.selective_labels import (
     Calibration,
@@ -31,10 +32,6 @@ from metrics.selective_labels import (
     labelled_agreement_at_least,
 )
 from projects.models import Project, Task
-
-TO_LABEL = (Pair.Status.QUEUED, Pair.Status.IN_PROGRESS, Pair.Status.COMPLETE)
-DECIDED = (Pair.Status.KEPT, Pair.Status.DROPPED)
-POOL = (*TO_LABEL, *DECIDED)
 
 
 def _floor_percent(share: float) -> str:
@@ -92,7 +89,9 @@ def _votes(task: Task) -> dict[int, tuple[int, int, int]]:
     """Per pool pair of the task: the judges' trials naming A, naming B, and answering at all
     (ties and answers naming no side included; failed calls are no answer)."""
     rows = (
-        Verdict.objects.filter(pair__task=task, pair__status__in=POOL, choice__isnull=False)
+        Verdict.objects.filter(
+            pair__task=task, pair__status__in=POOL_STATUSES, choice__isnull=False
+        )
         .values("pair_id")
         .annotate(
             a=Count("id", filter=Q(choice="A")),
@@ -108,7 +107,7 @@ def _votes(task: Task) -> dict[int, tuple[int, int, int]]:
 def judge_labels(project: Project, task: Task) -> JudgeLabels:
     """The calibration at the task's latest checkpoint and the labels it lets the judges give."""
     pairs = list(
-        Pair.objects.filter(task=task, status__in=POOL)
+        Pair.objects.filter(task=task, status__in=POOL_STATUSES)
         .order_by("draw", "id")
         .values_list("pk", "status", "label")
     )
@@ -118,7 +117,7 @@ def judge_labels(project: Project, task: Task) -> JudgeLabels:
         side, sure = judge_vote(*votes.get(pk, (0, 0, 0)))
         sides.append(side)
         confidence.append(sure)
-    decided = np.array([status in DECIDED for _pk, status, _label in pairs], dtype=bool)
+    decided = np.array([status in DECIDED_STATUSES for _pk, status, _label in pairs], dtype=bool)
     # A dropped pair, or one kept without a side, gets none of the judges' labels right.
     agrees = np.array(
         [
@@ -141,7 +140,7 @@ def judge_labels(project: Project, task: Task) -> JudgeLabels:
     labels = {
         pk: side
         for (pk, status, label), side, sure in zip(pairs, sides, above, strict=True)
-        if sure and side is not None and status in TO_LABEL and not label
+        if sure and side is not None and status in IN_THE_QUEUE and not label
     }
     # Every covered pair decided so far, at the checkpoint or since, is known: what the
     # calibration allows beyond their disagreements is all the labels given can hold.

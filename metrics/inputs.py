@@ -13,6 +13,7 @@ from django.db.models import Count, Max, Q, QuerySet
 
 from annotation.models import AspectScore, Rating
 from content.models import Pair
+from content.models.pair import DECIDED_STATUSES, IN_THE_QUEUE, POOL_STATUSES
 from judging.models import JudgeRun, Verdict
 from metrics.judge_accuracy import VerdictRow
 from metrics.judge_bias import PairTraits
@@ -46,7 +47,7 @@ def decided_pairs(project: Project) -> dict[int, dict[int, tuple[str, str]]]:
     """{task: {pair: (external id, "kept" | "dropped")}} of the rated pairs decided so far."""
     decided: dict[int, dict[int, tuple[str, str]]] = defaultdict(dict)
     rows = Pair.objects.filter(
-        project=project, status__in=(Pair.Status.KEPT, Pair.Status.DROPPED), rating_count__gt=0
+        project=project, status__in=DECIDED_STATUSES, rating_count__gt=0
     ).values_list("task_id", "id", "external_id", "status")
     for task_id, pair_id, external_id, status in rows:
         decided[task_id][pair_id] = (external_id, status)
@@ -262,8 +263,6 @@ def judge_inputs(project: Project) -> JudgeInputs:
 # The pool a prediction-powered figure speaks for: the pairs in the experts' queue, rated or not,
 # and those they dropped once rated (docs/architecture.md §6.6). Easy pairs (removed by the
 # ensemble), candidates and gold checks are other populations.
-UNDECIDED_STATUSES = (Pair.Status.QUEUED, Pair.Status.IN_PROGRESS, Pair.Status.COMPLETE)
-POOL_STATUSES = (*UNDECIDED_STATUSES, Pair.Status.KEPT, Pair.Status.DROPPED)
 PoolVotes = dict[int, dict[int, dict[int, tuple[int, int, int]]]]  # task -> judge -> pair -> votes
 
 
@@ -303,7 +302,7 @@ def pool_design(project: Project) -> tuple[PoolDesign, PoolOutcomes]:
     for task_id, pair_id, draw, weight, status, label in rows.order_by().iterator(
         chunk_size=20_000
     ):
-        undecided = status in UNDECIDED_STATUSES
+        undecided = status in IN_THE_QUEUE
         design[task_id][pair_id] = (draw, weight or 1.0, undecided)
         if not undecided:
             kept = status == Pair.Status.KEPT and label in ("A", "B")

@@ -8,10 +8,8 @@ from django.db.models.functions import Coalesce
 
 from annotation.models import Adjudication, Assignment, GoldAnswer
 from content.models import Pair
-from content.models.pair import OPEN_STATUSES, RATINGS_NEEDED, SAMPLE_ORDER
+from content.models.pair import DECIDED_STATUSES, OPEN_STATUSES, RATINGS_NEEDED, SAMPLE_ORDER
 from projects.models import Task
-
-DECIDED_STATUSES = (Pair.Status.KEPT, Pair.Status.DROPPED)
 
 
 def rating_can_change(assignment: Assignment, now: datetime) -> bool:

@@ -9,7 +9,7 @@ from django.utils import timezone
 from annotation.models import Adjudication, Rating
 from annotation.selectors import latest_adjudications
 from content.models import Pair
-from content.models.pair import PairStatus
+from content.models.pair import DECIDED_STATUSES, IN_THE_QUEUE, PairStatus
 from projects.events import publish
 from projects.models import Project
 from projects.scale import side_of
@@ -84,11 +84,6 @@ def decision_set(
         pair.decided_by = Pair.DecidedBy.NONE
 
 
-# A pair the experts still have to finish; a task with none left is complete.
-IN_THE_QUEUE = (PairStatus.QUEUED, PairStatus.IN_PROGRESS, PairStatus.COMPLETE)
-DECIDED = (PairStatus.KEPT, PairStatus.DROPPED)
-
-
 def decision_announce(pair: Pair, before: tuple[str, str], *, by: str, actor=None) -> None:
     """Tell the project's listeners that the pair was decided (or decided otherwise): see
     `decisions_announce`. Called after the pair's new status is saved, with its (status,
@@ -106,7 +101,7 @@ def decisions_announce(
     decided = [
         (pair, before)
         for pair, before in changes
-        if pair.status in DECIDED and (pair.status, pair.label) != before
+        if pair.status in DECIDED_STATUSES and (pair.status, pair.label) != before
     ]
     for pair, _ in decided:
         publish(

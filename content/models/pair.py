@@ -37,6 +37,16 @@ OPEN_STATUSES = (PairStatus.QUEUED, PairStatus.IN_PROGRESS)
 # Pairs an annotator may rate: the open ones and gold checks (which take no slots).
 RATEABLE_STATUSES = (*OPEN_STATUSES, PairStatus.GOLD)
 
+# Pairs the experts still have to finish: a task with none left is complete.
+IN_THE_QUEUE = (*OPEN_STATUSES, PairStatus.COMPLETE)
+
+# Pairs decided kept or dropped (by their ratings, a lead or an imported label).
+DECIDED_STATUSES = (PairStatus.KEPT, PairStatus.DROPPED)
+
+# The pairs a judge's labels and the prediction-powered figures cover: those in the experts'
+# queue and those decided (candidates, easy pairs and gold checks aside).
+POOL_STATUSES = (*IN_THE_QUEUE, *DECIDED_STATUSES)
+
 # The order of a sample's pairs (Pair.draw), in a query.
 SAMPLE_ORDER = F("draw") / Coalesce(F("weight"), Value(1.0))
 
