@@ -23,8 +23,8 @@ as a browser downloads them: their assets are made for this measure from MJ-Benc
 photos (../shared/datasets/mjbench; synthetic 1024 px photos without it) and removed after;
 the bytes of the full images (`asset-file`, what the rows used to load) against the
 thumbnails (`asset-thumbnail`), and the time of the thumbnails' first requests (made and
-stored) and of the next ones (read from storage). The machine's load average is printed
-before and after.
+stored) and of the next ones (read from storage), with the scope check's and the rendering's
+share. The machine's load average is printed before and after.
 Exit status 1 when a page's median is 300 ms or more (issue 28's target) or its query count
 differs between page sizes 50 and 200.
 --explain prints EXPLAIN ANALYZE of each scenario's page query; --reuse measures again on the
@@ -362,9 +362,13 @@ def _photos(count: int) -> tuple[str, list[bytes]]:
 
 def _page_images(client, project, base: str) -> dict:
     """The first page's images as its rows load them: full images against thumbnails."""
-    from content.image_cleaning import clean_copy_make
+    from django.contrib.auth.models import User
+
+    from annotation.selectors import asset_for_user
+    from content.image_cleaning import clean_asset_name, clean_copy_make
     from content.models import Asset, Pair
     from content.models.prompt import asset_storage_name
+    from content.thumbnails import thumbnail_bytes
     from core.media_store import media_store
 
     pairs = Pair.objects.filter(project=project).order_by("pk")[:50]
@@ -404,6 +408,18 @@ def _page_images(client, project, base: str) -> dict:
         full_bytes, full_ms = fetch([url.removesuffix("/thumb") for url in thumbs])
         thumb_bytes, first_ms = fetch(thumbs)
         stored_bytes, stored_ms = fetch(thumbs)
+        # Where a request's time goes: the scope check alone, and a thumbnail's rendering
+        # alone (decode, resample, encode; no storage).
+        lead = User.objects.get(username="lead")
+        scope_ms, render_ms = [], []
+        for sha in shas:
+            started = time.perf_counter()
+            asset_for_user(lead, sha)
+            scope_ms.append((time.perf_counter() - started) * 1000)
+            with store.local_copy(clean_asset_name(sha, asset_storage_name(sha, "JPEG"))) as path:
+                started = time.perf_counter()
+                thumbnail_bytes(path)
+                render_ms.append((time.perf_counter() - started) * 1000)
     finally:
         Asset.objects.filter(sha256__in=shas).delete()  # the seeded database as it was
     return {
@@ -416,6 +432,8 @@ def _page_images(client, project, base: str) -> dict:
         "thumbnail_first_median_ms": round(statistics.median(first_ms), 2),
         "thumbnail_first_max_ms": round(max(first_ms), 2),
         "thumbnail_stored_median_ms": round(statistics.median(stored_ms), 2),
+        "scope_check_median_ms": round(statistics.median(scope_ms), 2),
+        "render_median_ms": round(statistics.median(render_ms), 2),
     }
 
 
@@ -501,7 +519,9 @@ def main() -> int:
             f"a thumbnail's first request {images['thumbnail_first_median_ms']} ms median "
             f"(max {images['thumbnail_first_max_ms']} ms), stored "
             f"{images['thumbnail_stored_median_ms']} ms (a full image "
-            f"{images['full_median_ms']} ms)"
+            f"{images['full_median_ms']} ms); of which the scope check "
+            f"{images['scope_check_median_ms']} ms, a thumbnail's rendering "
+            f"{images['render_median_ms']} ms (medians)"
         )
         load = figures["load_average"]
         print(
