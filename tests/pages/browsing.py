@@ -28,7 +28,8 @@ def log_in(browser, base_url: str, user, viewport=DESKTOP):
 
 
 def lead_pages(project) -> list[tuple[str, str]]:
-    """(URL name, path) of every page a lead of `project` opens, the annotate page aside."""
+    """(URL name, path) of every page a lead of `project` opens by its address, the annotate
+    page aside (the states only a click reaches: tests/pages/walks.py)."""
     slug = project.slug
     pair = Pair.objects.filter(task__project=project).order_by("pk").first()
     run = JudgeRun.objects.filter(project=project).order_by("pk").first()
@@ -53,7 +54,7 @@ def lead_pages(project) -> list[tuple[str, str]]:
                  "dash-judges", "dash-models", "dash-hours", "dash-exports", "project-data",
                  "project-settings", "project-members", "task-new", "run-list", "ensemble",
                  "judge-list", "judge-new", "template-list", "template-new",
-                 "project-webhooks", "project-audit"]:  # fmt: skip
+                 "project-webhooks", "project-audit", "own-work", "own-ratings"]:  # fmt: skip
         pages.append((name, reverse(name, args=[slug])))
     return pages
 

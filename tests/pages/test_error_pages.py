@@ -1,9 +1,11 @@
 """403 and 404 pages: Arbiter's page with the server's reason (escaped) and a way home; a 403
-is logged on one line, without a traceback."""
+is logged on one line, without a traceback. A form the CSRF check refuses gets Arbiter's page
+too, not Django's bare one."""
 
 import logging
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from projects.models import Membership, Project
@@ -51,6 +53,14 @@ def test_a_404_says_why_or_that_nothing_is_here(client, project):
     assert unrouted.status_code == 404 and _is_arbiter_page(body)
     assert "This page does not exist, or it is not yours to see." in body
     assert "Resolver404" not in body and "/no/such/page/" not in body
+
+
+def test_a_form_sent_without_its_csrf_cookie_gets_arbiters_page_saying_what_to_do():
+    browser = Client(enforce_csrf_checks=True)  # a session ended, or cookies blocked
+    response = browser.post(reverse("login"), {"username": "ann", "password": "pw"})
+    body = response.content.decode()
+    assert response.status_code == 403 and _is_arbiter_page(body)
+    assert "Open the page again and send the form once more." in body
 
 
 def test_a_403_is_logged_on_one_line_and_a_bug_keeps_its_traceback(client, project, caplog):
