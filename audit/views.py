@@ -14,7 +14,7 @@ from audit.forms import TrailFilterForm
 from audit.selectors import CSV_HEADER, TrailFilter, trail_csv_rows, trail_page
 from core.csv_cells import csv_stream
 from core.whole_numbers import whole_number
-from projects.access import led_projects
+from projects.access import led_project_or_404
 
 INVALID = 400
 FIELDS = ("kind", "who", "since", "until")
@@ -63,9 +63,7 @@ def _trail(request, project, name: str):
 @login_required
 @require_GET
 def project_trail(request, slug: str):
-    project = led_projects(request.user).filter(slug=slug).first()
-    if project is None:
-        raise Http404("no such project")
+    project = led_project_or_404(request.user, slug)
     return _trail(request, project, project.slug)
 
 

@@ -152,6 +152,16 @@ def project_for_lead(user, slug: str) -> Project:
     return project
 
 
+def led_project_or_404(user, slug: str) -> Project:
+    """A project the user leads; for anyone else, its annotators included, the 404 of a
+    project that does not exist (pages whose very existence is the leads' business)."""
+    project = led_projects(user).filter(slug=slug).first()
+    if project is None:
+        raise Http404("no such project")
+    setattr(user, _LEADS_A_PROJECT, True)
+    return project
+
+
 def led_or_operator_wide(user) -> Q:
     """Rows (judges) of the projects the user leads and the operator's own, which have no
     project; every row for the operator."""

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponseRedirect, QueryDict, StreamingHttpResponse
+from django.http import HttpResponseRedirect, QueryDict, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -48,18 +48,10 @@ from dashboards.services.saved_views import (
     saved_view_delete,
     saved_view_save,
 )
-from projects.access import led_projects
+from projects.access import led_project_or_404
 from projects.models import Project
 
 INVALID = 400
-
-
-def _project(user, slug: str) -> Project:
-    """A project the user leads; anyone else gets the 404 of a project that does not exist."""
-    project = led_projects(user).filter(slug=slug).first()
-    if project is None:
-        raise Http404("no such project")
-    return project
 
 
 def _filter_query(values: dict[str, str], **changes) -> str:
@@ -73,7 +65,7 @@ def _filter_query(values: dict[str, str], **changes) -> str:
 def pairs_page(request, slug: str):
     """The browser; a post saves or deletes a saved view (`view_action`), then shows the
     browser again."""
-    project = _project(request.user, slug)
+    project = led_project_or_404(request.user, slug)
     if request.method == "POST":
         return _saved_view_post(request, project)
     form = browser_form(project, request.GET)
@@ -194,7 +186,7 @@ def _selection(request, project) -> tuple[list[int], str, int | None]:
 def pairs_bulk_view(request, slug: str):
     """First post: the confirmation page (how many pairs the action changes, why the others
     stay). With confirm=1: apply, then back to the browser with what changed."""
-    project = _project(request.user, slug)
+    project = led_project_or_404(request.user, slug)
     back = reverse("dash-pairs", args=[slug])
     action = request.POST.get("action", "")
     confirmed = request.POST.get("confirm") == "1"
