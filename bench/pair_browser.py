@@ -25,7 +25,7 @@ the bytes of the full images (`asset-file`, what the rows used to load) against 
 thumbnails (`asset-thumbnail`), and the time of the thumbnails' first requests (made and
 stored) and of the next ones (read from storage), with the scope check's and the rendering's
 share. The machine's load average is printed before and after.
-Exit status 1 when a page's median is 300 ms or more (issue 28's target) or its query count
+Exit status 1 when a page's median is 300 ms or more or its query count
 differs between page sizes 50 and 200.
 --explain prints EXPLAIN ANALYZE of each scenario's page query; --reuse measures again on the
 database the last run seeded (seeding 40,000 pairs and their verdicts takes minutes).

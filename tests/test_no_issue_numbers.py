@@ -14,15 +14,6 @@ EXCLUDED = {".venv", "node_modules", "var", "locale", "__pycache__"}
 EXCLUDED_UNDER = {("static", "vendor")}
 CITATION = re.compile(r"\b[Ii]ssues? #?\d+")
 
-# For now only: files other work is editing at the moment, whose citations are rewritten
-# once it lands. Empty this list then; the test must not grow one.
-ALLOWED = {
-    "bench/pair_browser.py",
-    "tests/pages/test_dark_mode.py",
-    "tests/pages/test_powered_pages.py",
-}
-
-
 def _sources():
     for folder, subfolders, files in os.walk(ROOT):
         here = Path(folder)
@@ -43,8 +34,6 @@ def test_no_source_file_cites_an_issue_number():
     citations = []
     for path in _sources():
         name = path.relative_to(ROOT).as_posix()
-        if name in ALLOWED:
-            continue
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
             if CITATION.search(line):
                 citations.append(f"{name}:{number}: {line.strip()}")
@@ -55,7 +44,3 @@ def test_the_scan_reads_the_project():
     names = {path.relative_to(ROOT).as_posix() for path in _sources()}
     assert {"manage.py", "static/theme.js", "templates/base.html", "Makefile"} <= names
     assert not any(name.startswith((".venv/", "static/vendor/", "locale/")) for name in names)
-
-
-def test_the_allow_list_names_only_files_that_exist():
-    assert all((ROOT / name).is_file() for name in ALLOWED)

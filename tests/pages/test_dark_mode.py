@@ -1,4 +1,4 @@
-"""Dark mode (issue 29). arbiter.css takes its colours from custom properties: a dark palette
+"""Dark mode. arbiter.css takes its colours from custom properties: a dark palette
 when the system prefers dark and the user did not choose light, or when the user chose dark.
 The header's theme switch (a labelled <select>: system, light, dark) keeps the choice per
 browser (static/theme.js, localStorage) and applies it before the first paint.

@@ -1,6 +1,6 @@
 """The judges page with prediction-powered figures and the planner, the overview's target line
 and the settings page's sampling form: no serious axe problem and no page wider than the
-screen, at 1366×768 and on a phone (issue 27)."""
+screen, at 1366×768 and on a phone."""
 
 import os
 
