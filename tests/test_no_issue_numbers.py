@@ -14,6 +14,7 @@ EXCLUDED = {".venv", "node_modules", "var", "locale", "__pycache__"}
 EXCLUDED_UNDER = {("static", "vendor")}
 CITATION = re.compile(r"\b[Ii]ssues? #?\d+")
 
+
 def _sources():
     for folder, subfolders, files in os.walk(ROOT):
         here = Path(folder)
