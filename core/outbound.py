@@ -14,11 +14,29 @@ Retries are the caller's: a judge's call (judging/retry.py) and a webhook delive
 (webhooks/sending.py) each keep their schedule; a refused address is never retried.
 """
 
+import asyncio
 import ipaddress
 import socket
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import aiohttp
 from django.conf import settings
+
+T = TypeVar("T")
+
+
+def run_blocking(call: Coroutine[Any, Any, T]) -> T:
+    """Run an outbound call from synchronous code and wait for it: on this thread, or on a
+    thread of its own when this one already runs an event loop (a synchronous caller inside
+    asynchronous code, where asyncio.run would refuse)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(call)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="outbound") as thread:
+        return thread.submit(asyncio.run, call).result()
 
 
 class AddressRefused(OSError):

@@ -225,6 +225,40 @@ def watch_errors(page):
     return page
 
 
+class _RequestsInFlight:
+    """Counts the requests the live server is answering (Django's request signals)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        from django.core.signals import request_finished, request_started
+
+        self.count, self.lock = 0, threading.Lock()
+        request_started.connect(self._started, weak=False, dispatch_uid="tests.in_flight.start")
+        request_finished.connect(self._finished, weak=False, dispatch_uid="tests.in_flight.end")
+
+    def _started(self, **_) -> None:
+        with self.lock:
+            self.count += 1
+
+    def _finished(self, **_) -> None:
+        with self.lock:
+            self.count -= 1
+
+    def wait_until_idle(self, seconds: float = 30.0) -> None:
+        from django.core.signals import request_finished, request_started
+
+        from tests.waiting import wait_until
+
+        try:
+            wait_until(
+                lambda: self.count <= 0, seconds, "the live server's requests to end", every=0.02
+            )
+        finally:
+            request_started.disconnect(dispatch_uid="tests.in_flight.start")
+            request_finished.disconnect(dispatch_uid="tests.in_flight.end")
+
+
 @pytest.fixture
 def chromium_browser(monkeypatch):
     """Debian's Chromium, headless, driven by Playwright (tests marked `browser`)."""
@@ -233,12 +267,16 @@ def chromium_browser(monkeypatch):
     # Playwright's sync API runs an event loop in this thread; the ORM calls of the test
     # itself stay synchronous.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    serving = _RequestsInFlight()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             yield browser
         finally:
             browser.close()
+            # A request the page left running (a lazy image, a poll) must end before the
+            # test's database is emptied: its locks and the flush's would deadlock.
+            serving.wait_until_idle()
             # ORM calls made while Playwright's loop runs get their own connections (Django's
             # connections are context-local); close them here, in that context.
             connections.close_all()

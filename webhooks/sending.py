@@ -9,7 +9,6 @@ only ever to the URL of the operator's `Destination`, through the outbound clien
 unless the operator allows them) and no redirect followed (a 3xx is a failed attempt); of the
 answer only the status and a short excerpt are kept."""
 
-import asyncio
 import json
 import logging
 import os
@@ -23,7 +22,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone, translation
 
-from core.outbound import client_session, refused_address
+from core.outbound import client_session, refused_address, run_blocking
 from exports.models import ExportJobFormat
 from webhooks.models import Delivery, DeliveryStatus
 from webhooks.selectors import destinations_for_project
@@ -103,7 +102,7 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
     """One POST through the outbound client (core/outbound.py), from synchronous code (a
     worker's task, the cron command, the embedded mode's in-process job)."""
     try:
-        return asyncio.run(_post_once(url, body, headers))
+        return run_blocking(_post_once(url, body, headers))
     except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as error:
         logger.warning("webhook not delivered: %s", type(error).__name__)
         return Outcome(False, None, _failure_class(error))

@@ -4,10 +4,12 @@ literal, nor a name that resolves to loopback, nor an IPv4-mapped IPv6 address s
 The judges' calls and the webhooks' deliveries both go through it; a refusal is never retried
 and reaches no server."""
 
+import asyncio
+
 import pytest
 from django.utils import timezone
 
-from core.outbound import address_refusal
+from core.outbound import address_refusal, run_blocking
 from judging.models import JudgeRun
 from judging.services.runs import judge_run_start
 from tests.judging.conftest import openai_judge
@@ -75,3 +77,16 @@ def test_a_webhook_to_a_private_address_is_not_sent(site, receiver, private_refu
     delivery.refresh_from_db()
     assert receiver.requests == []
     assert delivery.last_error == sending.PRIVATE_ADDRESS and delivery.last_status_code is None
+
+
+def test_an_outbound_call_runs_from_synchronous_code_inside_a_running_loop():
+    # A webhook sent by synchronous code that an event loop called (as in the browser tests,
+    # whose thread runs Playwright's loop): asyncio.run alone would refuse.
+    async def answer():
+        return 42
+
+    async def caller():
+        return run_blocking(answer())
+
+    assert run_blocking(answer()) == 42
+    assert asyncio.run(caller()) == 42
