@@ -57,11 +57,16 @@ ANNOTATORS = {
 }
 
 
-def _same_run_every_time(monkeypatch, users):
-    """The sides shown, the gold checks drawn and where they fall are random in the product;
-    here they come from seeded generators of the test's own and from the annotator's rank
-    rather than from database ids (those depend on the tests that ran before on PostgreSQL,
-    and an unlucky draw makes an honest expert look biased: p < 0.01 is not p = 0)."""
+def _same_run_every_time(monkeypatch, users, pairs):
+    """The serving order (each pair's draw), the sides shown, the gold checks drawn and where
+    they fall are random in the product; here they come from seeded generators of the test's
+    own and from the annotator's rank rather than from database ids (those depend on the tests
+    that ran before on PostgreSQL, and an unlucky draw makes an honest expert look biased:
+    p < 0.01 is not p = 0)."""
+    draws = random.Random(2028)
+    for pair in pairs:
+        pair.draw = draws.uniform(0.001, 1.0)
+    Pair.objects.bulk_update(pairs, ["draw"])
     monkeypatch.setattr(assignments_service, "random", random.Random(2026))
     monkeypatch.setattr(gold_service, "random", random.Random(2027))
     rank = {user.pk: position for position, user in enumerate(users.values())}
@@ -82,7 +87,7 @@ def report(tmp_path, monkeypatch):
     truth = {pair.pk: rng.random() < 0.5 for pair in pairs}
     gold_set(task, [GoldEntry(p.external_id, "A" if truth[p.pk] else "B") for p in pairs[:30]])
     users = {name: member(name, task.project) for name in ANNOTATORS}
-    _same_run_every_time(monkeypatch, users)
+    _same_run_every_time(monkeypatch, users, pairs)
     active = set(users)
     while active:  # everyone works at the same time, one pair each in turn
         for name in sorted(active):
