@@ -11,7 +11,7 @@ import re
 
 from django.http import FileResponse
 
-from annotation.selectors import asset_for_user
+from annotation.selectors.assets import asset_for_user
 from content.image_cleaning import clean_asset_response
 from content.models import Asset
 from content.thumbnails import ThumbnailUnavailable, thumbnail_response

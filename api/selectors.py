@@ -16,18 +16,17 @@ from django.utils import timezone
 
 from annotation import access
 from annotation.models import Adjudication, Assignment, Rating
-from annotation.selectors import assets_by_sha, assignment_for_annotator, rating_can_change
+from annotation.selectors.assets import assets_by_sha
+from annotation.selectors.assignments import assignment_for_annotator
+from annotation.selectors.pairs import rating_can_change
 from content.models import Pair
 from content.rendering import image_shas
 from core.whole_numbers import MAX_DATABASE_ID, whole_number
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
 from judging.selectors import judges_for_lead
 from projects import access as project_access
-from projects.access import annotatable_tasks, led_projects, member_projects, project_roles
+from projects.access import led_projects
 from projects.models import Membership, Project, Task
-
-# The access policy's own answers, under the names the API's views import.
-__all__ = ["annotatable_tasks", "member_projects", "project_roles"]
 
 MAX_ID = MAX_DATABASE_ID
 _SLUG = re.compile(r"[-a-zA-Z0-9_]{1,64}")
@@ -50,10 +49,6 @@ def by_id_or_slug(queryset: QuerySet, ref: str) -> QuerySet:
 
 
 # Projects and tasks
-
-
-def lead_projects(user) -> QuerySet[Project]:
-    return led_projects(user)
 
 
 def visible_tasks(user) -> QuerySet[Task]:

@@ -223,7 +223,7 @@ def verify(submits: int, ratings_before: int) -> dict:
     from django.utils import timezone
 
     from annotation.models import Assignment, Rating
-    from annotation.selectors import live_assignments
+    from annotation.selectors.pairs import live_assignments
     from content.models import Pair
     from projects.models import Project
 

@@ -364,7 +364,7 @@ def _page_images(client, project, base: str) -> dict:
     """The first page's images as its rows load them: full images against thumbnails."""
     from django.contrib.auth.models import User
 
-    from annotation.selectors import asset_for_user
+    from annotation.selectors.assets import asset_for_user
     from content.image_cleaning import clean_asset_name, clean_copy_make
     from content.models import Asset, Pair
     from content.models.prompt import asset_storage_name

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from annotation.models import AspectScore, Rating
-from annotation.selectors import latest_adjudications
+from annotation.selectors.pairs import latest_adjudications
 from content.models import Pair
 from exports.images import ImageRef, image_refs
 from judging.models import Verdict

@@ -8,7 +8,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.selectors import project_for_lead
 from core.htmx import render_fragment_or_page
 from core.page_errors import errors_on_form, refusal_as_message
 from judging.forms import EnsembleForm, JudgeForm, RunStartForm, SamplingForm, TemplateForm
@@ -37,6 +36,7 @@ from judging.services.ensemble import (
 from judging.services.judges import judge_delete, judge_save
 from judging.services.runs import judge_run_cancel, judge_run_resume, judge_run_start
 from judging.services.sampling import sample_start, sample_stop
+from projects.access import project_for_lead
 from projects.models import Project, Task
 
 

@@ -14,7 +14,6 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from annotation.models import Adjudication, AnnotatorRequest, Flag, Rating
-from annotation.selectors import OPEN_STATUSES
 from annotation.services.consensus import (
     DECIDED_FIELDS,
     decision_announce,
@@ -22,6 +21,7 @@ from annotation.services.consensus import (
     pairs_decide,
 )
 from content.models import Pair
+from content.models.pair import OPEN_STATUSES
 from core.errors import Invalid, Refused
 from projects.access import led_projects
 from projects.models import Project

@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from annotation.models import Assignment, Flag
-from annotation.selectors import claimable_pairs, in_claim_order, live_assignments
+from annotation.selectors.pairs import claimable_pairs, in_claim_order, live_assignments
 from annotation.services.gold import annotator_paused, gold_assignment_create, gold_pair_due
 from annotation.services.qualification import HELD, qualification_next
 from annotation.services.quotas import quota_reached

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.utils import timezone
 
 from annotation.models import Adjudication, Rating
-from annotation.selectors import latest_adjudications
+from annotation.selectors.pairs import latest_adjudications
 from content.models import Pair
 from content.models.pair import DECIDED_STATUSES, IN_THE_QUEUE, PairStatus
 from projects.events import publish

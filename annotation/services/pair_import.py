@@ -495,6 +495,3 @@ def _initial_status(record: PairRecord, project: Project, as_candidates: bool, q
 def _write_ratings(project: Project, new_records, pairs) -> int:
     rows = [(item.record, pair) for item, pair in zip(new_records, pairs, strict=True)]
     return imported_ratings_write(project, rows)
-
-
-__all__ = ["ImportSummary", "pairs_import"]

@@ -32,7 +32,8 @@ from pathlib import Path
 from django.conf import settings
 from django.utils.translation import gettext
 
-from annotation.services.pair_import import ImportSummary, Progress, pairs_import
+from annotation.services.import_summary import ImportSummary
+from annotation.services.pair_import import Progress, pairs_import
 from content.importing.errors import ImportFailed
 from content.importing.formats import FORMATS
 from content.importing.images import private_temp_folder

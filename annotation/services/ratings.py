@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import Adjudication, AspectScore, Assignment, Rating
-from annotation.selectors import rating_can_change
+from annotation.selectors.pairs import rating_can_change
 from annotation.services.assignments import (
     AssignmentClosed,
     lock_own_assignment,

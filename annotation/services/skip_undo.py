@@ -31,7 +31,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Flag, GoldAnswer, Qualification
-from annotation.selectors import last_finished
+from annotation.selectors.assignments import last_finished
 from annotation.services.assignments import (
     AssignmentClosed,
     lock_own_assignment,

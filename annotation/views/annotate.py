@@ -17,14 +17,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.gold_selectors import qualification_feedback, task_hold_reason
 from annotation.models import Assignment
-from annotation.selectors import (
-    annotator_progress,
+from annotation.selectors.assignments import (
     assignment_for_annotator,
     current_lease,
-    next_task_for,
-    task_for_annotator,
     task_of_assignment,
 )
+from annotation.selectors.progress import annotator_progress, next_task_for
 from annotation.selectors.quotas import quota_reached_note
 from annotation.selectors.upcoming import upcoming_images
 from annotation.services.assignments import (
@@ -41,6 +39,7 @@ from core.errors import DomainError
 from core.htmx import render_fragment_or_page, varies_on_htmx, wants_fragment
 from core.page_errors import domain_errors_shown_by, rerender_status
 from core.whole_numbers import whole_number
+from projects.access import task_for_annotator
 
 # Pages that change with every rating are never cached: Back must show the saved state, not
 # a stale form (htmx's own history cache is off for the annotate page: annotate.html).

@@ -11,13 +11,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.forms import ImportForm
 from annotation.models import ImportJob
-from annotation.selectors import project_for_lead
 from annotation.services.import_jobs import import_job_start
 from annotation.services.projects import pairs_queue
 from content.importing.formats import SAMPLE_FILES
 from content.models import Pair
 from core.htmx import render_fragment_or_page
 from core.page_errors import errors_on_form, refusal_as_message
+from projects.access import project_for_lead
 from projects.models import Task
 
 RECENT_JOBS = 20

@@ -19,31 +19,29 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.selectors import (
-    former_members,
-    invitation_for_token,
-    invitation_in_project,
-    invitation_used_by,
-    membership_in_project,
-    project_for_lead,
-    project_members,
-    project_open_invitations,
-)
-from annotation.selectors.members import project_leases
+from annotation.selectors.members import former_members, project_leases, project_members
 from annotation.services.assignments import assignment_release
 from annotation.services.members import membership_deactivate
 from core.errors import DomainError
 from core.login_limits import login_failed, login_refusal
+from core.mail import mail_configured
 from core.page_errors import domain_errors_shown_by, errors_on_form, refusal_as_message
+from projects.access import project_for_lead
 from projects.forms import AcceptForm, InvitationForm, MemberAddForm, MembershipForm
 from projects.models import Membership
+from projects.selectors import (
+    invitation_for_token,
+    invitation_in_project,
+    invitation_used_by,
+    membership_in_project,
+    project_open_invitations,
+)
 from projects.services.invitations import (
     InvitationNotValid,
     invitation_accept,
     invitation_create,
     invitation_mail,
     invitation_revoke,
-    mail_configured,
 )
 from projects.services.member_add_limits import MemberAddsLimited, membership_add_paced
 from projects.services.members import membership_update

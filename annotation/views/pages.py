@@ -5,13 +5,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.asset_serving import asset_response
-from annotation.selectors import (
-    annotator_progress,
-    may_create_projects,
-    memberships_for_user,
-    tasks_for_membership,
-)
+from annotation.selectors.progress import annotator_progress
 from annotation.selectors.quotas import quota_room
+from projects.access import tasks_for_membership
+from projects.selectors import may_create_projects, memberships_for_user
 
 
 @login_required

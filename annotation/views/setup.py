@@ -12,7 +12,6 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.forms import ProjectForm, TaskForm
 from annotation.models import Rating
-from annotation.selectors import may_create_projects, project_for_lead
 from annotation.services.projects import (
     aspects_parse,
     default_aspects,
@@ -22,7 +21,9 @@ from annotation.services.projects import (
 )
 from content.rendering import guidelines_html
 from core.page_errors import errors_on_form, refusal_as_message
+from projects.access import project_for_lead
 from projects.models import Task
+from projects.selectors import may_create_projects
 from projects.services.tasks import task_archive, task_delete, task_restore
 
 

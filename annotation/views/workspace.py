@@ -9,15 +9,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from annotation.models import Assignment, Flag
-from annotation.selectors import (
-    annotator_progress,
-    assets_by_sha,
-    assignment_position,
-    rating_can_change,
-    recent_submissions,
-    undoable_skip,
-)
+from annotation.selectors.assets import assets_by_sha
+from annotation.selectors.assignments import assignment_position, recent_submissions, undoable_skip
 from annotation.selectors.pair_threads import annotator_threads
+from annotation.selectors.pairs import rating_can_change
+from annotation.selectors.progress import annotator_progress
 from annotation.services.assignments import SKIP_PRESETS
 from content.rendering import content_parts, content_summary, guidelines_html, image_shas
 from projects.scale import scale_labels, scale_short_labels, to_form

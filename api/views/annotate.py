@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from annotation.services.assignments import assignment_claim, assignment_skip
 from annotation.services.ratings import RatingInput, rating_submit
 from annotation.services.skip_undo import assignment_undo
-from api.selectors import annotatable_tasks, assignment_view, own_assignments, own_ratings
+from api.selectors import assignment_view, own_assignments, own_ratings
 from api.serializers.annotate import (
     AssignmentDetailSerializer,
     AssignmentFilterSerializer,
@@ -22,6 +22,7 @@ from api.serializers.annotate import (
 )
 from api.serializers.common import ErrorSerializer
 from api.views.common import ScopedViewSet
+from projects.access import annotatable_tasks
 
 CONFLICT = OpenApiResponse(ErrorSerializer, description="The assignment cannot take this now.")
 

@@ -10,13 +10,13 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 
 from api.exception_handler import Conflict
-from api.selectors import lead_projects
 from api.serializers.common import ErrorSerializer
 from api.serializers.exports import ExportJobSerializer, ExportStartSerializer
 from api.views.common import object_or_404, project_or_404
 from exports.jobs import export_job_response, export_job_start
 from exports.models import ExportJob
 from exports.selectors import export_jobs_for_project
+from projects.access import led_projects
 
 PROJECT = OpenApiParameter("project", str, OpenApiParameter.PATH, description="Project id or slug.")
 JOB = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Export job id.")
@@ -30,7 +30,7 @@ class _ExportJobs(GenericAPIView):
     serializer_class = ExportJobSerializer
 
     def project(self):
-        return project_or_404(lead_projects(self.request.user), self.kwargs["project"])
+        return project_or_404(led_projects(self.request.user), self.kwargs["project"])
 
     def get_queryset(self):
         return export_jobs_for_project(self.project())

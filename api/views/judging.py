@@ -11,14 +11,7 @@ from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
 from api.parsers import MultiPartParser
-from api.selectors import (
-    judges_for,
-    lead_projects,
-    lead_runs,
-    lead_templates,
-    lead_verdicts,
-    task_in_project,
-)
+from api.selectors import judges_for, lead_runs, lead_templates, lead_verdicts, task_in_project
 from api.serializers.common import ErrorSerializer
 from api.serializers.judging import (
     ConnectionSerializer,
@@ -47,6 +40,7 @@ from judging.services.judges import judge_delete, judge_save
 from judging.services.runs import judge_run_cancel, judge_run_resume, judge_run_start
 from judging.services.score_import import scores_import
 from judging.services.verdict_import import verdicts_import
+from projects.access import led_projects
 
 CONFLICT = OpenApiResponse(ErrorSerializer, description="Not in this state.")
 NOT_FOUND = OpenApiResponse(
@@ -103,7 +97,7 @@ class JudgeViewSet(
         serializer = JudgeInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         changes = dict(serializer.validated_data)
-        project = project_or_404(lead_projects(request.user), changes.pop("project"))
+        project = project_or_404(led_projects(request.user), changes.pop("project"))
         judge = self._save(changes.pop("name"), project, changes)
         return Response(JudgeSerializer(judge).data, status=status.HTTP_201_CREATED)
 
@@ -155,7 +149,7 @@ class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedVi
         serializer = TemplateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        project = project_or_404(lead_projects(request.user), data["project"])
+        project = project_or_404(led_projects(request.user), data["project"])
         latest = PromptTemplate.objects.filter(project=project, name=data["name"]).first()
         saved = template_save(data["name"], data["body"], data["answer_format"], project)
         created = latest is None or saved.pk != latest.pk
@@ -181,7 +175,7 @@ def _connection_named(name: str | None, project) -> Connection | None:
 )
 @api_view(["GET"])
 def project_connections(request, project):
-    project = project_or_404(lead_projects(request.user), project)
+    project = project_or_404(led_projects(request.user), project)
     return Response(ConnectionSerializer(connections_for(project), many=True).data)
 
 
@@ -222,7 +216,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSet
         serializer = RunStartSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        project = project_or_404(lead_projects(request.user), data["project"])
+        project = project_or_404(led_projects(request.user), data["project"])
         judge = (
             judges_for(request.user)
             .filter(Q(project=project) | Q(project__isnull=True), pk=data["judge"])
@@ -317,7 +311,7 @@ class VerdictViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedVie
         serializer = VerdictImportSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        project = project_or_404(lead_projects(request.user), data["project"])
+        project = project_or_404(led_projects(request.user), data["project"])
         where = {"project_slug": project.slug, "task_slug": data["task"]}
         with uploaded_to_path(data["file"]) as path:
             if data["format"] == "mjbench-scores":

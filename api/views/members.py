@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from annotation.models import Assignment
 from annotation.selectors.members import project_leases
 from annotation.services.assignments import assignment_release
-from api.selectors import lead_projects, parse_id, project_memberships
+from api.selectors import parse_id, project_memberships
 from api.serializers.common import ErrorSerializer
 from api.serializers.members import (
     LeaseSerializer,
@@ -26,6 +26,7 @@ from api.serializers.members import (
     MembershipSerializer,
 )
 from api.views.common import object_or_404, project_or_404
+from projects.access import led_projects
 from projects.models import Membership
 from projects.services.member_add_limits import membership_add_paced
 from projects.services.members import membership_quotas_set
@@ -47,7 +48,7 @@ class _LeadProject(GenericAPIView):
     """A project the caller leads, named in the URL: 404 for anyone else."""
 
     def project(self):
-        return project_or_404(lead_projects(self.request.user), self.kwargs["project"])
+        return project_or_404(led_projects(self.request.user), self.kwargs["project"])
 
 
 class MemberListView(ListModelMixin, _LeadProject):

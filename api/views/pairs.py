@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from annotation.services.pair_upload import pairs_import_upload
 from api.parsers import MultiPartParser
-from api.selectors import lead_pairs, lead_projects, pair_for_lead, parse_id
+from api.selectors import lead_pairs, pair_for_lead, parse_id
 from api.serializers.common import ErrorSerializer
 from api.serializers.pairs import (
     ImportSummarySerializer,
@@ -20,6 +20,7 @@ from api.serializers.pairs import (
     pair_detail_payload,
 )
 from api.views.common import ScopedViewSet, filter_by_project, project_or_404
+from projects.access import led_projects
 
 NO_PROJECT = OpenApiResponse(ErrorSerializer, description="No project you lead by this name.")
 _EMPTY_FILTERS = {"label": "", "decided_by": ""}
@@ -73,7 +74,7 @@ class PairViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedViewSe
         serializer = PairImportSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        project = project_or_404(lead_projects(request.user), data["project"])
+        project = project_or_404(led_projects(request.user), data["project"])
         summary = pairs_import_upload(
             data["file"],
             project_slug=project.slug,

@@ -7,7 +7,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from annotation.services.projects import pairs_queue
-from api.selectors import lead_projects, member_projects, project_roles, visible_tasks
+from api.selectors import visible_tasks
 from api.serializers.projects import (
     ProjectSerializer,
     QueuedSerializer,
@@ -18,6 +18,7 @@ from api.serializers.projects import (
 )
 from api.views.common import ScopedViewSet, filter_by_project, project_or_404
 from metrics.report import project_report
+from projects.access import led_projects, member_projects, project_roles
 
 PROJECT_REF = OpenApiParameter(
     "project", str, OpenApiParameter.PATH, description="Project id or slug."
@@ -48,7 +49,7 @@ class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedVie
     )
     @action(detail=True, methods=["get"])
     def report(self, request, project=None):
-        found = project_or_404(lead_projects(request.user), project)
+        found = project_or_404(led_projects(request.user), project)
         return Response(project_report(found))
 
     @extend_schema(
@@ -60,7 +61,7 @@ class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ScopedVie
     )
     @action(detail=True, methods=["post"])
     def queue(self, request, project=None):
-        found = project_or_404(lead_projects(request.user), project)
+        found = project_or_404(led_projects(request.user), project)
         body = QueueSerializer(data=request.data, context={"project": found})
         body.is_valid(raise_exception=True)
         return Response({"queued": pairs_queue(found, task=body.validated_data.get("task"))})

@@ -27,7 +27,7 @@ from django.utils.translation import gettext_lazy
 
 from annotation.models import Adjudication, Flag, Rating
 from annotation.models.gold import GOLD_FROM_STATUSES
-from annotation.selectors import assets_by_sha
+from annotation.selectors.assets import assets_by_sha
 from content.models import Pair
 from content.rendering import content_parts, image_shas
 from core.errors import Invalid

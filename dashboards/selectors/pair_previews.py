@@ -9,7 +9,7 @@ width and height, so the row never jumps as they load."""
 
 from dataclasses import dataclass
 
-from annotation.selectors import assets_by_sha
+from annotation.selectors.assets import assets_by_sha
 from content.thumbnails import THUMBNAIL_PX
 
 PREVIEW_RELATED = ("prompt", "response_a__generator", "response_b__generator")

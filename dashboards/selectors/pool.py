@@ -8,7 +8,7 @@ from django.db.models import BooleanField, ExpressionWrapper
 from django.utils import timezone
 
 from annotation.models import Assignment
-from annotation.selectors import live_assignments
+from annotation.selectors.pairs import live_assignments
 from content.models import Pair
 from content.models.pair import OPEN_STATUSES
 from projects.access import members_by_task

@@ -11,7 +11,6 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from annotation.selectors import project_for_lead
 from annotation.services.adjudication import (
     pair_adjudicate,
     pair_request_annotator,
@@ -40,6 +39,7 @@ from dashboards.tables import TABLES
 from exports.errors import ExportInvalid
 from exports.jobs import export_job_response, export_job_start
 from exports.selectors import export_jobs_for_project
+from projects.access import project_for_lead
 from projects.models import Task
 
 EXPORTS_SHOWN = 50  # the latest; older exports stay downloadable through the API

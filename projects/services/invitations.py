@@ -33,7 +33,6 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
 from core.errors import Invalid, NotFound, Refused
-from core.mail import mail_configured  # noqa: F401  (the members page asks here)
 from projects.models import Invitation, Membership, Project
 from projects.models.invitation import open_at, token_hash
 from projects.models.placeholder import username_not_reserved

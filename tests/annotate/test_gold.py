@@ -12,7 +12,7 @@ from django.utils import timezone
 from annotation.gold_schedule import golds_due
 from annotation.gold_selectors import task_hold_reason
 from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Qualification, Rating
-from annotation.selectors import annotator_progress
+from annotation.selectors.progress import annotator_progress
 from annotation.services.assignments import AssignmentClosed, assignment_claim, assignment_flag
 from annotation.services.gold import (
     GoldEntry,

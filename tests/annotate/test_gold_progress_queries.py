@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from annotation.selectors import annotator_progress
+from annotation.selectors.progress import annotator_progress
 from annotation.services.gold import GoldEntry, gold_set
 from content.models import Pair
 from projects.models import Task

@@ -9,7 +9,7 @@ from django.utils import timezone
 from PIL import Image
 
 from annotation.models import AspectScore, Rating
-from annotation.selectors import annotator_progress
+from annotation.selectors.progress import annotator_progress
 from content.models import Asset, Generator, Pair, Prompt, Response
 from demo.history import EXPERTS
 from demo.pairs import TASKS, build_records

@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.dateformat import format as date_format
 
 from annotation.models import Assignment
-from annotation.selectors import rating_can_change
+from annotation.selectors.pairs import rating_can_change
 from dashboards.selectors import own_work
 from dashboards.selectors.annotator import annotator_figures
 from projects.models import Membership

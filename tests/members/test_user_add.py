@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotation.management.commands.user_add import Command
-from annotation.selectors import may_create_projects
+from projects.selectors import may_create_projects
 from tests.members.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db

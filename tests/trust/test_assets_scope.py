@@ -10,7 +10,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from annotation.selectors import asset_for_user
+from annotation.selectors.assets import asset_for_user
 from annotation.services.assignments import assignment_claim
 from annotation.services.pair_import import pairs_import
 from content.models import Asset, Pair
