@@ -10,6 +10,7 @@ from django.db import OperationalError
 from content.models import Asset, Pair
 from devtools.fake_llm import FakeLLMServer, answer, garbage, hang, status, text
 from judging import runner
+from judging.backends import CallFailed
 from judging.models import CachedReply, JudgeRun, Verdict
 from judging.retry import RetryPolicy
 from judging.selectors import run_progress
@@ -17,6 +18,7 @@ from judging.services.judges import connection_save, judge_save
 from judging.services.runs import RunRefused, judge_run_cancel, judge_run_resume, judge_run_start
 from tests.factories import queued_pairs
 from tests.judging.conftest import fake_connection, openai_judge
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.judge_clock]
 
@@ -135,14 +137,53 @@ def test_429_with_retry_after_is_honoured_and_retried(fake_llm, pairs_task):
     assert Verdict.objects.filter(judge=judge, choice__isnull=False).count() == 12
 
 
-@pytest.mark.parametrize("failure", [status(500), status(503), hang()])
-def test_server_errors_and_timeouts_are_retried(fake_llm, pairs_task, failure):
-    # A normal call on a loaded machine may take over 0.5 s: only the hang must time out.
+@pytest.fixture
+def failed_attempts(monkeypatch) -> list[str]:
+    """The failures of every attempt the runner makes, as its retry loop saw them."""
+    failures: list[str] = []
+    retrying = runner.call_with_retries
+
+    async def recording(attempt, policy, **options):
+        async def recorded():
+            try:
+                return await attempt()
+            except CallFailed as failure:
+                failures.append(str(failure))
+                raise
+
+        return await retrying(recorded, policy, **options)
+
+    monkeypatch.setattr(runner, "call_with_retries", recording)
+    return failures
+
+
+@pytest.mark.parametrize(
+    ("failure", "seen"),
+    [(status(500), "HTTP 500"), (status(503), "HTTP 503"), (hang(), "timed out")],
+)
+def test_server_errors_and_timeouts_are_retried(
+    fake_llm, pairs_task, failure, seen, failed_attempts, monkeypatch
+):
+    """The failed attempt is tried again and every trial is answered: one request more for
+    each failed attempt. Counted from the failures the runner saw rather than assumed to be
+    the scripted one alone: on a loaded machine an ordinary call may also outlast the
+    timeout, and is retried like the hang (with attempts to spare)."""
+    monkeypatch.setattr(runner, "RETRY_POLICY", RetryPolicy(max_attempts=6, base_seconds=0.01))
     judge = openai_judge(fake_llm, concurrency=1, timeout_seconds=3)
     fake_llm.queue(failure)
     judge_run_start(judge, pairs_task.project)
-    assert len(fake_llm.requests) == 13
     assert Verdict.objects.filter(judge=judge, choice__isnull=False).count() == 12
+    assert any(failed.startswith(seen) for failed in failed_attempts), failed_attempts
+    unscripted = [failed for failed in failed_attempts if not failed.startswith(seen)]
+    assert all(failed == "timed out" for failed in unscripted), failed_attempts
+    # A request the client gave up on may reach the fake's thread after the run ended.
+    wait_until(
+        lambda: len(fake_llm.requests) == 12 + len(failed_attempts),
+        30,
+        f"12 requests and one per failed attempt ({failed_attempts})",
+    )
+    if failure.kind == "hang":
+        assert fake_llm.in_flight >= 1  # the client stopped waiting: the server never answered
 
 
 @pytest.mark.parametrize("failure", [status(400), status(401), status(404), garbage()])
