@@ -21,6 +21,9 @@ from django.db import connection, connections
 # turn this off).
 os.environ["ARBITER_ALLOW_PRIVATE_ADDRESSES"] = "true"
 django_settings.ARBITER_ALLOW_PRIVATE_ADDRESSES = True
+# The embedded mode's scheduler thread (core/scheduled_jobs.py) runs only where a test starts
+# it: a module importing config.wsgi must not have it poll the test database.
+django_settings.ARBITER_SCHEDULER_IN_PROCESS = False
 
 SHARED_MMRB2 = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "mmrb2"
 IN_CI = os.environ.get("CI", "").lower() == "true"
