@@ -47,6 +47,9 @@ lint: install
 # mypy (mypy.ini) loads the settings: the SQLite ones, whatever the environment says.
 	env -u DATABASE_URL -u REDIS_URL $(BIN)/mypy config core projects content annotation judging metrics exports dashboards api demo operations notifications webhooks audit
 	$(BIN)/python manage.py makemigrations --check --dry-run
+# The documentation site (mkdocs.yml, into var/site): a broken link or anchor fails. Not
+# --quiet, which in MkDocs 1.6 drops the very warnings --strict counts.
+	$(BIN)/mkdocs build --strict
 
 # The translation catalogs (locale/): gather the strings of the templates, the Python
 # code and the scripts, then compile them (GNU gettext). Both django.mo files are committed, so

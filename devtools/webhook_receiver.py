@@ -1,4 +1,4 @@
-"""The receiver's check of an Arbiter webhook, as the README documents it: a reference for
+"""The receiver's check of an Arbiter webhook, as docs/webhooks.md documents it: a reference for
 whoever writes a receiver, and what tests/webhooks checks every delivery with.
 
     from devtools.webhook_receiver import signature_check

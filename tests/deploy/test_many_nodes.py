@@ -6,7 +6,7 @@ stopped (SIGTERM, as `docker compose up --scale worker=N` or a node's shutdown d
 no rating or verdict lost or duplicated, every image served by either web node, the export
 downloadable from either, and no media file on any node's own disk. The figures are printed
 (also without -s, and in the terminal summary under pytest-xdist). No beat process: nothing
-here is periodic, and a deployment runs exactly one (README, "Several nodes")."""
+here is periodic, and a deployment runs exactly one (docs/operators.md, "Several nodes")."""
 
 import io
 import json

@@ -1,7 +1,7 @@
 """`import_verdicts --strict-mmrb2`: a prediction file with every quirk Arbiter's
 default reading is kind to (more samples, lowercase and spaced letters, "0", a non-string 0,
 tie words, ids the benchmark does not have) gives exactly the accuracy MMRB2's own
-`compute_accuracy.py` computes; the default reading differs, as the README says it does."""
+`compute_accuracy.py` computes; the default reading differs, as docs/commands.md says it does."""
 
 import importlib.util
 import io

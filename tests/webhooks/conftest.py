@@ -1,5 +1,5 @@
 """A receiver on 127.0.0.1 (an http.server in a thread, on a free port) that checks each
-request's signature with its secret, as the README tells receivers to
+request's signature with its secret, as the webhooks page (docs/webhooks.md) tells receivers to
 (devtools/webhook_receiver.py); a project whose lead subscribes, a second project whose
 lead must reach nothing of the first; `fire()` commits what a block did and sends its events.
 Deliveries leave in the background (core/outbox.py): here the background runs inline."""
