@@ -267,32 +267,36 @@ ARBITER_FIGURES_INLINE_MS = env_int("ARBITER_FIGURES_INLINE_MS", 500, minimum=0)
 # An import, a finished judge run or a decided pair starts the refresh of the figures it
 # changes (dashboards/snapshots.py::figures_prepare), so the next visitor does not wait.
 ARBITER_FIGURES_AHEAD = True
-CELERY_BEAT_SCHEDULE = {
-    "outbox-sweep": {
-        "task": "config.outbox_sweep",
-        "schedule": ARBITER_OUTBOX_SWEEP_SECONDS,
-        "options": {"expires": ARBITER_OUTBOX_SWEEP_SECONDS},
-    },
-    "judge-batches-poll": {
-        "task": "judging.tasks.judge_batches_poll",
-        "schedule": ARBITER_BATCH_POLL_SECONDS,
-        "options": {"expires": ARBITER_BATCH_POLL_SECONDS},  # never a backlog of polls
-    },
+# The scheduled jobs, each once: (name, Celery task, the setting holding its period in
+# seconds). Celery beat runs them on the full stack (CELERY_BEAT_SCHEDULE, below, is made from
+# this table); in the embedded mode a thread of the web server's process does
+# (core/scheduled_jobs.py), so the same jobs run in both modes.
+ARBITER_SCHEDULED_JOBS = [
+    # Jobs accepted while the broker was unreachable (core/outbox.py).
+    ("outbox-sweep", "config.outbox_sweep", "ARBITER_OUTBOX_SWEEP_SECONDS"),
+    # Judge runs waiting for a provider's batch (judging/services/batches.py).
+    ("judge-batches-poll", "judging.tasks.judge_batches_poll", "ARBITER_BATCH_POLL_SECONDS"),
     # Dashboard pages whose project's data changed since their figures were computed
-    # (dashboards/snapshots.py): recomputed in the background, so the lead's next view is
-    # current without waiting.
-    "figures-refresh-stale": {
-        "task": "dashboards.tasks.figures_refresh_stale",
-        "schedule": ARBITER_FIGURES_REFRESH_SECONDS,
-        "options": {"expires": ARBITER_FIGURES_REFRESH_SECONDS},
-    },
+    # (dashboards/snapshots.py), so the lead's next view is current without waiting.
+    (
+        "figures-refresh-stale",
+        "dashboards.tasks.figures_refresh_stale",
+        "ARBITER_FIGURES_REFRESH_SECONDS",
+    ),
     # Webhook deliveries whose retry is due (webhooks/services.py::deliveries_due_send).
-    "webhook-retries": {
-        "task": "webhooks.tasks.deliveries_retry",
-        "schedule": ARBITER_OUTBOX_SWEEP_SECONDS,
-        "options": {"expires": ARBITER_OUTBOX_SWEEP_SECONDS},
-    },
+    ("webhook-retries", "webhooks.tasks.deliveries_retry", "ARBITER_OUTBOX_SWEEP_SECONDS"),
+]
+CELERY_BEAT_SCHEDULE = {
+    name: {
+        "task": task,
+        "schedule": globals()[period],
+        "options": {"expires": globals()[period]},  # never a backlog of runs
+    }
+    for name, task, period in ARBITER_SCHEDULED_JOBS
 }
+# The embedded mode's scheduler thread starts with the web server (config/wsgi.py, asgi.py);
+# the tests turn it off and start it where they ask for it.
+ARBITER_SCHEDULER_IN_PROCESS = True
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the cookie

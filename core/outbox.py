@@ -36,8 +36,8 @@ SWEEP_BATCH = 1000
 
 def running_embedded() -> bool:
     """True in the embedded mode: no broker, no worker, no Celery beat; tasks run in this
-    process. For the few places that must say so or stand in for beat (/readyz, the
-    `judge_run --wait` poll)."""
+    process, and so do the scheduled jobs (core/scheduled_jobs.py). For the few places that
+    must say so (/readyz, the scheduler); services never ask."""
     return bool(settings.CELERY_TASK_ALWAYS_EAGER)
 
 
@@ -77,20 +77,16 @@ def enqueue_on_commit(
     ids: Iterable[int],
     *,
     background: bool = False,
-    then: Callable[[], object] | None = None,
 ) -> None:
     """Send `task(id)` for each id once the current transaction commits (see the module).
     With `background` in the embedded mode, the rows are stamped sent and one thread runs the
-    tasks in turn, then `then()`: what Celery beat would do for them later, as the embedded
-    mode has no beat (a batch run's poll). `then` is not called on the full stack."""
+    tasks in turn."""
     ids = list(ids)
     if background and running_embedded():
 
         def work() -> None:
             for pk in ids:
                 task(pk)  # the task's own steps, in this thread
-            if then is not None:
-                then()
 
         transaction.on_commit(lambda: _stamp_sent(model, ids))
         transaction.on_commit(lambda: _thread_start(work))

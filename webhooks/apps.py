@@ -16,7 +16,7 @@ class WebhooksConfig(AppConfig):
         retry_delays()  # a wrong ARBITER_WEBHOOK_RETRY_SECONDS stops the start, named
         project_event.connect(project_event_deliver, dispatch_uid="webhooks.deliver")
         # The outbox's sweep sends the first attempts accepted while the broker was down;
-        # retries are sent by Celery beat's `webhooks.tasks.deliveries_retry`.
+        # retries by the scheduled job webhook-retries (settings.ARBITER_SCHEDULED_JOBS).
         job_kind_register(
             delivery_send,
             Delivery,

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from core.errors import Invalid, NotFound
-from core.outbox import enqueue_on_commit, running_embedded
+from core.outbox import enqueue_on_commit
 from core.rate_limits import rate_limit_take
 from judging.services.judges import api_key_env_check
 from projects.models import Project
@@ -108,8 +108,6 @@ def deliveries_record(*, project: Project, kind: str, data: dict) -> list[Delive
     """A delivery per subscription of the project to `kind` whose destination is still
     allowed for it, sent through the outbox once recorded (never in the request that
     published the event: in the embedded mode, in a thread of this process)."""
-    if running_embedded():
-        deliveries_due_send()  # no Celery beat: due retries go out with the next event
     allowed = destinations_for_project(project)
     subscriptions = [
         subscription
@@ -185,8 +183,8 @@ def deliveries_due_attempt() -> dict[str, int]:
 
 
 def deliveries_due_send() -> int:
-    """Send a message for each pending delivery whose attempt is due (Celery beat; in the
-    embedded mode, with each new event and `manage.py webhook_deliveries_send`). A delivery
+    """Send a message for each pending delivery whose attempt is due (the scheduled job
+    `webhook-retries`, settings.ARBITER_SCHEDULED_JOBS, in either mode). A delivery
     already under way is not due (its attempt moved the time on), so none is sent twice."""
     ids = list(
         deliveries_due().order_by("next_attempt_at").values_list("pk", flat=True)[:RETRY_BATCH]

@@ -4,11 +4,11 @@ A batch-mode chunk is submitted instead of called: its missing trials (less thos
 response cache already answers, which are stored at once) become requests, sent in parts of
 at most MAX_BATCH_REQUESTS requests and MAX_BATCH_BYTES bytes, one ProviderBatch row each.
 The row is written before the provider is asked, so the database is the truth: a poll
-(batches_poll, every BATCH_POLL_SECONDS from Celery beat, or the command line) asks each
-waiting batch how it is going, and an ended one's answers are read and stored exactly as
-live answers are (the same parsing, the same upserts, the response cache), then the chunk
-closes and, with its last chunk, the run. A poll that dies half way is simply done again by
-the next one: the upserts make storing twice harmless.
+(batches_poll, a scheduled job every ARBITER_BATCH_POLL_SECONDS in either mode, or the
+command line) asks each waiting batch how it is going, and an ended one's answers are read
+and stored exactly as live answers are (the same parsing, the same upserts, the response
+cache), then the chunk closes and, with its last chunk, the run. A poll that dies half way
+is simply done again by the next one: the upserts make storing twice harmless.
 
 Trial ↔ request: the custom id encodes the trial ("<pair>-<f|r|p>-<sample>", and "-A"/"-B"
 for each response of a pointwise trial); only ids this batch sent are ever read back.
@@ -361,7 +361,3 @@ def _store_answers(batch: ProviderBatch, answers: dict, missing: str) -> None:
         verdict.images_adapted = batch.requests[ids[0]][1]
         rows.append(verdict)
     verdicts_store(batch.chunk, rows, replies)
-
-
-def batches_waiting(run: JudgeRun) -> bool:
-    return ProviderBatch.objects.filter(run=run, status=ProviderBatch.Status.IN_PROGRESS).exists()

@@ -168,18 +168,21 @@ def last_filtered_pairs(task: Task) -> list[int]:
     return run_pair_ids(run)
 
 
-def ensemble_apply_when_ready(project: Project, task: Task | None) -> None:
-    """Called when an ensemble run finishes: apply once no ensemble run of the task is open."""
-    if task is None:
+def ensemble_run_finished(run: JudgeRun | None) -> None:
+    """What a run's end means for its task's ensemble, for the one caller that finished it
+    (`run`; None when this call finished no run): a run of the ensemble decides the task's
+    candidates once no other run of it is open; any other run changes nothing. Here rather
+    than in the run service, which knows nothing of ensembles."""
+    if run is None or run.purpose != JudgeRun.Purpose.ENSEMBLE or run.task is None:
         return
     still_running = JudgeRun.objects.filter(
-        project=project,
-        task=task,
+        project=run.project,
+        task=run.task,
         purpose=JudgeRun.Purpose.ENSEMBLE,
         status__in=[JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING],
     ).exists()
     if not still_running:
-        ensemble_apply(task)
+        ensemble_apply(run.task)
 
 
 def ensemble_unanimous_easy(task: Task) -> list[GoldEntry]:

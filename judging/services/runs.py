@@ -7,8 +7,6 @@ limit at the judge's requests-per-minute budget.
 """
 
 import logging
-import time
-from functools import partial
 
 from django.conf import settings
 from django.db import transaction
@@ -22,7 +20,7 @@ from judging.errors import RunCannotStart, RunRefused
 from judging.models import API_BACKENDS, MAX_SAMPLES, Judge, JudgeRun, JudgeRunChunk
 from judging.prompts import TemplateInvalid, is_pointwise, run_template_stored
 from judging.runner import chunk_execute, trial_orders
-from judging.services.batches import batch_chunk_submit, batches_waiting
+from judging.services.batches import batch_chunk_submit
 from judging.services.run_finish import chunk_close
 from projects.models import Project, Task
 
@@ -130,19 +128,9 @@ def _run_shape(judge: Judge, project: Project, pairs) -> tuple[dict, list[str]]:
 def _enqueue(chunk_ids: list[int], background: bool, run: JudgeRun) -> None:
     from judging.tasks import judge_chunk
 
-    # The embedded mode's thread has no Celery beat to poll a batch run's batches after it.
-    then = partial(_batches_await, run) if run.mode == JudgeRun.Mode.BATCH else None
-    enqueue_on_commit(judge_chunk, JudgeRunChunk, chunk_ids, background=background, then=then)
-
-
-def _batches_await(run: JudgeRun) -> None:
-    """Poll the run's provider batches until their answers are in (what Celery beat does
-    on the full stack)."""
-    from judging.tasks import judge_batches_poll
-
-    while batches_waiting(run):
-        time.sleep(settings.ARBITER_BATCH_POLL_SECONDS)
-        judge_batches_poll()
+    # A batch run's chunks are only submitted: the scheduled poll (judge-batches-poll in
+    # settings.ARBITER_SCHEDULED_JOBS) collects their answers, in either mode.
+    enqueue_on_commit(judge_chunk, JudgeRunChunk, chunk_ids, background=background)
 
 
 def judge_chunk_run(chunk_id: int) -> JudgeRun | None:

@@ -13,6 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from content.models import Pair
+from core.scheduled_jobs import scheduler_start
 from devtools.fake_llm import FakeLLMServer, answer, status
 from judging import provider_batches
 from judging.backends import CallFailed
@@ -234,11 +235,17 @@ def test_only_api_judges_run_as_batches(pairs_task):
 
 @pytest.fixture
 def quick_server(settings):
-    """Batches that end at once, polled every second (the embedded poller and --wait)."""
+    """Batches that end at once, polled every second by the embedded mode's scheduler thread
+    (the scheduled job judge-batches-poll, as on a server; core/scheduled_jobs.py) and by
+    `judge_run --wait`."""
     settings.ARBITER_BATCH_POLL_SECONDS = 1
+    settings.ARBITER_SCHEDULER_IN_PROCESS = True
     fake = FakeLLMServer(decide=by_content, batch_seconds=0)
     fake.start()
+    scheduler = scheduler_start()
+    assert scheduler is not None
     yield fake
+    scheduler.stop()
     fake.stop()
 
 
@@ -259,7 +266,7 @@ def test_a_lead_starts_a_batch_run_from_the_page_and_sees_its_batches(quick_serv
     assert "Provider batch (about half the price" in client.get(runs_url).content.decode()
     answer = client.post(runs_url, {"judge": judge.pk, "samples": 1, "mode": "batch"})
     assert answer.status_code == 302
-    run = wait_finished(JudgeRun.objects.get(judge=judge))  # the embedded poller collected it
+    run = wait_finished(JudgeRun.objects.get(judge=judge))  # the scheduled poll collected it
     assert run.mode == JudgeRun.Mode.BATCH and len(quick_server.batch_requests) == 12
     page = client.get(answer["Location"]).content.decode()
     assert "Provider batch" in page and "Answers stored (completed)" in page

@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core.scheduled_jobs import JobClock, jobs_due_run
 from projects.events import publish
 from webhooks.models import Delivery, Subscription
 from webhooks.sending import delivery_attempt
@@ -161,7 +162,9 @@ def test_celery_beat_sends_the_due_retries(site, receiver, fire, settings):
     assert len(receiver.requests) == 2
 
 
-def test_in_the_embedded_mode_the_next_event_sends_the_due_retries(site, receiver, fire):
+def test_in_the_embedded_mode_the_scheduled_job_sends_the_due_retries(site, receiver, fire):
+    """No Celery beat, the same job: the web process's scheduler runs webhook-retries
+    (core/scheduled_jobs.py); an event sends its own deliveries only."""
     subscribe(site)
     receiver.statuses = [500]
     with fire():
@@ -170,6 +173,10 @@ def test_in_the_embedded_mode_the_next_event_sends_the_due_retries(site, receive
     Delivery.objects.update(next_attempt_at=timezone.now() - timedelta(seconds=1))
     with fire():
         publish(site.project, "pair.decided", {"pair": 8})
+    first.refresh_from_db()
+    assert (first.status, first.attempts) == ("pending", 1)
+    with fire():
+        assert "webhook-retries" in jobs_due_run(JobClock())
     first.refresh_from_db()
     assert (first.status, first.attempts) == ("delivered", 2)
     assert Delivery.objects.filter(status="delivered").count() == 2

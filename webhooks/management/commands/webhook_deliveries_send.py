@@ -6,8 +6,8 @@ from webhooks.services import deliveries_due_attempt
 class Command(BaseCommand):
     help = (
         "Send the webhook deliveries whose attempt is due, here and now, waiting for each "
-        "answer (Celery beat does it on the full stack; in the embedded mode, run this from "
-        "cron or let the next event do it)."
+        "answer (the scheduled job webhook-retries does it in the background: Celery beat on "
+        "the full stack, the web server's process in the embedded mode)."
     )
 
     def handle(self, *args, **options):
