@@ -8,13 +8,12 @@ from django.utils import timezone
 
 from annotation.models import Adjudication, Rating
 from annotation.selectors.pairs import latest_adjudications
+from content.decision_rules import kept
 from content.models import Pair
 from content.models.pair import DECIDED_STATUSES, IN_THE_QUEUE, PairStatus
 from projects.events import publish
 from projects.models import Project
 from projects.scale import side_of
-
-_EPSILON = 1e-9  # means like 10/3 must not fall out of a closed band by rounding
 
 
 @dataclass(frozen=True)
@@ -39,14 +38,9 @@ def consensus_of(scores: list[int], project: Project) -> Consensus:
 
 
 def _consensus(mean: float, span: int, project: Project) -> Consensus:
-    """Dropped when span > max span or when the mean lies in centre ± half width
-    (inclusive)."""
-    ambiguous = abs(mean - project.center) <= project.ambiguous_half_width + _EPSILON
+    """Kept or dropped by the project's rules (content/decision_rules.py)."""
     return Consensus(
-        mean=mean,
-        span=span,
-        label=side_of(mean, project.center),
-        keep=span <= project.max_span and not ambiguous,
+        mean=mean, span=span, label=side_of(mean, project.center), keep=kept(mean, span, project)
     )
 
 

@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy
 from annotation.models import Adjudication, Flag, Rating
 from annotation.models.gold import GOLD_FROM_STATUSES
 from annotation.selectors.assets import assets_by_sha
+from content.decision_rules import ambiguous, ambiguous_q, too_spread, too_spread_q
 from content.models import Pair
 from content.rendering import content_parts, image_shas
 from core.errors import Invalid
@@ -39,7 +40,6 @@ from projects.scale import scale_labels, side_of, to_form
 if TYPE_CHECKING:  # the stubs' type of a lazy translation; not installed at run time
     from django_stubs_ext import StrOrPromise
 
-NEAR = 0.5  # "next to the ambiguous band": this much beyond its edge
 REASONS = {
     "span": gettext_lazy("span at or above the limit"),
     "ambiguous": gettext_lazy("mean in or next to the ambiguous band"),
@@ -146,8 +146,8 @@ def _queue(project: Project, task_slug: str = "", reason: str = "", state: str =
     )
     # A gold check is never decided, so it is never a disagreement (flagged, it is listed).
     complete = Q(rating_count__gte=project.annotators_per_pair) & ~Q(status=Pair.Status.GOLD)
-    by_span = complete & Q(consensus_span__gte=project.max_span)
-    by_mean = complete & Q(distance__lte=project.ambiguous_half_width + NEAR)
+    by_span = complete & too_spread_q(project, nearly=True)
+    by_mean = complete & ambiguous_q(project, nearly=True)
     chosen = {"span": by_span, "ambiguous": by_mean, "flagged": Q(flagged=True)}
     # A decision resolves the pair's flags: a decided pair stays listed (as decided) anyway.
     decided = Q(decided_by=Pair.DecidedBy.ADJUDICATION)
@@ -188,13 +188,13 @@ def disagreements(
                 key == "span"
                 and pair.consensus_span is not None
                 and pair.rating_count >= project.annotators_per_pair
-                and pair.consensus_span >= project.max_span
+                and too_spread(pair.consensus_span, project, nearly=True)
             )
             or (
                 key == "ambiguous"
-                and pair.distance is not None
+                and pair.consensus_mean is not None
                 and pair.rating_count >= project.annotators_per_pair
-                and pair.distance <= project.ambiguous_half_width + NEAR
+                and ambiguous(pair.consensus_mean, project, nearly=True)
             )
         ]
     pair_previews(rows)
