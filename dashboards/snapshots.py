@@ -12,17 +12,40 @@ A view reads the current version (a few aggregates over small tables) and the pa
   Celery beat) also refreshes every stale row, so a large project's pages catch up with new
   ratings and verdicts without anyone waiting.
 
-Figures are pickled (they hold Task rows and the charts' SVG): the table is written only by
-this module, from the server's own computations, as Django's cache backends pickle theirs.
+Each page's figures are a frozen dataclass (AgreementFigures, JudgeFigures, ModelFigures,
+JudgeSets), its parts typed dictionaries the templates read as before. A row holds the figures
+pickled (they hold Task rows and the charts' lazy texts: the table is written only by this
+module, from the server's own computations, as Django's cache backends pickle theirs) together
+with the *shape* of their class: a digest of its fields' names and types, followed into every
+dataclass and TypedDict it holds (`shape_of`). Nothing is bumped by hand:
+- a row whose shape is not the code's (or that does not unpickle, or holds another class) reads
+  as no row: recomputed, never handed to a template that expects other fields;
+- the digest of every page's shape is part of the data version, so a deployment that changes
+  a shape makes every row stale and the periodic refresh recomputes them behind.
+A change of what a figure means that keeps its shape moves no version: give the changed figure
+a new name (the shape then changes) when old rows must not be shown.
 """
 
+import dataclasses
 import hashlib
 import logging
 import pickle
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
+from typing import (
+    Any,
+    Generic,
+    Literal,
+    TypeVar,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+    overload,
+)
 
 from django.conf import settings
 from django.db.models import Count, Max, Q, Sum
@@ -32,27 +55,68 @@ from annotation.models import Adjudication, AnnotatorPause, Qualification
 from content.models import Pair
 from core.outbox import dispatch_on_commit
 from dashboards.models import FigureSnapshot
-from dashboards.selectors.agreement import agreement
-from dashboards.selectors.judge_disagreement import judges_disagreement
-from dashboards.selectors.judges import judge_figures
-from dashboards.selectors.models import model_figures
+from dashboards.selectors.agreement import AgreementFigures, agreement
+from dashboards.selectors.judge_disagreement import JudgeSets, judges_disagreement
+from dashboards.selectors.judges import JudgeFigures, judge_figures
+from dashboards.selectors.models import ModelFigures, model_figures
 from judging.models import Judge, JudgeRun, JudgeRunChunk
 from projects.models import Project, Task
 
 log = logging.getLogger(__name__)
 
-SELECTORS = {
+PageFigures = AgreementFigures | JudgeFigures | ModelFigures | JudgeSets
+F = TypeVar("F", AgreementFigures, JudgeFigures, ModelFigures, JudgeSets)
+Page = Literal["agreement", "judges", "models", "disagreement"]
+
+SELECTORS: dict[str, Callable[[Project], PageFigures]] = {
     "agreement": agreement,
     "judges": judge_figures,
     "models": model_figures,
     # Not a page: the pair browser's "judges disagree" sets (selectors/judge_disagreement.py).
     "disagreement": judges_disagreement,
 }
-# Part of every data version: bump it when a selector's figures change shape, so that rows
-# pickled by the previous code are recomputed, never rendered by templates that expect more.
-FIGURES_SCHEMA = 6  # 6: the ceiling counts imported ratings; charts say "no figures"
+KINDS: dict[str, type[PageFigures]] = {
+    "agreement": AgreementFigures,
+    "judges": JudgeFigures,
+    "models": ModelFigures,
+    "disagreement": JudgeSets,
+}
 # A refresh that has not finished after this long is taken to have died: another may start.
 REFRESH_CLAIM = timedelta(minutes=30)
+
+
+def _described(kind: object, seen: set[str]) -> str:
+    """A canonical text of a type: a dataclass or TypedDict by its fields' names and types in
+    order, recursively (a class met again by its name only); a generic by its arguments."""
+    if isinstance(kind, type) and (dataclasses.is_dataclass(kind) or is_typeddict(kind)):
+        name = f"{kind.__module__}.{kind.__qualname__}"
+        if name in seen:
+            return name
+        seen.add(name)
+        try:
+            hints: dict[str, Any] = get_type_hints(kind)
+        except (NameError, TypeError):  # a name for the type checker only, or array[int]:
+            # each field as written (a quoted annotation is its own text)
+            hints = dict(kind.__annotations__)
+        fields = ",".join(f"{key}:{_described(hint, seen)}" for key, hint in hints.items())
+        return f"{name}{{{fields}}}"
+    arguments = get_args(kind)
+    if arguments:
+        inner = ",".join(_described(argument, seen) for argument in arguments)
+        return f"{_described(get_origin(kind), seen)}[{inner}]"
+    if isinstance(kind, type):
+        return f"{kind.__module__}.{kind.__qualname__}"
+    return repr(kind)
+
+
+def shape_of(kind: type) -> str:
+    """The digest of a figures class's shape (the module's docstring)."""
+    return hashlib.sha1(_described(kind, set()).encode()).hexdigest()
+
+
+SHAPES = {page: shape_of(kind) for page, kind in KINDS.items()}
+# Part of every data version: a changed shape makes every stored row stale.
+SHAPES_DIGEST = hashlib.sha1("|".join(sorted(SHAPES.values())).encode()).hexdigest()
 
 
 def data_version(project: Project) -> str:
@@ -111,22 +175,33 @@ def data_version(project: Project) -> str:
         project.rating_budget,
     )
     aggregates = "|".join(f"{part['v']}/{part['n']}/{part.get('r')}" for part in parts)
-    text = f"{FIGURES_SCHEMA}|{aggregates}|{settings_}|{quality}"
+    text = f"{SHAPES_DIGEST}|{aggregates}|{settings_}|{quality}"
     return hashlib.sha1(text.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
-class Figures:
+class Figures(Generic[F]):
     """A page's figures and how current they are. `figures` is None while the first
     computation runs in the background (the page says so and looks again shortly)."""
 
-    figures: dict | None
+    figures: F | None
     computed_at: datetime
     compute_seconds: float
     current: bool  # False: the data changed since; a refresh is under way
 
 
-def _store(project: Project, page: str, version: str, figures: dict, seconds: float) -> datetime:
+def figures_context(figures: PageFigures) -> dict[str, Any]:
+    """The figures' fields by name, as a template's context (and the CSV tables) read them."""
+    return {field.name: getattr(figures, field.name) for field in dataclasses.fields(figures)}
+
+
+def _pickled(page: str, figures: PageFigures | None) -> bytes:
+    return pickle.dumps((SHAPES[page], figures), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _store(
+    project: Project, page: str, version: str, figures: PageFigures, seconds: float
+) -> datetime:
     now = timezone.now()
     FigureSnapshot.objects.bulk_create(
         [
@@ -134,7 +209,7 @@ def _store(project: Project, page: str, version: str, figures: dict, seconds: fl
                 project=project,
                 page=page,
                 version=version,
-                figures=pickle.dumps(figures, protocol=pickle.HIGHEST_PROTOCOL),
+                figures=_pickled(page, figures),
                 computed_at=now,
                 compute_seconds=seconds,
                 refreshing_since=None,
@@ -147,7 +222,9 @@ def _store(project: Project, page: str, version: str, figures: dict, seconds: fl
     return now
 
 
-def _compute(project: Project, page: str, version: str | None = None) -> tuple[str, dict, float]:
+def _compute(
+    project: Project, page: str, version: str | None = None
+) -> tuple[str, PageFigures, float]:
     """The page's figures for the data as it is now, with the version read first (or given,
     read just before): data that changes during the computation leaves the row stale, never
     falsely current."""
@@ -157,7 +234,25 @@ def _compute(project: Project, page: str, version: str | None = None) -> tuple[s
     return version, figures, time.perf_counter() - started
 
 
-def figures_for(project: Project, page: str, *, wait_for_first: bool = True) -> Figures:
+@overload
+def figures_for(
+    project: Project, page: Literal["agreement"], *, wait_for_first: bool = True
+) -> Figures[AgreementFigures]: ...
+@overload
+def figures_for(
+    project: Project, page: Literal["judges"], *, wait_for_first: bool = True
+) -> Figures[JudgeFigures]: ...
+@overload
+def figures_for(
+    project: Project, page: Literal["models"], *, wait_for_first: bool = True
+) -> Figures[ModelFigures]: ...
+@overload
+def figures_for(
+    project: Project, page: Literal["disagreement"], *, wait_for_first: bool = True
+) -> Figures[JudgeSets]: ...
+@overload
+def figures_for(project: Project, page: str, *, wait_for_first: bool = True) -> Figures[Any]: ...
+def figures_for(project: Project, page: str, *, wait_for_first: bool = True) -> Figures[Any]:
     """The figures a view shows (see the module's docstring). With wait_for_first=False,
     never None: while the first figures are computed ahead they are computed here too (a
     filter cannot say "come back later")."""
@@ -181,21 +276,35 @@ def figures_for(project: Project, page: str, *, wait_for_first: bool = True) -> 
     return Figures(figures, computed_at, seconds, True)
 
 
-def stored_figures(project: Project, page: str) -> dict | None:
-    """The page's last stored figures, current or not, computing nothing (None: none yet)."""
-    return _unpickled(FigureSnapshot.objects.filter(project=project, page=page).first())
+def stored_judge_figures(project: Project) -> JudgeFigures | None:
+    """The judges page's last stored figures, current or not, computing nothing (None: none
+    yet)."""
+    stored = _unpickled(FigureSnapshot.objects.filter(project=project, page="judges").first())
+    return stored if isinstance(stored, JudgeFigures) else None
 
 
-def _unpickled(row: FigureSnapshot | None) -> dict | None:
+def _unpickled(row: FigureSnapshot | None) -> PageFigures | None:
+    """The row's figures, or None: no row, a row figures_prepare made and not yet filled, or
+    one the code can no longer read (another shape, a class renamed or removed since)."""
     if row is None:
         return None
     try:
-        return pickle.loads(row.figures)  # None: a row figures_prepare made, not yet filled
+        stored = pickle.loads(row.figures)
     except Exception:  # a class renamed or removed since it was stored
-        log.warning(
-            "figures of project %s/%s could not be read; recomputing", row.project_id, row.page
-        )
+        stored = ()
+    if stored is None:  # a row figures_prepare made before shapes were stored
         return None
+    match stored:
+        case (str() as shape, figures) if shape == SHAPES.get(row.page) and isinstance(
+            figures, KINDS[row.page]
+        ):
+            return figures
+        case (str(), None):  # a row figures_prepare made, not yet filled
+            return None
+    log.warning(
+        "figures of project %s/%s are of another shape; recomputing", row.project_id, row.page
+    )
+    return None
 
 
 def _claim(project_id: int, page: str) -> bool:
@@ -225,7 +334,7 @@ def figures_prepare(project: Project) -> int:
             page=page,
             defaults={
                 "version": "",
-                "figures": pickle.dumps(None),
+                "figures": _pickled(page, None),
                 "computed_at": timezone.now(),
                 "compute_seconds": 0.0,
                 "refreshing_since": timezone.now(),

@@ -2,7 +2,10 @@
 headline figures use the same functions and inputs as `report --json`, so they agree."""
 
 from collections import defaultdict
-from datetime import timedelta
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any, TypedDict
 
 import numpy as np
 from django.contrib.auth import get_user_model
@@ -12,7 +15,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 from annotation.models import Rating
 from content.models import Pair
 from core.lazy_text import interpolate_lazy
-from dashboards.charts import bar_chart, histogram, sparkline
+from dashboards.charts import Chart, bar_chart, histogram, sparkline
 from metrics.agreement import (
     krippendorff_alpha,
     rater_label_agreement,
@@ -21,29 +24,89 @@ from metrics.agreement import (
 from metrics.alpha_bootstrap import bootstrap_coincidences, interval_of
 from metrics.annotator_quality import task_annotator_quality
 from metrics.annotators import annotator_stats, others_sides
-from metrics.bootstrap import bootstrap_mean_interval, bootstrap_ratio_interval
+from metrics.bootstrap import Interval, bootstrap_mean_interval, bootstrap_ratio_interval
 from metrics.inputs import aspect_scores, kept_labels, overall_scores
-from projects.models import Project
+from projects.models import Project, Task
 from projects.scale import side_of
 
 RESAMPLES = 1000
 
 
-def _alpha(units, scale):
+class AlphaFigure(TypedDict):
+    value: float | None
+    interval: Interval | None
+
+
+class Alpha(TypedDict):
+    """Krippendorff's alpha at both levels, each with its bootstrap interval."""
+
+    ordinal: AlphaFigure
+    interval: AlphaFigure
+
+
+class AspectFigures(Alpha):
+    key: str
+    label: str
+    ratings: int
+
+
+class TaskFigures(TypedDict):
+    alpha: Alpha
+    unanimous: float | None
+    unanimous_interval: Interval | None
+    unanimous_n: int
+    rla: float | None
+    rla_interval: Interval | None
+    rla_n: int
+    ratings: int
+    pairs: int
+    scores_chart: Chart
+    spans_chart: Chart
+
+
+class TaskAgreement(TaskFigures):
+    """A task's figures (the template and the CSV read these keys)."""
+
+    task: Task
+    aspects: list[AspectFigures]
+    quality: list[dict[str, Any]]  # an annotator's row: metrics.annotator_quality's figures
+    competence_consensus: dict[str, Any]
+
+
+class OverTime(TypedDict, total=False):
+    weeks: int  # 0: no rating yet, and no chart
+    throughput_chart: Chart
+    agreement_chart: Chart
+
+
+@dataclass(frozen=True)
+class AgreementFigures:
+    """The agreement page: per task, over time, and per annotator (their rows:
+    metrics.annotators.AnnotatorStats's fields, their name and their trend's chart)."""
+
+    tasks: list[TaskAgreement]
+    over_time: OverTime
+    annotators: list[dict[str, Any]]
+
+
+def _alpha(units: list[list[int]], scale: int) -> Alpha:
     sampled = bootstrap_coincidences(units, scale, resamples=RESAMPLES)  # one for both levels
     return {
-        level: {
-            "value": krippendorff_alpha(units, scale, level),
-            "interval": interval_of(sampled, level),
-        }
-        for level in ("ordinal", "interval")
+        "ordinal": {
+            "value": krippendorff_alpha(units, scale, "ordinal"),
+            "interval": interval_of(sampled, "ordinal"),
+        },
+        "interval": {
+            "value": krippendorff_alpha(units, scale, "interval"),
+            "interval": interval_of(sampled, "interval"),
+        },
     }
 
 
 def _complete_span_counts(project: Project) -> dict[int, dict[int, int]]:
     """{task: {span: pairs}} of the complete pairs (at least N ratings, gold checks apart), from
     the span stored with the ratings (consensus.py::decision_set). One query."""
-    counts: dict = defaultdict(dict)
+    counts: defaultdict[int, dict[int, int]] = defaultdict(dict)
     rows = (
         Pair.objects.filter(project=project, rating_count__gte=project.annotators_per_pair)
         .exclude(status=Pair.Status.GOLD)
@@ -53,17 +116,21 @@ def _complete_span_counts(project: Project) -> dict[int, dict[int, int]]:
         .values_list("task_id", "consensus_span", "pairs")
     )
     for task_id, span, pairs in rows:
-        counts[task_id][span] = pairs
+        if span is not None:  # a complete pair has its span; kept out of the bins otherwise
+            counts[task_id][span] = pairs
     return counts
 
 
-def _task_figures(project: Project, units: dict, labels: dict, spans: dict[int, int]) -> dict:
+def _task_figures(
+    project: Project, units: dict[int, list[int]], labels: dict[int, str], spans: dict[int, int]
+) -> TaskFigures:
     """units: pair -> scores; labels: kept pair -> side; spans: span -> complete pairs."""
     scale, center, needed = project.scale_points, project.center, project.annotators_per_pair
     complete = [scores for scores in units.values() if len(scores) >= needed]
     # The same rule as metrics.agreement.unanimous_direction, one indicator per pair.
     unanimous = [float(len({side_of(s, center) for s in scores}) == 1) for scores in complete]
-    agreeing, rated = [], []
+    agreeing: list[int] = []
+    rated: list[int] = []
     for pair_id, label in labels.items():
         scores = units.get(pair_id, [])
         if scores:
@@ -100,7 +167,7 @@ def _task_figures(project: Project, units: dict, labels: dict, spans: dict[int, 
     }
 
 
-def agreement(project: Project) -> dict:
+def agreement(project: Project) -> AgreementFigures:
     tasks = list(project.tasks.order_by("slug"))
     labels, units, aspects = kept_labels(project), overall_scores(project), aspect_scores(project)
     spans = _complete_span_counts(project)
@@ -122,8 +189,8 @@ def agreement(project: Project) -> dict:
     quality = task_annotator_quality(project, tasks, labels)
     people = set(stats) | {a for q in quality.values() for a in q["annotators"]}
     names = dict(get_user_model().objects.filter(pk__in=people).values_list("pk", "username"))
-    return {
-        "tasks": [
+    return AgreementFigures(
+        tasks=[
             {
                 "task": task,
                 **_task_figures(project, units[task.pk], labels[task.pk], spans[task.pk]),
@@ -143,8 +210,8 @@ def agreement(project: Project) -> dict:
             }
             for task in tasks
         ],
-        "over_time": _over_time(annotator_rows, project.center),
-        "annotators": [
+        over_time=_over_time(annotator_rows, project.center),
+        annotators=[
             {
                 "name": names.get(annotator_id, "?"),
                 **s.as_dict(),
@@ -155,17 +222,18 @@ def agreement(project: Project) -> dict:
             }
             for annotator_id, s in stats.items()
         ],
-    }
+    )
 
 
 WEEKS_SHOWN = 12
 
 
-def _over_time(rows: list, center: float) -> dict:
+def _over_time(rows: Sequence[tuple[Any, ...]], center: float) -> OverTime:
     """The experts' throughput and agreement per week (the last WEEKS_SHOWN weeks with
     ratings): ratings submitted, and the share of them on the side of the other experts'
     mean on the same pair (leave-one-out, as the annotators' table), as two charts."""
-    weekly: dict = defaultdict(lambda: [0, 0, 0])  # week -> [ratings, matched, compared]
+    weekly: defaultdict[date, list[int]] = defaultdict(lambda: [0, 0, 0])
+    # week -> [ratings, matched, compared]
     for row, reference in zip(rows, others_sides(rows, center), strict=True):
         _annotator, _pair, overall, *_rest, created_at = row
         day = created_at.date()
@@ -200,7 +268,7 @@ def _over_time(rows: list, center: float) -> dict:
     }
 
 
-def _quality_rows(task_quality: dict, names: dict) -> list[dict]:
+def _quality_rows(task_quality: dict[str, Any], names: dict[int, str]) -> list[dict[str, Any]]:
     """The task's annotators for the quality table: flagged and paused ones first."""
     rows = [
         {"annotator_id": annotator, "name": names.get(annotator, "?"), **figures}

@@ -11,6 +11,7 @@ or a decision, so the filter reads them instead of the verdicts.
 """
 
 from array import array
+from dataclasses import dataclass
 
 from django.db.models import Count, F, Q
 
@@ -21,9 +22,16 @@ from projects.models import Project
 ANY_JUDGE = "any"
 
 
-def judges_disagreement(project: Project) -> dict[str, array]:
-    """{ANY_JUDGE: ids, str(judge id): ids, ...}: the sorted ids of the pairs each judge of the
-    project disagrees with the experts on (every judge of the project has its key)."""
+@dataclass(frozen=True)
+class JudgeSets:
+    """pairs: {ANY_JUDGE: ids, str(judge id): ids, ...}, the sorted ids of the pairs each judge
+    of the project disagrees with the experts on (every judge of the project has its key)."""
+
+    pairs: dict[str, "array[int]"]
+
+
+def judges_disagreement(project: Project) -> JudgeSets:
+    """The project's judges' disagreement sets (JudgeSets)."""
     judges = list(
         Judge.objects.filter(project_or_operator_wide(project)).values_list("pk", flat=True)
     )
@@ -48,4 +56,4 @@ def judges_disagreement(project: Project) -> dict[str, array]:
     # Arrays of 8-byte ids: a compact pickle, read back in milliseconds.
     sets = {str(pk): array("q", sorted(ids)) for pk, ids in by_judge.items()}
     sets[ANY_JUDGE] = array("q", sorted({pk for ids in by_judge.values() for pk in ids}))
-    return sets
+    return JudgeSets(sets)

@@ -2,6 +2,8 @@
 tables, against the experts' labels. Figures follow docs/architecture.md §6.2 and
 `report --json`."""
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.contrib.auth import get_user_model
@@ -10,13 +12,16 @@ from django.db.models.functions import Cast
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from core.lazy_text import interpolate_lazy
-from dashboards.charts import bar_chart
+from dashboards.charts import Chart, bar_chart
 from judging.models import IMPORTED_SCALE, POINTWISE_SCALES
 from metrics.annotators import human_ceiling
 from metrics.bias_cards import task_bias_cards
 from metrics.group_bias import group_bias
 from metrics.inputs import (
     PAIRWISE,
+    AnnotatorRatings,
+    JudgeInputs,
+    Labels,
     annotator_ratings,
     evaluated_pairs,
     expert_ratings,
@@ -36,7 +41,7 @@ from metrics.judge_breakdowns import (
 )
 from metrics.judge_ppi import average_over_tasks, plan_summary
 from metrics.report import powered_figures_by_task
-from projects.models import Project
+from projects.models import Project, Task
 
 if TYPE_CHECKING:  # the stubs' type of a lazy translation; not installed at run time
     from django_stubs_ext import StrOrPromise
@@ -57,7 +62,40 @@ class JudgeRow(TypedDict):
     samples: int
     scale: "StrOrPromise"  # lazy: translated where the page shows it
     splits: list[GroupAccuracy]
-    majority: list[tuple]
+    majority: list[tuple[float | None, int]]
+
+
+class TaskChart(TypedDict):
+    task: Task
+    chart: Chart
+
+
+class TaskRows(TypedDict):
+    """A task's rows of a side table (bias cards, group bias): a judge's name and figures."""
+
+    task: Task
+    rows: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class JudgeFigures:
+    """The judges page (the template and the CSV read these fields)."""
+
+    tasks: list[Task]
+    table: list[JudgeRow]
+    bias_cards: list[TaskRows]
+    group_bias: list[TaskRows]
+    humans: list[dict[str, Any] | None]  # per task: the experts' ceiling
+    human_average: float | None
+    human_covered: int
+    labelled_tasks: int
+    evaluated_pairs: list[int]
+    average_chart: Chart
+    task_charts: list[TaskChart]
+    ks: tuple[int, ...]
+    planner: list[dict[str, Any]]  # per task: metrics.judge_ppi.plan_summary and more
+    target_half_width: float
+    sampled: bool
 
 
 def scale_label(scale: str) -> "StrOrPromise":
@@ -76,7 +114,9 @@ def scale_label(scale: str) -> "StrOrPromise":
     return interpolate_lazy(gettext_noop("pointwise %(scales)s"), {"scales": names})
 
 
-def _majority(verdicts, labels) -> list[tuple]:
+def _majority(
+    verdicts: Sequence[tuple[Any, ...]], labels: dict[int, str]
+) -> list[tuple[float | None, int]]:
     """(accuracy, evaluated) of the majority of the first K samples, for each K."""
     curve = majority_vote_curve(verdicts, labels, MAJORITY_KS)
     return [curve.get(k, (None, 0)) for k in MAJORITY_KS]
@@ -110,7 +150,7 @@ def _pair_groups(project: Project, labels: dict) -> dict:
             for p in same_model}  # fmt: skip
 
 
-def judge_figures(project: Project) -> dict:
+def judge_figures(project: Project) -> JudgeFigures:
     tasks = list(project.tasks.order_by("slug"))
     labels = kept_labels(project)
     all_labels = {p: side for by_task in labels.values() for p, side in by_task.items()}
@@ -192,7 +232,7 @@ def judge_figures(project: Project) -> dict:
                 sum(figures["compared"] for figures in ceiling if figures),  # their trials
             ),
         )
-    per_task_charts = [
+    per_task_charts: list[TaskChart] = [
         {
             "task": task,
             "chart": bar_chart(
@@ -210,27 +250,27 @@ def judge_figures(project: Project) -> dict:
         }
         for index, task in enumerate(tasks)
     ]
-    return {
-        "tasks": tasks,
-        "table": table,
-        "bias_cards": _bias_cards(tasks, labels, judged, project, ratings),
-        "group_bias": _group_bias(tasks, judged, group_scores(project, judged)),
-        "humans": ceiling,
-        "human_average": average_accuracy(human_accuracies),
-        "human_covered": tasks_covered(human_accuracies),
-        "labelled_tasks": len(labelled),
-        "evaluated_pairs": [len(labels[task.pk]) for task in tasks],
-        "average_chart": bar_chart(
+    return JudgeFigures(
+        tasks=tasks,
+        table=table,
+        bias_cards=_bias_cards(tasks, labels, judged, project, ratings),
+        group_bias=_group_bias(tasks, judged, group_scores(project, judged)),
+        humans=ceiling,
+        human_average=average_accuracy(human_accuracies),
+        human_covered=tasks_covered(human_accuracies),
+        labelled_tasks=len(labelled),
+        evaluated_pairs=[len(labels[task.pk]) for task in tasks],
+        average_chart=bar_chart(
             chart_rows,
             title=gettext_lazy("Average accuracy over tasks"),
             empty=gettext_lazy("No judge has a figure yet."),
         ),
-        "task_charts": per_task_charts,
-        "ks": MAJORITY_KS,
-        "planner": _planner(tasks, powered, judged.names, project.target_half_width),
-        "target_half_width": project.target_half_width,
-        "sampled": project.rating_mode == Project.RatingMode.SAMPLE,
-    }
+        task_charts=per_task_charts,
+        ks=MAJORITY_KS,
+        planner=_planner(tasks, powered, judged.names, project.target_half_width),
+        target_half_width=project.target_half_width,
+        sampled=project.rating_mode == Project.RatingMode.SAMPLE,
+    )
 
 
 def _expert_ceiling(project: Project, tasks: list, labels: dict) -> list[dict[str, Any] | None]:
@@ -273,7 +313,9 @@ def _card_has_data(card: dict) -> bool:
     )
 
 
-def _group_bias(tasks: list, judged, rows_by_task: dict) -> list[dict]:
+def _group_bias(
+    tasks: list[Task], judged: JudgeInputs, rows_by_task: dict[int, dict[int, Any]]
+) -> list[TaskRows]:
     """Per task with group-labelled responses, MJ-Bench's ACC/NDS/GES of each judge that
     scored them (metrics/group_bias.py)."""
     return [
@@ -290,7 +332,13 @@ def _group_bias(tasks: list, judged, rows_by_task: dict) -> list[dict]:
     ]
 
 
-def _bias_cards(tasks: list, labels: dict, judged, project: Project, ratings) -> list[dict]:
+def _bias_cards(
+    tasks: list[Task],
+    labels: Labels,
+    judged: JudgeInputs,
+    project: Project,
+    ratings: AnnotatorRatings,
+) -> list[TaskRows]:
     """Per task with judges, one row of bias cards per judge (metrics/judge_bias.py)."""
     people = {annotator for by_task in ratings.values() for annotator in by_task}
     names = dict(get_user_model().objects.filter(pk__in=people).values_list("pk", "username"))

@@ -35,7 +35,7 @@ from django.utils.translation import gettext_lazy
 from annotation.models import Adjudication, Flag, Rating
 from content.models import Pair, PairSearch
 from core.whole_numbers import whole_number
-from dashboards.selectors.judge_disagreement import ANY_JUDGE
+from dashboards.selectors.judge_disagreement import ANY_JUDGE, JudgeSets
 from dashboards.selectors.pair_previews import PREVIEW_RELATED, pair_previews
 from dashboards.snapshots import Figures, figures_for
 from judging.models import Judge
@@ -291,7 +291,7 @@ def _search(pairs: QuerySet[Pair], project_id: int, text: str) -> QuerySet[Pair]
     return pairs.filter(Q(pk__in=found) | Q(external_id=text))
 
 
-def judges_disagreement_now(project: Project) -> Figures:
+def judges_disagreement_now(project: Project) -> Figures[JudgeSets]:
     """The judges' disagreement sets (selectors/judge_disagreement.py) as precomputed: current,
     or, while a refresh runs behind, the last ones with the time they were computed."""
     return figures_for(project, "disagreement", wait_for_first=False)
@@ -310,7 +310,7 @@ def _among(ids: array) -> Q:
 
 
 def browser_pairs(
-    project: Project, filters: BrowserFilters, disagreement: Figures | None = None
+    project: Project, filters: BrowserFilters, disagreement: Figures[JudgeSets] | None = None
 ) -> QuerySet[Pair]:
     """The project's pairs that pass `filters`, in its order (id last, for a stable page).
     `disagreement`: the judges' sets when the caller has read them already."""
@@ -347,9 +347,9 @@ def browser_pairs(
         rated = Rating.objects.filter(pair=OuterRef("pk"), annotator_id=f.annotator_id)
         pairs = pairs.filter(Exists(rated))
     if f.judge:
-        sets = (disagreement or judges_disagreement_now(project)).figures or {}
+        sets = (disagreement or judges_disagreement_now(project)).figures
         # A judge made since the sets were computed has no verdicts in them yet.
-        pairs = pairs.filter(_among(sets.get(f.judge, array("q"))))
+        pairs = pairs.filter(_among(sets.pairs.get(f.judge, array("q")) if sets else array("q")))
     (column,) = SORTS[f.sort]
     ordering = F(column).desc(nulls_last=True) if f.descending else F(column).asc(nulls_last=True)
     tiebreak = "-id" if f.descending else "id"

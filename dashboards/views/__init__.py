@@ -34,7 +34,7 @@ from dashboards.selectors.disagreements import (
 )
 from dashboards.selectors.hours import annotator_hours, hours_csv_rows
 from dashboards.selectors.overview import overview
-from dashboards.snapshots import figures_for, stored_figures
+from dashboards.snapshots import figures_context, figures_for, stored_judge_figures
 from dashboards.tables import TABLES
 from exports.errors import ExportInvalid
 from exports.jobs import export_job_response, export_job_start
@@ -71,14 +71,14 @@ def _page(request, slug, template, context):
 
 def _overview(project) -> dict:
     # The planner as the judges page last computed it: the overview computes no heavy figure.
-    judges = stored_figures(project, "judges")
+    judges = stored_judge_figures(project)
     figures = overview(project)
     return {
         **figures,
         "export_tasks": [row["task"] for row in figures["by_task"]],
         "export_has_archived": any(row["task"].archived_at for row in figures["by_task"]),
-        "planner": judges.get("planner") if judges else None,
-        "planner_target": judges.get("target_half_width") if judges else None,
+        "planner": judges.planner if judges else None,
+        "planner_target": judges.target_half_width if judges else None,
     }
 
 
@@ -95,7 +95,7 @@ def _snapshot_page(name: str):
         found = figures_for(project, name)
         if found.figures is None:
             return {"figures_computing": True}
-        return {**found.figures, "figures_as_of": found}
+        return {**figures_context(found.figures), "figures_as_of": found}
 
     @login_required
     def view(request, slug: str):

@@ -3,7 +3,10 @@
 seen, and a large project's lead gets the last figures at once while they are refreshed."""
 
 import json
+import pickle
 import re
+from dataclasses import dataclass
+from typing import TypedDict
 
 import pytest
 from django.core.cache import cache
@@ -16,6 +19,7 @@ from content.models import Pair
 from core import outbox
 from dashboards import snapshots
 from dashboards.models import FigureSnapshot
+from dashboards.selectors.models import ModelFigures
 from judging.models import Judge
 from judging.services.runs import judge_run_start
 from judging.services.verdict_import import verdicts_import
@@ -201,10 +205,70 @@ def test_a_row_the_code_can_no_longer_read_is_recomputed_not_a_500(client, rated
     assert page.context["table"]  # computed again
 
 
-def test_a_changed_code_schema_makes_every_row_stale(rated, monkeypatch):
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize(
+    "written",
+    [
+        # As the code before typed figures pickled them: a plain dict.
+        lambda page, figures: pickle.dumps(snapshots.figures_context(figures)),
+        # Figures of a shape the code no longer has (a field added or retyped since).
+        lambda page, figures: pickle.dumps(("a shape of older code", figures)),
+    ],
+    ids=["pickled dict", "older shape"],
+)
+def test_a_row_of_an_older_shape_is_recomputed_not_a_500(client, rated, page, written):
+    project, lead = rated
+    client.force_login(lead)
+    _view(client, project, page)
+    row = FigureSnapshot.objects.get(project=project, page=page)
+    current = snapshots._unpickled(row)
+    # Current by its version and slow: only its shape keeps it from being shown.
+    FigureSnapshot.objects.filter(pk=row.pk).update(
+        figures=written(page, current), compute_seconds=60
+    )
+    again = _view(client, project, page)
+    assert "figures-as-of" not in again.content.decode()  # computed again, not the old row
+    shape, stored = pickle.loads(FigureSnapshot.objects.get(pk=row.pk).figures)
+    assert shape == snapshots.SHAPES[page] and isinstance(stored, snapshots.KINDS[page])
+
+
+def test_a_shape_is_its_fields_names_and_types_followed_into_nested_types():
+    @dataclass(frozen=True)
+    class Before:
+        rows: list[ModelFigures]
+
+    @dataclass(frozen=True)
+    class After:
+        rows: list[ModelFigures]
+
+    After.__qualname__ = Before.__qualname__
+    assert snapshots.shape_of(After) == snapshots.shape_of(Before)
+
+    class Row(TypedDict):
+        value: float
+
+    @dataclass(frozen=True)
+    class Retyped:
+        rows: list[Row]
+
+    class RowWithMore(TypedDict):
+        value: float
+        interval: tuple[float, float] | None
+
+    @dataclass(frozen=True)
+    class Extended:
+        rows: list[RowWithMore]
+
+    RowWithMore.__qualname__ = Row.__qualname__
+    Extended.__qualname__ = Retyped.__qualname__
+    assert snapshots.shape_of(Extended) != snapshots.shape_of(Retyped)  # a nested key added
+    assert snapshots.shape_of(Retyped) != snapshots.shape_of(Before)
+
+
+def test_a_changed_shape_makes_every_row_stale(rated, monkeypatch):
     project, _lead = rated
     version = snapshots.data_version(project)
-    monkeypatch.setattr(snapshots, "FIGURES_SCHEMA", snapshots.FIGURES_SCHEMA + 1)
+    monkeypatch.setattr(snapshots, "SHAPES_DIGEST", snapshots.shape_of(ModelFigures))
     assert snapshots.data_version(project) != version
 
 

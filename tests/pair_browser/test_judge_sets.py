@@ -82,7 +82,7 @@ def test_the_sets_name_every_judge_of_the_project_and_their_union(browsed, other
     answers(mine, pairs[0], "against", "against")
     answers(operators, pairs[1], "against", "tie")
     answers(theirs, pairs[2], "against", "against")  # not a judge of this project
-    sets = snapshots.SELECTORS["disagreement"](project)
+    sets = snapshots.SELECTORS["disagreement"](project).pairs
     assert list(sets[str(mine.pk)]) == [pairs[0].pk]
     assert list(sets[str(operators.pk)]) == [pairs[1].pk]
     assert list(sets[str(quiet.pk)]) == []
