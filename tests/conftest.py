@@ -127,6 +127,50 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, t
     database = django_settings.DATABASES["default"]
     if database["ENGINE"].endswith("sqlite3"):
         database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.db")
+    elif database["ENGINE"].endswith("postgresql"):
+        # A test database is thrown away: a commit need not wait for its WAL to reach the disk
+        # (each flush commits some thirty times, a transactional test more). What a test sees
+        # is the same: only a server crash could lose the last commits.
+        options = database.setdefault("OPTIONS", {})
+        options["options"] = f"{options.get('options', '')} -c synchronous_commit=off".strip()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _postgresql_flush_deletes_rows():
+    """A transactional test (and a browser test's live server) ends with a flush, which on
+    PostgreSQL is one TRUNCATE of every table: a new file per table and index, ~1 s each time,
+    when the tables hold a few rows. DELETE empties them in milliseconds; Django's foreign keys
+    there are deferred, so the order does not matter within the flush's transaction. Tables
+    whose own triggers refuse DELETE (the audit trail's) are still truncated, first: before the
+    deletes queue any deferred check on them. A flush that resets sequences or cascades keeps
+    Django's statement."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    truncate_only = {}  # connection alias: the tables with triggers of their own
+
+    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        if reset_sequences or allow_cascade or not tables:
+            return original(
+                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+            )
+        alias = self.connection.alias
+        if alias not in truncate_only:
+            with self.connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT DISTINCT c.relname FROM pg_trigger t JOIN pg_class c"
+                    " ON c.oid = t.tgrelid WHERE NOT t.tgisinternal"
+                )
+                truncate_only[alias] = {name for (name,) in cursor.fetchall()}
+        guarded = [t for t in tables if t in truncate_only[alias]]
+        statements = original(self, style, guarded) if guarded else []
+        return statements + [
+            f"DELETE FROM {self.quote_name(t)};" for t in tables if t not in guarded
+        ]
+
+    original = DatabaseOperations.sql_flush
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(DatabaseOperations, "sql_flush", sql_flush)
+        yield
 
 
 @pytest.fixture
