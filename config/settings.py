@@ -1,4 +1,5 @@
-"""Arbiter settings, read from environment variables (see README, "Configuration").
+"""Arbiter settings, read from environment variables (declared in config/env.py, listed in
+docs/environment.md).
 
 Embedded default: SQLite under ./var, Celery tasks run in-process, media on local disk.
 With DATABASE_URL / REDIS_URL set: PostgreSQL and Redis. `config.production` tightens this
@@ -158,7 +159,7 @@ WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or VAR_DIR / "media")
 MEDIA_URL = "media/"
 # Media on the local disk, or on an S3-compatible store when S3_BUCKET is set
-# (config/object_storage.py; README "Object storage").
+# (config/object_storage.py; docs/operators.md "Object storage").
 STORAGES = {
     "default": media_storage(os.environ),
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
@@ -326,7 +327,7 @@ ARBITER_LOGIN_FAILURES_PER_ACCOUNT = env_int("ARBITER_LOGIN_FAILURES_PER_ACCOUNT
 ARBITER_LOGIN_FAILURES_PER_ADDRESS = env_int("ARBITER_LOGIN_FAILURES_PER_ADDRESS", 50, minimum=1)
 ARBITER_LOGIN_WINDOW_SECONDS = env_int("ARBITER_LOGIN_WINDOW_SECONDS", 15 * 60, minimum=1)
 
-# REST API (/api/, README "REST API"): tokens for scripts, the session for the browser (with
+# REST API (/api/, docs/api.md): tokens for scripts, the session for the browser (with
 # DRF's CSRF check), everything authenticated unless a view says otherwise, every list paged.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -395,7 +396,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Sign-in through the organisation: OpenID Connect, authorization code with PKCE
-# (config/oidc.py; README "Sign-in through your organisation (OIDC)"). Off unless
+# (config/oidc.py; docs/sign-in.md). Off unless
 # ARBITER_OIDC_ISSUER is set. Endpoints: all of authorization, token and JWKS (userinfo
 # optional), or none, and then they are read from the issuer's discovery document.
 ARBITER_OIDC_ISSUER = env_str("ARBITER_OIDC_ISSUER")
@@ -415,7 +416,7 @@ ARBITER_OIDC_ROLE_CLAIM = env_str("ARBITER_OIDC_ROLE_CLAIM", "groups")
 ARBITER_OIDC_OPERATOR_VALUES = env_list("ARBITER_OIDC_OPERATOR_VALUES", [])
 ARBITER_OIDC_LEAD_VALUES = env_list("ARBITER_OIDC_LEAD_VALUES", [])
 # Local passwords (the sign-in form, password reset, POST /api/auth/token/, the admin's form);
-# off only with OIDC on. Break-glass: README.
+# off only with OIDC on. Break-glass: docs/sign-in.md.
 ARBITER_PASSWORD_SIGN_IN = env_bool("ARBITER_PASSWORD_SIGN_IN", True)
 check_oidc_settings(globals())
 AUTHENTICATION_BACKENDS += ["config.oidc.OrganisationBackend"]

@@ -3,7 +3,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
-from config import account_views, oidc
+from config import account_views, help_pages, oidc
 from operations.views import metrics, readyz
 
 
@@ -26,6 +26,9 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("api/", include("api.urls")),
+    # The guides for experts and leads, read from docs/guide/ (config/help_pages.py).
+    path("help/", help_pages.help_index, name="help"),
+    path("help/<slug:page>/", help_pages.help_view, name="help-page"),
     # Before django.contrib.auth.urls, whose "login" and password-reset pages these replace.
     path("accounts/login/", account_views.SignInView.as_view(), name="login"),
     path(

@@ -152,10 +152,10 @@ def test_the_account_menu_offers_the_api_to_leads_and_not_to_annotators(
     for name in ACCOUNT_PAGES:
         answer = client.get(reverse(name))
         assert answer.status_code == 200, name
-        assert account_links(answer.content.decode()) == ["Password"], name
+        assert account_links(answer.content.decode()) == ["Help", "Password"], name
     # The pages stay reachable at their addresses for an annotator who knows them.
     assert client.get(reverse("api-tokens")).status_code == 200
     client.force_login(lead)
     for name in ACCOUNT_PAGES:
         links = account_links(client.get(reverse(name)).content.decode())
-        assert links == ["API", "API tokens", "Password"], name
+        assert links == ["Help", "API", "API tokens", "Password"], name
