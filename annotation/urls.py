@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import annotate, imports, pages, setup, thumbnails
+from annotation.views import annotate, pages, setup, thumbnails
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -47,8 +47,6 @@ urlpatterns = [
         setup.guidelines_preview,
         name="guidelines-preview",
     ),
-    path("projects/<slug:slug>/data/", imports.data_page, name="project-data"),
-    path("projects/<slug:slug>/data/queue/", imports.queue_view, name="project-queue"),
 ]
 
 # The lead's members page and the invitee's link (annotation/views/members.py).

@@ -25,11 +25,12 @@ from auditlog.signals import pre_log
 from django.db.models import Model
 from django.http import HttpRequest
 
-from annotation.models import Adjudication, GoldAnswer, ImportJob
+from annotation.models import Adjudication, GoldAnswer
 from audit.models import AuditEntry, AuditKind
 from content.models import Pair
 from core.client_address import client_address
 from exports.models import ExportJob
+from imports.models import ImportJob
 from judging.models import Connection, Judge, JudgeRun, PromptTemplate
 from projects.models import ApiToken, Invitation, Membership, Project, Task
 from webhooks.models import Destination, Subscription

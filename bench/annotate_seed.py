@@ -139,8 +139,8 @@ def seed(
     from django.contrib.auth.models import User
     from django.db import connection
 
-    from annotation.services.pair_import import pairs_import
     from content.models import Asset, Pair
+    from imports.services.pair_import import pairs_import
     from projects.models import Membership, Project
 
     started = time.perf_counter()

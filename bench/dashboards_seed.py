@@ -39,7 +39,7 @@ def analyze() -> None:
 def seed_mmrb2(work: Path, tasks=TASKS) -> str:
     """The release files of `tasks` with placeholder images, as bench.importing imports
     them."""
-    from annotation.services.pair_import import pairs_import
+    from imports.services.pair_import import pairs_import
 
     images = placeholder_images(work / "images", tasks)
     for task in tasks:

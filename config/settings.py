@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "content",
     "annotation",
     "judging",
+    "imports",
     "metrics",
     "exports",
     "dashboards",

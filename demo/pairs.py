@@ -11,7 +11,6 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from annotation.services.pair_import import pairs_import
 from content.models import Pair
 from demo.scenes import (
     edit_scene,
@@ -20,6 +19,7 @@ from demo.scenes import (
     reasoning_scene,
     t2i_scene,
 )
+from imports.services.pair_import import pairs_import
 from projects.models import Project
 
 PAIRS_PER_TASK = 10

@@ -91,9 +91,9 @@ def sha256_of(path: Path) -> str:
 
 def referenced_files() -> list[str]:
     """Media storage names that rows name, sorted."""
-    from annotation.models import ImportJob
     from content.models import Asset
     from exports.models import ExportJob
+    from imports.models import ImportJob
 
     names = set(Asset.objects.values_list("file", flat=True))
     for model in (ImportJob, ExportJob):

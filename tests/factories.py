@@ -11,8 +11,8 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from PIL import Image
 
-from annotation.services.pair_import import pairs_import
 from content.models import Pair
+from imports.services.pair_import import pairs_import
 from projects.models import Invitation, Membership, Project, Task
 from projects.services.api_tokens import api_token_create
 from projects.services.invitations import invitation_create

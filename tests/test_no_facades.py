@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = (
-    "annotation", "api", "audit", "config", "content", "core", "dashboards", "demo",
+    "annotation", "api", "audit", "config", "content", "core", "dashboards", "demo", "imports",
     "exports", "judging", "metrics", "notifications", "operations", "projects", "webhooks",
 )  # fmt: skip
 # config/__init__.py starts Celery with Django, as Celery's own layout asks.

@@ -1,7 +1,6 @@
 from annotation.models.adjudication import Adjudication, AnnotatorRequest
 from annotation.models.flag import Flag
 from annotation.models.gold import AnnotatorPause, GoldAnswer, Qualification
-from annotation.models.import_job import ImportJob
 from annotation.models.pair_thread import PairMessage, PairThread
 from annotation.models.rating import AnnotatorDay, AspectScore, Assignment, Rating
 
@@ -14,7 +13,6 @@ __all__ = [
     "Assignment",
     "Flag",
     "GoldAnswer",
-    "ImportJob",
     "PairMessage",
     "PairThread",
     "Qualification",

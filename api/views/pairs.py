@@ -7,7 +7,6 @@ from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
-from annotation.services.pair_upload import pairs_import_upload
 from api.parsers import MultiPartParser
 from api.selectors import lead_pairs, pair_for_lead, parse_id
 from api.serializers.common import ErrorSerializer
@@ -20,6 +19,7 @@ from api.serializers.pairs import (
     pair_detail_payload,
 )
 from api.views.common import ScopedViewSet, filter_by_project, project_or_404
+from imports.services.pair_upload import pairs_import_upload
 from projects.access import led_projects
 
 NO_PROJECT = OpenApiResponse(ErrorSerializer, description="No project you lead by this name.")

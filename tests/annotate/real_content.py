@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 
-from annotation.services.pair_import import pairs_import
 from demo.pairs import TASKS, build_records, import_missing
 from demo.seed import _project_and_tasks
+from imports.services.pair_import import pairs_import
 from projects.models import Membership, Project
 from tests.conftest import SHARED_MMRB2
 

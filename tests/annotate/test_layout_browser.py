@@ -7,8 +7,8 @@ through Playwright."""
 
 import pytest
 
-from annotation.services.pair_import import pairs_import
 from content.models import Pair
+from imports.services.pair_import import pairs_import
 from projects.models import Project, Task
 from tests.annotate.test_browser import WAIT_MS, log_in_and_start, wait_for_next_pair
 from tests.conftest import watch_errors

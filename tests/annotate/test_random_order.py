@@ -17,12 +17,12 @@ from django.utils import timezone
 from annotation.models import Assignment
 from annotation.selectors.upcoming import upcoming_images
 from annotation.services.assignments import assignment_claim
-from annotation.services.pair_import import pairs_import
 from annotation.services.ratings import RatingInput, rating_submit
 from content.importing.formats import mjbench_images
 from content.models import Pair
 from content.models import pair as pair_module
 from content.rendering import image_shas
+from imports.services.pair_import import pairs_import
 from judging.models import Verdict
 from judging.services.score_import import scores_import
 from metrics.report import project_report

@@ -6,8 +6,8 @@ Esc and gives the keyboard back to the rating. Debian's Chromium through Playwri
 import pytest
 from PIL import Image, ImageDraw
 
-from annotation.services.pair_import import pairs_import
 from content.models import Pair
+from imports.services.pair_import import pairs_import
 from projects.models import Project, Task
 from tests.annotate.test_browser import WAIT_MS, log_in_and_start
 from tests.factories import member, write_jsonl

@@ -6,8 +6,8 @@ submits instead of opening the viewer again. Debian's Chromium through Playwrigh
 import pytest
 
 from annotation.models import Assignment, Rating
-from annotation.services.pair_import import pairs_import
 from content.models import Pair
+from imports.services.pair_import import pairs_import
 from projects.models import Project, Task
 from projects.scale import to_canonical
 from tests.annotate.test_browser import WAIT_MS, log_in_and_start, wait_for_next_pair

@@ -4,7 +4,7 @@ project whose only ratings came with an imported MMRB2 file has a ceiling too.""
 import pytest
 from django.urls import reverse
 
-from annotation.services.pair_import import pairs_import
+from imports.services.pair_import import pairs_import
 from projects.models import Membership, Project
 from tests.factories import mmrb2_pair, write_image, write_mmrb2
 

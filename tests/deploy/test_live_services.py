@@ -7,8 +7,8 @@ import pytest
 from django.db import connection
 
 from annotation.models import Assignment, Rating
-from annotation.services.pair_import import pairs_import
 from content.models import Pair
+from imports.services.pair_import import pairs_import
 from tests.factories import mmrb2_pair, write_image, write_jsonl
 
 

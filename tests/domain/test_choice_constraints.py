@@ -8,7 +8,7 @@ from django.db import models
 
 def _choice_fields():
     for model in apps.get_models():
-        if model._meta.app_label not in {"annotation", "judging", "exports"}:
+        if model._meta.app_label not in {"annotation", "imports", "judging", "exports"}:
             continue
         for field in model._meta.concrete_fields:
             if field.choices and isinstance(field, models.CharField):

@@ -11,9 +11,9 @@ import pytest
 
 from annotation.services.adjudication import pair_adjudicate
 from annotation.services.assignments import assignment_claim
-from annotation.services.pair_import import pairs_import
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
+from imports.services.pair_import import pairs_import
 from judging.models import Judge, Verdict
 from projects.models import Membership, Project, Task
 from projects.scale import to_form

@@ -6,8 +6,8 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from annotation.services.pair_import import pairs_import
 from exports.writer import export_dataset
+from imports.services.pair_import import pairs_import
 from projects.models import Project
 from tests.conftest import SHARED_MMRB2
 from tests.exporting.helpers import jsonl_rows, manifest_of, sha256_of

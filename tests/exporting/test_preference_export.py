@@ -13,10 +13,10 @@ import pytest
 from django.urls import reverse
 from PIL import Image
 
-from annotation.services.pair_import import pairs_import
 from content.models import Pair
 from exports.models import ExportJob
 from exports.writer import export_dataset
+from imports.services.pair_import import pairs_import
 from tests.api.conftest import token_client
 from tests.exporting.helpers import by_id, export_job_path, jsonl_rows, manifest_of, run_export
 from tests.exporting.test_judge_labels import world  # noqa: F401 (fixture)

@@ -13,10 +13,10 @@ import pytest
 
 from annotation.services.adjudication import pair_adjudicate
 from annotation.services.assignments import assignment_claim
-from annotation.services.pair_import import pairs_import
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from exports.writer import export_dataset
+from imports.services.pair_import import pairs_import
 from projects.models import Membership, Project, Task
 from tests.conftest import SHARED_MMRB2
 from tests.factories import member, queued_pairs

@@ -90,7 +90,7 @@ def data_words() -> set[str]:
     notes) and every username: what a page shows as the data, in whatever language it was
     written. Columns with choices are left out: their labels are the interface's."""
     words: set[str] = set()
-    ours = {"projects", "content", "annotation", "judging", "exports", "dashboards",
+    ours = {"projects", "content", "annotation", "imports", "judging", "exports", "dashboards",
             "notifications", "webhooks", "metrics", "operations"}  # fmt: skip
     for model in apps.get_models():
         if model._meta.app_label not in ours and model._meta.label != "auth.User":

@@ -8,8 +8,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation.models import ImportJob
 from annotation.services.pair_threads import pair_note_add, question_ask
+from imports.models import ImportJob
 from judging.models import JudgeRun, JudgeRunChunk
 from notifications.models import Notification
 from projects.models import Project

@@ -16,15 +16,15 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
-from annotation.models import ImportJob
-from annotation.services import import_jobs
-from annotation.services.import_jobs import import_job_run, import_job_start
-from annotation.services.pair_upload import pairs_import_upload
 from content.image_cleaning import image_bytes_clean
 from content.image_frames import ImageTooCostly
 from content.importing.errors import ImportFailed
 from content.importing.images import ImageRejected, inspect_image_bytes
 from content.models import Asset, Pair
+from imports.models import ImportJob
+from imports.services import import_jobs
+from imports.services.import_jobs import import_job_run, import_job_start
+from imports.services.pair_upload import pairs_import_upload
 from projects.models import Membership, Project
 from tests.api.conftest import token_client
 from tests.factories import image_bytes, member, mmrb2_pair, queued_pairs

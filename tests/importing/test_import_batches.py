@@ -5,8 +5,8 @@ would in one batch, and a refusal in a later batch leaves nothing of the earlier
 import pytest
 
 from annotation.models import GoldAnswer
-from annotation.services import pair_import
 from content.models import Pair
+from imports.services import pair_import
 from tests.factories import mmrb2_pair, write_jsonl
 from tests.importing.helpers import (
     import_error,

@@ -12,12 +12,12 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
-from annotation.services import pair_import
-from annotation.services.pair_import import pairs_import
 from content.importing.errors import ImportFailed
 from content.importing.formats import read_records
 from content.importing.images import ImageFolder
 from content.models import Pair
+from imports.services import pair_import
+from imports.services.pair_import import pairs_import
 from projects.models import Project
 from tests.conftest import SHARED_MMRB2
 

@@ -15,8 +15,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation.models import ImportJob, Rating
+from annotation.models import Rating
 from content.models import Pair
+from imports.models import ImportJob
 from projects.models import Project
 from projects.services.members import project_creator_grant
 from tests.conftest import SHARED_MMRB2

@@ -11,11 +11,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from annotation.models import Adjudication, AspectScore, Rating
-from annotation.services.pair_import import pairs_import
 from content.importing import parquet as parquet_module
 from content.importing.errors import ImportFailed
 from content.importing.images import StagedImages
 from content.models import Asset, Pair
+from imports.services.pair_import import pairs_import
 from projects.models import Project
 from tests.factories import image_bytes, write_jsonl
 from tests.importing.helpers import (

@@ -6,9 +6,9 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from annotation.models import Assignment, Rating
-from annotation.services.pair_import import pairs_import
 from content.importing.errors import ImportFailed
 from content.models import Asset, Generator, Pair, Prompt, Response
+from imports.services.pair_import import pairs_import
 from projects.models import Project, Task
 from tests.factories import mmrb2_pair, write_jsonl, write_mmrb2
 from tests.importing.helpers import (

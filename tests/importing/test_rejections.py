@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from annotation.services import pair_import
 from content.importing.errors import ImportFailed
 from content.models import Asset, Pair
+from imports.services import pair_import
 from tests.factories import mmrb2_pair, write_image, write_jsonl
 from tests.importing.helpers import (
     BLUE,

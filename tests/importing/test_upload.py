@@ -11,10 +11,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Rating
-from annotation.services import pair_upload as upload_module
-from annotation.services.pair_upload import pairs_import_upload
 from content.importing.errors import ImportFailed
 from content.models import Asset, Pair
+from imports.services import pair_upload as upload_module
+from imports.services.pair_upload import pairs_import_upload
 from tests.factories import image_bytes, mmrb2_pair
 from tests.importing.helpers import (
     HF_SCHEMA,

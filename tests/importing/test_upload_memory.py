@@ -26,7 +26,7 @@ import json, os, sys, time
 import django
 django.setup()
 from content.importing.errors import ImportFailed
-from annotation.services.pair_upload import pairs_import_stored
+from imports.services.pair_upload import pairs_import_stored
 from judging.services.verdict_import import verdicts_import
 
 kind, path = sys.argv[1], sys.argv[2]

@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.services.pair_import import pairs_import
 from devtools.fake_llm import FakeLLMServer, status
+from imports.services.pair_import import pairs_import
 from judging import runner
 from judging.models import Connection, Judge, JudgeRunChunk, Verdict
 from judging.prompts import Message

@@ -9,9 +9,9 @@ import os
 import pytest
 from PIL import Image
 
-from annotation.services.pair_import import pairs_import
 from content.models import Asset, Pair
 from devtools.fake_llm import FakeLLMServer
+from imports.services.pair_import import pairs_import
 from judging import image_limits
 from judging.image_limits import LIMITS, ImageLimits, fit_image, needs_fitting
 from judging.models import Verdict

@@ -7,9 +7,9 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.services.pair_import import pairs_import
 from content.importing.errors import ImportFailed
 from content.models import Pair
+from imports.services.pair_import import pairs_import
 from judging.models import Judge, JudgeRun, Verdict
 from judging.services.bias_import import bias_scores_import
 from judging.services.judges import judge_delete, judge_save

@@ -7,9 +7,9 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.services.pair_import import pairs_import
 from content.importing.errors import ImportFailed
 from content.models import Pair
+from imports.services.pair_import import pairs_import
 from judging.models import JudgeRun, Verdict
 from judging.services.score_import import scores_import
 from metrics.report import project_report

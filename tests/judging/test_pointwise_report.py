@@ -6,9 +6,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.services.pair_import import pairs_import
 from content.models import Pair, Response
 from devtools.fake_llm import FakeLLMServer
+from imports.services.pair_import import pairs_import
 from judging.services.judges import judge_save
 from judging.services.runs import judge_run_start
 from metrics.report import project_report

@@ -11,9 +11,9 @@ from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import ImportJob
-from annotation.services.import_jobs import import_job_run, import_job_start
 from content.models import Pair
+from imports.models import ImportJob
+from imports.services.import_jobs import import_job_run, import_job_start
 from projects.models import Project, Task
 from tests.factories import image_bytes, member
 
@@ -134,7 +134,7 @@ def test_a_file_that_is_no_zip_is_refused_at_upload(client, lead, settings, uplo
 
 
 def test_progress_is_written_while_records_are_checked(lead, project, monkeypatch, start):
-    from annotation.services import import_jobs
+    from imports.services import import_jobs
 
     seen = []
     real = import_jobs._progress_writer

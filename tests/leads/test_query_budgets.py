@@ -5,7 +5,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation.models import ImportJob
+from imports.models import ImportJob
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

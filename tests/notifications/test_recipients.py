@@ -10,16 +10,16 @@ import zipfile
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import ImportJob
 from annotation.services.assignments import assignment_claim, assignment_flag
 from annotation.services.gold import GoldEntry, gold_set
-from annotation.services.import_jobs import import_job_run, import_job_start
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from content.rendering import content_summary
 from exports import jobs as export_jobs
 from exports.errors import ExportInvalid
 from exports.jobs import export_job_start
+from imports.models import ImportJob
+from imports.services.import_jobs import import_job_run, import_job_start
 from judging import runner
 from judging.backends import CallFailed
 from judging.models import Judge

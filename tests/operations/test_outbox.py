@@ -48,9 +48,9 @@ def test_an_import_accepted_while_the_broker_is_down_is_sent_by_the_sweep(
 ):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from annotation.models import ImportJob
-    from annotation.tasks import import_job
     from content.models import Pair
+    from imports.models import ImportJob
+    from imports.tasks import import_job
     from projects.models import Project
     from tests.leads.test_data_page import pairs_zip
 

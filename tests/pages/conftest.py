@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from django.contrib.auth.models import Permission, User
 
-from annotation.models import Assignment, ImportJob
+from annotation.models import Assignment
 from annotation.services.assignments import assignment_claim
 from annotation.services.pair_threads import question_answer, question_ask
 from annotation.services.ratings import RatingInput, rating_submit
@@ -16,6 +16,7 @@ from content.models import Pair
 from dashboards.services.saved_views import saved_view_save
 from exports.jobs import export_job_start
 from exports.models import ExportJob
+from imports.models import ImportJob
 from judging.models import Judge
 from projects.models import Membership, Task
 from projects.services.api_tokens import api_token_create, api_token_revoke

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def imported(tmp_path):
-    from annotation.services.pair_import import pairs_import
+    from imports.services.pair_import import pairs_import
 
     write_image(tmp_path / "img" / "a.png", color=(10, 200, 10))
     write_image(tmp_path / "img" / "b.png", color=(200, 10, 10))

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.services.pair_import import pairs_import
+from imports.services.pair_import import pairs_import
 from projects.models import Membership, Project
 from tests.axe import serious_violations
 from tests.conftest import SHARED_MMRB2

@@ -15,11 +15,11 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from PIL import Image, ImageCms
 
-from annotation.services.pair_import import pairs_import
 from content.image_cleaning import clean_asset_name
 from content.models import Asset, Pair
 from content.thumbnails import THUMBNAIL_PX, thumbnail_make, thumbnail_name
 from core.media_store import media_store
+from imports.services.pair_import import pairs_import
 from projects.models import Membership, Project
 from tests.factories import member, write_jsonl
 from tests.responses import unmasked

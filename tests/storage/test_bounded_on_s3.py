@@ -8,10 +8,10 @@ import tracemalloc
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import ImportJob
-from annotation.services.import_jobs import import_job_start
 from content.importing.errors import ImportFailed
 from core.media_store import media_response, media_store
+from imports.models import ImportJob
+from imports.services.import_jobs import import_job_start
 from projects.models import Membership, Project
 from tests.factories import member
 

@@ -13,10 +13,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from PIL import Image, PngImagePlugin
 
-from annotation.models import ImportJob
-from annotation.services.import_jobs import import_job_run, import_job_start
 from content.models import Asset, Pair
 from core.media_store import media_store
+from imports.models import ImportJob
+from imports.services.import_jobs import import_job_run, import_job_start
 from projects.models import Membership, Project
 from tests.api.conftest import token_client
 from tests.factories import member

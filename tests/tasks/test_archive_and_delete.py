@@ -14,9 +14,9 @@ from rest_framework.test import APIClient
 
 from annotation.models import Rating
 from annotation.services.assignments import assignment_claim
-from annotation.services.pair_import import pairs_import
 from content.importing.errors import ImportFailed
 from content.models import Pair
+from imports.services.pair_import import pairs_import
 from projects.models import Membership, Project, Task
 from tests.factories import member, queued_pairs, write_jsonl
 

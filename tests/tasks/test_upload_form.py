@@ -10,9 +10,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models import ImportJob
 from content.importing.formats import FORMATS, SAMPLE_FILES
 from content.models import Pair
+from imports.models import ImportJob
 from projects.models import Project, Task
 from tests.factories import member
 from tests.leads.test_data_page import pairs_zip

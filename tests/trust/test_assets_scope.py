@@ -12,8 +12,8 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.selectors.assets import asset_for_user
 from annotation.services.assignments import assignment_claim
-from annotation.services.pair_import import pairs_import
 from content.models import Asset, Pair
+from imports.services.pair_import import pairs_import
 from projects.models import Membership, Project, Task
 from tests.api.conftest import token_client
 from tests.factories import member, write_image, write_jsonl

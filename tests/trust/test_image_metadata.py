@@ -13,10 +13,10 @@ import pytest
 from django.test import Client
 from PIL import Image, ImageChops, ImageCms, ImageOps, ImageStat, PngImagePlugin
 
-from annotation.services.pair_import import pairs_import
 from content.image_cleaning import image_bytes_clean
 from content.models import Asset, Pair
 from devtools.fake_llm import FakeLLMServer
+from imports.services.pair_import import pairs_import
 from judging.contents import PairContents, Trial
 from judging.models import Judge
 from judging.prompts import run_template_stored

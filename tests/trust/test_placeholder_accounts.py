@@ -14,9 +14,9 @@ from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Rating
 from annotation.services.assignments import AssignmentNotFound
-from annotation.services.pair_import import pairs_import
 from annotation.services.ratings import RatingInput, rating_submit
 from content.importing.errors import ImportFailed
+from imports.services.pair_import import pairs_import
 from projects.models import ApiToken, Membership, PlaceholderAccount
 from tests.factories import api_key, invitation, member, mmrb2_pair, write_image, write_jsonl
 
@@ -197,7 +197,7 @@ def test_a_placeholders_name_in_other_unicode_forms_is_refused_too(name):
 
 
 def test_one_projects_placeholder_never_takes_another_projects_ratings(tmp_path):
-    from annotation.services.pair_import_ratings import placeholder_users
+    from imports.services.pair_import_ratings import placeholder_users
     from projects.models import Project
 
     # "imported-lead-a" is project a's adjudicator and project lead's rater "a".

@@ -48,6 +48,7 @@ class ImportJob(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "annotation_importjob"  # kept from before the imports app
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(

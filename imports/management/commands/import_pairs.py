@@ -1,15 +1,15 @@
-"""`import_pairs`. It lives in the judging app because one format, MJ-Bench's bias files,
-brings judges' scores along with the pairs (judging/services/bias_import.py)."""
+"""`import_pairs`. One format, MJ-Bench's bias files, brings judges' scores along with the
+pairs (judging/services/bias_import.py): the imports app sits above judging for it."""
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from annotation.services.pair_import import pairs_import
 from content.importing.errors import ImportFailed
 from content.importing.formats import FORMATS
 from content.importing.mjbench_bias import BIAS_FORMAT
+from imports.services.pair_import import pairs_import
 from judging.services.bias_import import bias_scores_import
 
 

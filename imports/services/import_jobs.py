@@ -12,14 +12,14 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from annotation.models import ImportJob
-from annotation.services.pair_upload import pairs_import_stored, upload_store
 from content.importing.errors import ImportFailed
 from content.importing.formats import FORMATS
 from content.importing.images import private_temp_folder
 from core.errors import Invalid
 from core.media_store import media_store
 from core.outbox import enqueue_on_commit
+from imports.models import ImportJob
+from imports.services.pair_upload import pairs_import_stored, upload_store
 from projects.events import publish
 from projects.models import Project
 
@@ -50,7 +50,7 @@ def import_job_start(
         raise Invalid(
             f"unknown format {file_format!r}", fields={"file_format": [gettext("Choose a format.")]}
         )
-    from annotation.tasks import import_job  # the tasks module imports this one
+    from imports.tasks import import_job  # the tasks module imports this one
 
     name = (getattr(uploaded, "name", "") or "upload")[-255:]
     with transaction.atomic():

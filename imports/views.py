@@ -9,14 +9,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.forms import ImportForm
-from annotation.models import ImportJob
-from annotation.services.import_jobs import import_job_start
 from annotation.services.projects import pairs_queue
 from content.importing.formats import SAMPLE_FILES
 from content.models import Pair
 from core.htmx import render_fragment_or_page
 from core.page_errors import errors_on_form, refusal_as_message
+from imports.forms import ImportForm
+from imports.models import ImportJob
+from imports.services.import_jobs import import_job_start
 from projects.access import project_for_lead
 from projects.models import Task
 
@@ -77,7 +77,7 @@ def data_page(request, slug: str):
     }
     status = 400 if request.method == "POST" else 200
     return render_fragment_or_page(
-        request, "annotation/_import_jobs.html", "annotation/data.html", context, status
+        request, "imports/_import_jobs.html", "imports/data.html", context, status
     )
 
 

@@ -35,18 +35,6 @@ from django.db import transaction
 
 from annotation.services.consensus import decision_set
 from annotation.services.gold import gold_from_import
-from annotation.services.import_summary import ImportSummary
-from annotation.services.pair_import_batches import (
-    BATCH,
-    PreparedBatches,
-    ProjectBefore,
-    WrittenFiles,
-)
-from annotation.services.pair_import_ratings import (
-    imported_adjudication,
-    imported_adjudications_write,
-    imported_ratings_write,
-)
 from annotation.services.projects import project_get_or_create, task_get_or_create
 from content.image_cleaning import clean_copy_make
 from content.importing.errors import ImportFailed
@@ -63,6 +51,18 @@ from content.models import Asset, Generator, Pair, PairSearch, Prompt, Response
 from content.models.prompt import asset_storage_name
 from content.search_text import pair_search_text
 from core.media_store import media_store
+from imports.services.import_summary import ImportSummary
+from imports.services.pair_import_batches import (
+    BATCH,
+    PreparedBatches,
+    ProjectBefore,
+    WrittenFiles,
+)
+from imports.services.pair_import_ratings import (
+    imported_adjudication,
+    imported_adjudications_write,
+    imported_ratings_write,
+)
 from projects.models import Project
 
 # Called with (records checked, images checked) while a file is read.

@@ -32,11 +32,11 @@ from pathlib import Path
 from django.conf import settings
 from django.utils.translation import gettext
 
-from annotation.services.import_summary import ImportSummary
-from annotation.services.pair_import import Progress, pairs_import
 from content.importing.errors import ImportFailed
 from content.importing.formats import FORMATS
 from content.importing.images import private_temp_folder
+from imports.services.import_summary import ImportSummary
+from imports.services.pair_import import Progress, pairs_import
 
 # The limits' values are in config/settings.py. ARBITER_UPLOAD_MAX_RATIO is 200: deflate
 # gives text ~10:1, images ~1:1; zeros give ~1000:1.
