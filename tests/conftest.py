@@ -245,6 +245,25 @@ def _media_in_tmp(settings, tmp_path):
     shutil.rmtree(tmp_path / "media", ignore_errors=True)
 
 
+@pytest.fixture
+def lead(project):
+    """A lead of the test's `project` (each folder or module says which project that is):
+    "boss", boss@example.org, not signed in; `lead_client` is the test client signed in."""
+    from projects.models import Membership
+    from tests.factories import member
+
+    user = member("boss", project, role=Membership.Role.LEAD)
+    user.email = "boss@example.org"
+    user.save(update_fields=["email"])
+    return user
+
+
+@pytest.fixture
+def lead_client(client, lead):
+    client.force_login(lead)
+    return client
+
+
 @pytest.fixture(scope="session")
 def mmrb2_images(tmp_path_factory):
     """Placeholder images for every file the MMRB2 pair files name (their own script)."""

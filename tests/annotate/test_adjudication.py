@@ -60,8 +60,8 @@ def raters(one):
 
 
 @pytest.fixture
-def lead(one):
-    return member("lead", one.project, role="lead")
+def project(one):
+    return one.project
 
 
 def only_pair(task):

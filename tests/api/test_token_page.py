@@ -13,8 +13,8 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from projects.models import ApiToken, Membership
-from tests.factories import api_key, member, queued_pairs
+from projects.models import ApiToken
+from tests.factories import api_key, queued_pairs
 
 pytestmark = pytest.mark.django_db
 
@@ -22,10 +22,10 @@ KEY = re.compile(r'id="new-token-key"[^>]*value="(arb_[^"]+)"')
 
 
 @pytest.fixture
-def lead(tmp_path):
-    project = queued_pairs(tmp_path, project_slug="alpha", count=1).project
+def project(tmp_path):
+    """Alpha, the lead's; beta, a project the lead is not in."""
     queued_pairs(tmp_path / "b", project_slug="beta", count=1)
-    return member("lead", project, role=Membership.Role.LEAD)
+    return queued_pairs(tmp_path, project_slug="alpha", count=1).project
 
 
 def _browser(user) -> Client:
@@ -99,7 +99,7 @@ def test_no_one_revokes_or_sees_another_users_token(lead, tmp_path):
 def test_an_operator_makes_a_token_for_a_user_by_command(lead):
     out, err = io.StringIO(), io.StringIO()
     call_command(
-        "api_token_create", "lead", "--name", "ci", "--read-only", "--project", "alpha",
+        "api_token_create", "boss", "--name", "ci", "--read-only", "--project", "alpha",
         "--days", "3", stdout=out, stderr=err,
     )  # fmt: skip
     key = out.getvalue().strip()
@@ -110,4 +110,4 @@ def test_an_operator_makes_a_token_for_a_user_by_command(lead):
     with pytest.raises(CommandError, match="no user"):
         call_command("api_token_create", "nobody", stdout=out, stderr=err)
     with pytest.raises(CommandError, match="one of your projects"):
-        call_command("api_token_create", "lead", "--project", "beta", stdout=out, stderr=err)
+        call_command("api_token_create", "boss", "--project", "beta", stdout=out, stderr=err)

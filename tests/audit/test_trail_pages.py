@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from audit.models import AuditEntry, AuditKind
-from projects.models import Membership, Project
+from projects.models import Project
 from tests.factories import member
 
 pytestmark = pytest.mark.django_db
@@ -46,10 +46,8 @@ def projects():
 
 
 @pytest.fixture
-def lead(client, projects):
-    user = member("boss", projects[0], role=Membership.Role.LEAD)
-    client.force_login(user)
-    return user
+def project(projects):
+    return projects[0]
 
 
 def _page(client, slug, **query):

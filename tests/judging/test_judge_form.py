@@ -32,11 +32,6 @@ def project(tmp_path):
     return queued_pairs(tmp_path, count=2).project
 
 
-@pytest.fixture
-def lead(project):
-    return member("leader", project, role=Membership.Role.LEAD)
-
-
 FIELDS = {"name": "gpt", "backend": "openai", "model": "gpt-x", "connection": "keyed",
           "concurrency": 4, "requests_per_minute": 60, "timeout_seconds": 5,
           "sampling": "{}", "templates": "{}",

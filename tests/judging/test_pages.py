@@ -23,11 +23,6 @@ def project(tmp_path):
     return queued_pairs(tmp_path, count=4).project
 
 
-@pytest.fixture
-def lead(project):
-    return member("leader", project, role=Membership.Role.LEAD)
-
-
 def _pages(project, run=None):
     urls = [
         reverse("judge-list", args=[project.slug]),

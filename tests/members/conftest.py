@@ -2,7 +2,7 @@ import pytest
 from django.core.cache import cache
 
 from projects.models import Task
-from tests.factories import member, queued_pairs
+from tests.factories import queued_pairs
 
 PASSWORD = "violet-harbour-lantern-42"  # passes Django's password validators
 
@@ -28,14 +28,3 @@ def project(task):
 @pytest.fixture
 def other_task(project):
     return Task.objects.create(project=project, slug="edit", name="Editing <b>", kind="edit")
-
-
-@pytest.fixture
-def lead(project):
-    return member("boss", project, role="lead")
-
-
-@pytest.fixture
-def lead_client(client, lead):
-    client.force_login(lead)
-    return client

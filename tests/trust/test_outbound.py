@@ -18,8 +18,7 @@ from judging.models import Judge, JudgeRun, Verdict
 from judging.services import runs as runs_service
 from judging.services.judges import connection_save, judge_save
 from judging.services.runs import RunRefused, judge_run_start
-from projects.models import Membership
-from tests.factories import api_key, member, queued_pairs
+from tests.factories import api_key, queued_pairs
 from tests.judging.conftest import fake_connection
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -39,11 +38,6 @@ def listener():
 @pytest.fixture
 def project(tmp_path):
     return queued_pairs(tmp_path, count=2).project
-
-
-@pytest.fixture
-def lead(project):
-    return member("lead", project, role=Membership.Role.LEAD)
 
 
 def _api(user) -> APIClient:
