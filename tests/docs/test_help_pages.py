@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from config import help_pages
 from projects.models import Project
+from tests.deploy.test_image_build import REPO_ROOT, is_ignored, parse_dockerignore
 from tests.factories import member
 
 pytestmark = pytest.mark.django_db
@@ -129,3 +130,12 @@ def test_chinese_readers_get_the_translation_where_there_is_one(client, people, 
     assert "Body of leads." in leads and '<article class="help-page" lang="en">' in leads
     client.cookies["django_language"] = "en"
     assert "Body of experts." in client.get(reverse("help-page", args=["experts"])).content.decode()
+
+
+def test_the_served_guides_are_in_the_production_image():
+    """The image leaves docs/ out, but for the guides /help/ reads."""
+    rules = parse_dockerignore((REPO_ROOT / ".dockerignore").read_text())
+    for file in help_pages.PAGES.values():
+        assert not is_ignored(f"docs/{file}", rules), file
+        assert not is_ignored(f"docs/zh/{file}", rules), file
+    assert is_ignored("docs/architecture.md", rules)
