@@ -14,12 +14,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from annotation.models import Adjudication, AnnotatorRequest, Flag, Rating
-from annotation.services.consensus import (
-    DECIDED_FIELDS,
-    decision_announce,
-    decision_set,
-    pairs_decide,
-)
+from annotation.services.consensus import pair_decide, pairs_decide
 from content.models import Pair
 from content.models.pair import OPEN_STATUSES
 from core.errors import Invalid, Refused
@@ -93,13 +88,10 @@ def pair_adjudicate(pair_id: int, lead, decision: str, note: str) -> Adjudicatio
             adjudication = Adjudication.objects.create(
                 pair=pair, lead=lead, decision=decision, note=note
             )
-        before = (pair.status, pair.label)
-        decision_set(pair, _scores(pair), adjudication, pair.project)
-        pair.save(update_fields=[*DECIDED_FIELDS, "updated_at"])
+        pair_decide(pair, _scores(pair), adjudication, actor=lead)
         Flag.objects.filter(pair=pair, resolved_at__isnull=True).update(
             resolved_at=timezone.now(), resolved_by=lead
         )
-        decision_announce(pair, before, by="adjudication", actor=lead)
         return adjudication
 
 
@@ -130,10 +122,7 @@ def pair_request_annotator(pair_id: int, lead, note: str) -> Pair:
             return pair  # a repeated submit
         AnnotatorRequest.objects.create(pair=pair, lead=lead, note=note)
         pair.extra_annotators += 1
-        decision_set(pair, _scores(pair), None, pair.project)
-        if pair.status not in OPEN_STATUSES:
-            pair.status = Pair.Status.IN_PROGRESS
-        pair.save(update_fields=[*DECIDED_FIELDS, "extra_annotators", "updated_at"])
+        pair_decide(pair, _scores(pair), None, also_saved=("extra_annotators",))
         return pair
 
 

@@ -10,7 +10,7 @@ from annotation.models import Adjudication, Rating
 from annotation.selectors.pairs import latest_adjudications
 from content.decision_rules import kept
 from content.models import Pair
-from content.models.pair import DECIDED_STATUSES, IN_THE_QUEUE, PairStatus
+from content.models.pair import DECIDED_STATUSES, IN_THE_QUEUE, OPEN_STATUSES, PairStatus
 from projects.events import publish
 from projects.models import Project
 from projects.scale import side_of
@@ -78,13 +78,6 @@ def decision_set(
         pair.decided_by = Pair.DecidedBy.NONE
 
 
-def decision_announce(pair: Pair, before: tuple[str, str], *, by: str, actor=None) -> None:
-    """Tell the project's listeners that the pair was decided (or decided otherwise): see
-    `decisions_announce`. Called after the pair's new status is saved, with its (status,
-    label) before."""
-    decisions_announce([(pair, before)], pair.project, by=by, actor=actor)
-
-
 def decisions_announce(
     changes: list[tuple[Pair, tuple[str, str]]], project: Project, *, by: str, actor=None
 ) -> None:
@@ -125,6 +118,29 @@ DECIDED_FIELDS = [
     "status",
     "decided_by",
 ]
+
+
+def pair_decide(
+    pair: Pair,
+    scores: list[int],
+    adjudication: Adjudication | None,
+    *,
+    actor=None,
+    also_saved: tuple[str, ...] = (),
+) -> None:
+    """Decide one pair the experts are rating (locked by the caller) from its ratings and its
+    latest adjudication, save it, and announce its decision if that changed. Until it is
+    decided, a pair with ratings (or one reopened for another rating) is in progress.
+    `pairs_decide` does the same for many."""
+    before = (pair.status, pair.label)
+    decision_set(pair, scores, adjudication, pair.project)
+    decided = pair.decided_by in (Pair.DecidedBy.CONSENSUS, Pair.DecidedBy.ADJUDICATION)
+    in_hand = bool(scores) or pair.status not in OPEN_STATUSES
+    if not decided and in_hand and pair.status != Pair.Status.GOLD:
+        pair.status = Pair.Status.IN_PROGRESS
+    pair.save(update_fields=[*DECIDED_FIELDS, *also_saved, "updated_at"])
+    by = "adjudication" if pair.decided_by == Pair.DecidedBy.ADJUDICATION else "consensus"
+    decisions_announce([(pair, before)], pair.project, by=by, actor=actor)
 
 
 def pairs_decide(pairs: list[Pair], project: Project) -> list[Pair]:

@@ -20,7 +20,7 @@ from annotation.services.assignments import (
     lock_own_assignment,
     pair_has_free_slot,
 )
-from annotation.services.consensus import DECIDED_FIELDS, decision_announce, decision_set
+from annotation.services.consensus import pair_decide
 from annotation.services.gold import gold_review
 from annotation.services.throughput import rating_counted
 from content.models import Pair
@@ -213,9 +213,4 @@ def _pair_update(pair: Pair) -> None:
     dropped."""
     scores = list(Rating.objects.filter(pair=pair).values_list("overall", flat=True))
     adjudication = Adjudication.objects.filter(pair=pair).first()  # latest first
-    before = (pair.status, pair.label)
-    decision_set(pair, scores, adjudication, pair.project)
-    if pair.status == Pair.Status.QUEUED:
-        pair.status = Pair.Status.IN_PROGRESS
-    pair.save(update_fields=[*DECIDED_FIELDS, "updated_at"])
-    decision_announce(pair, before, by="adjudication" if adjudication else "consensus")
+    pair_decide(pair, scores, adjudication)
