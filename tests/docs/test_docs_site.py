@@ -18,7 +18,12 @@ MKDOCS = Path(sys.executable).parent / "mkdocs"
 
 
 def markdown_files() -> list[Path]:
-    return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+    return [
+        ROOT / "README.md",
+        ROOT / "SECURITY.md",
+        ROOT / "api" / "README.md",
+        *sorted(DOCS.rglob("*.md")),
+    ]
 
 
 def slug(heading: str) -> str:
