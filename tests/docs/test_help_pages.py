@@ -139,3 +139,13 @@ def test_the_served_guides_are_in_the_production_image():
         assert not is_ignored(f"docs/{file}", rules), file
         assert not is_ignored(f"docs/zh/{file}", rules), file
     assert is_ignored("docs/architecture.md", rules)
+
+
+@pytest.mark.parametrize("name", list(help_pages.PAGES))
+def test_a_served_guide_sends_nobody_to_a_file(client, people, name):
+    """Read in the browser, a guide names no file the browser cannot open."""
+    client.force_login(people[1])
+    html = client.get(reverse("help-page", args=[name])).content.decode()
+    article = html.split('class="help-page"')[1].split("</article>")[0]
+    assert "README" not in article and not re.search(r"(?<!api/)docs/", article)
+    assert not re.search(r'href="(?!https?:|#|/help/)', article)
