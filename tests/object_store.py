@@ -10,11 +10,12 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from tests.waiting import wait_until
 
 ACCESS_KEY = "testing"
 SECRET_KEY = "testing"
@@ -52,13 +53,13 @@ def running_s3_server() -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + START_SECONDS
-        while not _answers(endpoint):
-            if server.poll() is not None:
-                raise RuntimeError(f"moto's S3 server exited with {server.returncode}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"moto's S3 server did not answer within {START_SECONDS} s")
-            time.sleep(0.05)
+        wait_until(
+            lambda: _answers(endpoint),
+            START_SECONDS,
+            "moto's S3 server to answer",
+            every=0.05,
+            hopeless=lambda: server.poll() is not None and f"it exited with {server.returncode}",
+        )
         yield endpoint
     finally:
         server.terminate()

@@ -7,11 +7,12 @@ import secrets
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.waiting import wait_until
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -44,15 +45,22 @@ def _gunicorn(env, workers: int, port: int) -> subprocess.Popen:
     )
 
 
-def _answers(port: int, process: subprocess.Popen, deadline_s: float = 60) -> bool:
-    deadline = time.monotonic() + deadline_s
-    while time.monotonic() < deadline and process.poll() is None:
+def _await_health(port: int, process: subprocess.Popen, deadline_s: float = 60) -> None:
+    """Gunicorn answers its health check with a 200; fails, with its output, if it exits."""
+
+    def healthy() -> bool:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as reply:
                 return reply.status == 200
         except OSError:
-            time.sleep(0.1)
-    return False
+            return False
+
+    wait_until(
+        healthy,
+        deadline_s,
+        f"gunicorn to answer on port {port}",
+        hopeless=lambda: process.poll() is not None and f"it exited: {process.stdout.read()}",
+    )
 
 
 def test_gunicorn_with_several_workers_refuses_a_throwaway_key(tmp_path):
@@ -70,7 +78,7 @@ def test_gunicorn_starts_with_a_shared_key_or_as_one_process(tmp_path, workers, 
     port = _free_port()
     process = _gunicorn(env, workers=workers, port=port)
     try:
-        assert _answers(port, process), process.stdout.read() if process.poll() else ""
+        _await_health(port, process)
     finally:
         process.terminate()
         process.wait(timeout=30)

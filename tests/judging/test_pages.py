@@ -1,8 +1,6 @@
 """The lead's judging pages: access, judge form, starting/cancelling/resuming runs with
 live progress, the ensemble filter page."""
 
-import time
-
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
@@ -14,6 +12,7 @@ from judging.services.judges import connection_save, judge_save
 from judging.services.runs import judge_run_start
 from projects.models import Membership, Project
 from tests.factories import member, queued_pairs
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.django_db
 
@@ -166,9 +165,9 @@ def test_start_a_run_from_the_page_and_watch_it_finish(client, project, lead):
     )
     run = JudgeRun.objects.get()
     assert response["Location"] == reverse("run-detail", args=[project.slug, run.pk])
-    deadline = time.monotonic() + 20  # embedded mode: the chunks run in a background thread
-    while JudgeRun.objects.get(pk=run.pk).status != "finished" and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(  # embedded mode: the chunks run in a background thread
+        lambda: JudgeRun.objects.get(pk=run.pk).status == "finished", 20, "the run to finish"
+    )
     assert Verdict.objects.filter(run=run).count() == 4 * 2 * 2
     body = client.get(response["Location"]).content.decode()
     assert "Finished" in body and "16" in body

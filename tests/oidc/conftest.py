@@ -5,7 +5,6 @@ import json
 import selectors
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from django.contrib.auth import user_login_failed
 from django.core.cache import cache
 
 from config import oidc
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT_ID = "arbiter"
@@ -43,15 +43,23 @@ class Provider:
 def _ready_line(process: subprocess.Popen) -> str:
     watch = selectors.DefaultSelector()
     watch.register(process.stdout, selectors.EVENT_READ)
-    deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the provider stopped: {process.stderr.read()}")
-        if watch.select(timeout=0.5):
+
+    def issuer() -> str | None:
+        while watch.select(timeout=0):  # the lines written so far, never a blocked read
             line = process.stdout.readline()
             if line.startswith("ready "):
                 return line.split()[1]
-    raise RuntimeError(f"the provider did not start within {START_SECONDS} s")
+            if not line:  # the end of its output: `hopeless` says why next
+                return None
+        return None
+
+    return wait_until(
+        issuer,
+        START_SECONDS,
+        "the OpenID provider to start",
+        every=0.05,
+        hopeless=lambda: process.poll() is not None and f"it stopped: {process.stderr.read()}",
+    )
 
 
 @pytest.fixture(scope="session")

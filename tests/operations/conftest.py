@@ -3,8 +3,9 @@
 import shutil
 import socket
 import subprocess
-import time
 from contextlib import contextmanager
+
+from tests.waiting import wait_until
 
 
 def _free_port() -> int:
@@ -26,13 +27,14 @@ class OwnRedis:
              "--appendonly", "no"],
             stdout=subprocess.DEVNULL,
         )  # fmt: skip
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.1).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("the test's Redis did not start")
+        wait_until(self._listening, 15, "the test's Redis to listen", every=0.05)
+
+    def _listening(self) -> bool:
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.1).close()
+        except OSError:
+            return False
+        return True
 
     def stop(self):
         self.process.terminate()

@@ -15,6 +15,7 @@ from projects.models import Membership
 from tests.dashboards.conftest import rated  # noqa: F401
 from tests.factories import member, queued_pairs
 from tests.operations.conftest import OwnRedis, celery_broker
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db]
 
@@ -74,9 +75,9 @@ def test_pages_answer_and_sign_ins_stay_limited_while_the_caches_redis_is_down(
     from django.core.cache import cache
 
     own_redis.start()  # an empty Redis: the limits count there again, once the cache tries it
-    deadline = time.monotonic() + 5
-    while time.monotonic() < cache._down_until and time.monotonic() < deadline:
-        time.sleep(0.02)  # the cache's retry window (RETRY_SECONDS, 0.2 s here) ends
+    wait_until(  # the cache's retry window (RETRY_SECONDS, 0.2 s here) ends
+        lambda: time.monotonic() >= cache._down_until, 5, "the retry window", every=0.02
+    )
     for _ in range(3):
         _sign_in("third", "guess")
     assert _sign_in("third", PASSWORD)[1] is False
