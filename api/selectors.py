@@ -19,25 +19,25 @@ from annotation.models import Adjudication, Assignment, Rating
 from annotation.selectors.assets import assets_by_sha
 from annotation.selectors.assignments import assignment_for_annotator
 from annotation.selectors.pairs import rating_can_change
-from content.models import Pair
+from content.models import Asset, Pair
 from content.rendering import image_shas
 from core.whole_numbers import MAX_DATABASE_ID, whole_number
 from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
 from judging.selectors import judges_for_lead
 from projects import access as project_access
-from projects.access import led_projects
+from projects.access import AnyUser, led_projects
 from projects.models import Membership, Project, Task
 
 MAX_ID = MAX_DATABASE_ID
 _SLUG = re.compile(r"[-a-zA-Z0-9_]{1,64}")
 
 
-def parse_id(value) -> int | None:
+def parse_id(value: object) -> int | None:
     """A primary key from a URL or query string (core/whole_numbers.py's rule, from 1)."""
     return whole_number(value) or None
 
 
-def by_id_or_slug(queryset: QuerySet, ref: str) -> QuerySet:
+def by_id_or_slug(queryset: QuerySet[Project], ref: str) -> QuerySet[Project]:
     """Narrow a project queryset to the project named by id (digits) or slug; anything that
     is neither names nothing (and never reaches the database)."""
     pk = parse_id(ref)
@@ -51,7 +51,7 @@ def by_id_or_slug(queryset: QuerySet, ref: str) -> QuerySet:
 # Projects and tasks
 
 
-def visible_tasks(user) -> QuerySet[Task]:
+def visible_tasks(user: AnyUser) -> QuerySet[Task]:
     """Tasks of the projects the user leads, and those they may annotate."""
     tasks = project_access.visible_tasks(user)
     return tasks.select_related("project").order_by("project__slug", "slug")
@@ -60,7 +60,7 @@ def visible_tasks(user) -> QuerySet[Task]:
 # The annotator's own work
 
 
-def own_assignments(user) -> QuerySet[Assignment]:
+def own_assignments(user: AnyUser) -> QuerySet[Assignment]:
     """The user's assignments in projects they still belong to."""
     return (
         access.own_assignments(user)
@@ -69,7 +69,7 @@ def own_assignments(user) -> QuerySet[Assignment]:
     )
 
 
-def own_ratings(user) -> QuerySet[Rating]:
+def own_ratings(user: AnyUser) -> QuerySet[Rating]:
     """The user's ratings in projects they still belong to."""
     return (
         access.own_ratings(user)
@@ -84,11 +84,11 @@ class AssignmentView:
     """One of the user's assignments, blinded, with what its content needs."""
 
     assignment: Assignment
-    assets: dict
+    assets: dict[str, Asset]
     editable: bool
 
 
-def assignment_view(user, assignment_id: int) -> AssignmentView:
+def assignment_view(user: AnyUser, assignment_id: int) -> AssignmentView:
     """The user's assignment with its pair's content (Http404 unless theirs)."""
     assignment = assignment_for_annotator(user, assignment_id)
     pair = assignment.pair
@@ -101,11 +101,11 @@ def assignment_view(user, assignment_id: int) -> AssignmentView:
 # The lead's data
 
 
-def lead_pairs(user) -> QuerySet[Pair]:
+def lead_pairs(user: AnyUser) -> QuerySet[Pair]:
     return access.led_pairs(user).select_related("task", "project").order_by("id")
 
 
-def pair_for_lead(user, pair_id: int) -> tuple[Pair, dict] | None:
+def pair_for_lead(user: AnyUser, pair_id: int) -> tuple[Pair, dict[str, Asset]] | None:
     """A pair of a project the user leads, un-blinded, with its ratings and adjudications
     prefetched and the assets of its content; None when there is none."""
     pair = (
@@ -140,7 +140,7 @@ def project_memberships(project: Project) -> QuerySet[Membership]:
     )
 
 
-def lead_runs(user) -> QuerySet[JudgeRun]:
+def lead_runs(user: AnyUser) -> QuerySet[JudgeRun]:
     return (
         JudgeRun.objects.filter(project__in=led_projects(user))
         .select_related("judge", "task", "project")
@@ -148,7 +148,7 @@ def lead_runs(user) -> QuerySet[JudgeRun]:
     )
 
 
-def lead_verdicts(user) -> QuerySet[Verdict]:
+def lead_verdicts(user: AnyUser) -> QuerySet[Verdict]:
     return (
         Verdict.objects.filter(pair__project__in=led_projects(user))
         .select_related("judge", "pair")
@@ -156,14 +156,14 @@ def lead_verdicts(user) -> QuerySet[Verdict]:
     )
 
 
-def lead_templates(user) -> QuerySet[PromptTemplate]:
+def lead_templates(user: AnyUser) -> QuerySet[PromptTemplate]:
     """Template versions of the projects the user leads (built-ins live in the code)."""
     return PromptTemplate.objects.filter(project__in=led_projects(user)).order_by(
         "project_id", "name", "-version"
     )
 
 
-def judges_for(user) -> QuerySet[Judge]:
+def judges_for(user: AnyUser) -> QuerySet[Judge]:
     """The judges of the projects the user leads and the operator's (every judge for a
     superuser); PermissionDenied for someone who leads no project."""
     return judges_for_lead(user)

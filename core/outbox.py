@@ -22,16 +22,28 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 logger = logging.getLogger(__name__)
 
 SWEEP_BATCH = 1000
+
+
+class CeleryTask(Protocol):
+    """What the outbox uses of a Celery task (Celery ships no types)."""
+
+    name: str
+    app: Any
+
+    def apply_async(self, args: tuple[Any, ...], **options: Any) -> Any: ...
+
+    def __call__(self, *args: Any) -> Any: ...
 
 
 def running_embedded() -> bool:
@@ -46,15 +58,17 @@ class JobKind:
     """A kind of background job: its Celery task (called with one row's id), its model, and
     the rows still to run (the sweep sends those among them never sent)."""
 
-    task: object
-    model: type
-    open_rows: Callable[[], QuerySet]
+    task: CeleryTask
+    model: type[Model]
+    open_rows: Callable[[], QuerySet[Any]]
 
 
 _KINDS: list[JobKind] = []
 
 
-def job_kind_register(task, model, open_rows: Callable[[], QuerySet]) -> None:
+def job_kind_register(
+    task: CeleryTask, model: type[Model], open_rows: Callable[[], QuerySet[Any]]
+) -> None:
     """Make a kind of job known to the sweep (called once per kind, from `AppConfig.ready`)."""
     if not any(kind.model is model for kind in _KINDS):
         _KINDS.append(JobKind(task, model, open_rows))
@@ -72,8 +86,8 @@ def outbox_sweep() -> int:
 
 
 def enqueue_on_commit(
-    task,
-    model,
+    task: CeleryTask,
+    model: type[Model],
     ids: Iterable[int],
     *,
     background: bool = False,
@@ -94,7 +108,7 @@ def enqueue_on_commit(
     transaction.on_commit(lambda: enqueue_now(task, model, ids))
 
 
-def enqueue_now(task, model, ids: list[int]) -> int:
+def enqueue_now(task: CeleryTask, model: type[Model], ids: list[int]) -> int:
     """Send `task(id)` for each id and stamp the rows sent; the number sent. The first
     broker fault stops the sending: the rest wait for the sweep."""
     sent: list[int] = []
@@ -114,7 +128,10 @@ def enqueue_now(task, model, ids: list[int]) -> int:
 
 
 def dispatch_on_commit(
-    task, *args, background: bool = False, unsent: Callable[[], object] | None = None
+    task: CeleryTask,
+    *args: object,
+    background: bool = False,
+    unsent: Callable[[], object] | None = None,
 ) -> None:
     """Run `task(*args)` once the current transaction commits, for work that has no job row
     (nothing for the sweep to resend): through the broker, or in the embedded mode inside the
@@ -140,7 +157,7 @@ class _BrokerDown(Exception):
     """The message could not be sent."""
 
 
-def _send(task, args: tuple) -> None:
+def _send(task: CeleryTask, args: tuple[object, ...]) -> None:
     """Send one message, without retrying: a broker fault raises _BrokerDown. A call that
     runs the task here (the embedded mode, Celery's own conf agreeing: tests switch either
     alone) has no broker: whatever fails there is the task's own and propagates."""
@@ -153,12 +170,12 @@ def _send(task, args: tuple) -> None:
         raise _BrokerDown(error) from error
 
 
-def _stamp_sent(model, ids: list[int]) -> None:
+def _stamp_sent(model: type[Model], ids: list[int]) -> None:
     if ids:
-        model.objects.filter(pk__in=ids).update(enqueued_at=timezone.now())
+        model._default_manager.filter(pk__in=ids).update(enqueued_at=timezone.now())
 
 
-def _thread_start(work: Callable, *args) -> None:
+def _thread_start(work: Callable[..., object], *args: object) -> None:
     """Run `work(*args)` in a daemon thread of this process (the embedded mode's worker),
     closing the thread's database connection when it ends."""
 

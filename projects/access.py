@@ -22,18 +22,23 @@ before looking an id up, never look up first and check after. Plain reads: no se
 write (the "Selectors read" import contract covers this module).
 """
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import Http404
 
 from projects.models import Membership, Project, Task
 
+# Whom the policy answers for: a request's user, signed in or not (an anonymous visitor is no
+# member and no operator, so every scope is empty for them).
+AnyUser = User | AnonymousUser
+
 # The one project an API token may be limited to
 
 _ONLY_PROJECT = "_arbiter_only_project"
 
 
-def limit_to_project(user, project_id: int) -> None:
+def limit_to_project(user: AnyUser, project_id: int) -> None:
     """Narrow every scope of this user object to one project. The API's token authentication
     calls it on the user it loaded for one request (api/authentication.py); a session's user
     is never limited."""
@@ -45,7 +50,9 @@ def limit_to_project(user, project_id: int) -> None:
 _CLAIMER_QUOTAS = "_arbiter_claimer_quotas"
 
 
-def claimer_quotas_keep(task: Task, user_id: int, project_quota, task_quota) -> None:
+def claimer_quotas_keep(
+    task: Task, user_id: int, project_quota: int | None, task_quota: int | None
+) -> None:
     """Keep on the task object the quotas of the member about to claim in it, so that the
     claim reads none again."""
     setattr(task, _CLAIMER_QUOTAS, (user_id, project_quota, task_quota))
@@ -59,47 +66,53 @@ def claimer_quotas(task: Task, user_id: int) -> tuple[int | None, int | None] | 
     return kept[1], kept[2]
 
 
-def only_project(user) -> int | None:
+def only_project(user: AnyUser) -> int | None:
     """The project this user object is limited to, or None."""
     return getattr(user, _ONLY_PROJECT, None)
 
 
-def operator_wide(user) -> bool:
+def operator_wide(user: AnyUser) -> bool:
     """Whether the user reaches everything: an operator not limited to a project."""
     return user.is_superuser and only_project(user) is None
 
 
-def memberships_of(user) -> QuerySet[Membership]:
+def memberships_of(user: AnyUser) -> QuerySet[Membership]:
     """The user's memberships, within the project they are limited to (the root of every
     member's scope)."""
+    if isinstance(user, AnonymousUser):  # a filter on it would raise, not find nothing
+        return Membership.objects.none()
     memberships = Membership.objects.filter(user=user)
     limit = only_project(user)
     return memberships if limit is None else memberships.filter(project_id=limit)
 
 
-def _within_limit(user, projects: QuerySet[Project]) -> QuerySet[Project]:
+def _within_limit(user: AnyUser, projects: QuerySet[Project]) -> QuerySet[Project]:
     limit = only_project(user)
     return projects if limit is None else projects.filter(pk=limit)
 
 
-def _operator_projects(user) -> QuerySet[Project]:
+def _operator_projects(user: AnyUser) -> QuerySet[Project]:
     return _within_limit(user, Project.objects.all())
 
 
 # Projects
 
 
-def member_projects(user) -> QuerySet[Project]:
+def member_projects(user: AnyUser) -> QuerySet[Project]:
     """The projects the user belongs to, in any role (every project for the operator)."""
     if user.is_superuser:
         return _operator_projects(user)
+    if isinstance(user, AnonymousUser):
+        return Project.objects.none()
     return _within_limit(user, Project.objects.filter(memberships__user=user).distinct())
 
 
-def led_projects(user) -> QuerySet[Project]:
+def led_projects(user: AnyUser) -> QuerySet[Project]:
     """The projects the user leads (every project for the operator)."""
     if user.is_superuser:
         return _operator_projects(user)
+    if isinstance(user, AnonymousUser):
+        return Project.objects.none()
     led = Project.objects.filter(memberships__user=user, memberships__role=Membership.Role.LEAD)
     return _within_limit(user, led)
 
@@ -110,10 +123,10 @@ def led_projects(user) -> QuerySet[Project]:
 _LEADS_A_PROJECT = "_arbiter_leads_a_project"
 
 
-def is_lead_anywhere(user) -> bool:
+def is_lead_anywhere(user: AnyUser) -> bool:
     known = getattr(user, _LEADS_A_PROJECT, None)
     if known is not None:
-        return known
+        return bool(known)
     if user.is_superuser:
         leads = only_project(user) is None or _operator_projects(user).exists()
     else:
@@ -122,12 +135,12 @@ def is_lead_anywhere(user) -> bool:
     return leads
 
 
-def project_roles(user) -> dict[int, str]:
+def project_roles(user: AnyUser) -> dict[int, str]:
     """The user's role per project id, from their memberships (read it through `role_in`)."""
     return dict(memberships_of(user).values_list("project", "role"))
 
 
-def role_in(user, project_id: int, roles: dict[int, str]) -> str:
+def role_in(user: AnyUser, project_id: int, roles: dict[int, str]) -> str:
     """The user's role in a project they can see: the operator leads every project, member or
     not; anyone else has their membership's role (`roles` from `project_roles`)."""
     if user.is_superuser:
@@ -135,7 +148,7 @@ def role_in(user, project_id: int, roles: dict[int, str]) -> str:
     return roles.get(project_id, Membership.Role.ANNOTATOR)
 
 
-def project_for_lead(user, slug: str) -> Project:
+def project_for_lead(user: AnyUser, slug: str) -> Project:
     """A project the user leads (superusers lead every project). 403 for the project's
     annotators (they know it exists); for anyone else the same 404 as a project that does
     not exist, so that slugs cannot be probed."""
@@ -152,7 +165,7 @@ def project_for_lead(user, slug: str) -> Project:
     return project
 
 
-def led_project_or_404(user, slug: str) -> Project:
+def led_project_or_404(user: AnyUser, slug: str) -> Project:
     """A project the user leads; for anyone else, its annotators included, the 404 of a
     project that does not exist (pages whose very existence is the leads' business)."""
     project = led_projects(user).filter(slug=slug).first()
@@ -162,7 +175,7 @@ def led_project_or_404(user, slug: str) -> Project:
     return project
 
 
-def led_or_operator_wide(user) -> Q:
+def led_or_operator_wide(user: AnyUser) -> Q:
     """Rows (judges) of the projects the user leads and the operator's own, which have no
     project; every row for the operator."""
     if operator_wide(user):
@@ -170,7 +183,7 @@ def led_or_operator_wide(user) -> Q:
     return Q(project__in=led_projects(user)) | Q(project__isnull=True)
 
 
-def project_or_operator_wide(project) -> Q:
+def project_or_operator_wide(project: Project) -> Q:
     """Rows (judges) a project's leads see and use: the project's own and the operator's."""
     return Q(project=project) | Q(project__isnull=True)
 
@@ -199,7 +212,7 @@ def members_by_task(project: Project, tasks: list[Task]) -> dict[int, set[int]]:
     return by_task
 
 
-def covers_task(user, *, project: str = "project", task: str = "pk") -> Q:
+def covers_task(user: AnyUser, *, project: str = "project", task: str = "pk") -> Q:
     """Rows whose task a membership of the user lets them annotate (any role): the tasks it
     names, or every task of the project when it names none. `project` and `task` name the
     row's fields (a task itself by default; `task="task"` for a pair)."""
@@ -207,12 +220,12 @@ def covers_task(user, *, project: str = "project", task: str = "pk") -> Q:
     return Q(Exists(mine.filter(tasks__isnull=True))) | Q(Exists(mine.filter(tasks=OuterRef(task))))
 
 
-def annotatable_tasks(user) -> QuerySet[Task]:
+def annotatable_tasks(user: AnyUser) -> QuerySet[Task]:
     """Tasks the user may claim pairs of: covered by a membership, not archived."""
     return Task.objects.active().filter(covers_task(user))
 
 
-def visible_tasks(user) -> QuerySet[Task]:
+def visible_tasks(user: AnyUser) -> QuerySet[Task]:
     """Tasks of the projects the user leads (archived ones too), and those they may annotate
     (not archived)."""
     if user.is_superuser:
@@ -222,7 +235,7 @@ def visible_tasks(user) -> QuerySet[Task]:
     return Task.objects.filter(Q(Exists(leads)) | annotated)
 
 
-def task_for_annotator(user, project_slug: str, task_slug: str) -> Task:
+def task_for_annotator(user: AnyUser, project_slug: str, task_slug: str) -> Task:
     """A task the user may annotate, or 404."""
     membership = (
         memberships_of(user).filter(project__slug=project_slug).select_related("project").first()
@@ -233,6 +246,8 @@ def task_for_annotator(user, project_slug: str, task_slug: str) -> Task:
         if task.slug == task_slug:
             task.project = membership.project
             # The claim reads the member's quotas from here (annotation/services/quotas.py).
-            claimer_quotas_keep(task, user.pk, membership.project_quota, membership.task_quota)
+            claimer_quotas_keep(
+                task, membership.user_id, membership.project_quota, membership.task_quota
+            )
             return task
     raise Http404("no such task")

@@ -3,26 +3,29 @@ scopes: projects/access.py)."""
 
 from datetime import datetime
 
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 
-from projects.access import member_projects
+from projects.access import AnyUser, member_projects
 from projects.models import ApiToken, Invitation, Membership, Project, Task
 from projects.models.api_token import usable_at as api_token_usable_at
 from projects.models.invitation import open_at as invitation_open_at
 from projects.models.invitation import token_hash as invitation_token_hash
 
 
-def projects_for_user(user) -> QuerySet[Project]:
+def projects_for_user(user: AnyUser) -> QuerySet[Project]:
     return member_projects(user)
 
 
-def may_create_projects(user) -> bool:
+def may_create_projects(user: AnyUser) -> bool:
     """Operators, and leads given the right by `manage.py user_add --lead`."""
-    return user.is_authenticated and user.has_perm("projects.add_project")
+    return bool(user.is_authenticated and user.has_perm("projects.add_project"))
 
 
-def memberships_for_user(user) -> QuerySet[Membership]:
+def memberships_for_user(user: AnyUser) -> QuerySet[Membership]:
+    if isinstance(user, AnonymousUser):  # a filter on it would raise, not find nothing
+        return Membership.objects.none()
     return (
         Membership.objects.filter(user=user)
         .select_related("project")
@@ -71,7 +74,7 @@ def invitation_for_token(token: str, now: datetime) -> Invitation | None:
     )
 
 
-def invitation_used_by(token: str, user) -> Invitation | None:
+def invitation_used_by(token: str, user: AnyUser) -> Invitation | None:
     """The invitation this link's token opened for `user`, when they used it and still
     belong to its project (the link opened again after joining), else None."""
     if not user.is_authenticated:
@@ -98,9 +101,11 @@ def projects_by_slugs(listed: str) -> tuple[list[Project], list[str]]:
 ENDED_TOKENS_SHOWN = 20
 
 
-def api_tokens_of(user, now: datetime) -> tuple[list[ApiToken], list[ApiToken]]:
+def api_tokens_of(user: AnyUser, now: datetime) -> tuple[list[ApiToken], list[ApiToken]]:
     """The user's own API tokens for their account page: those in use (newest first), and
     the last ones that ended (revoked or expired), newest first. Two queries."""
+    if isinstance(user, AnonymousUser):
+        return [], []
     tokens = ApiToken.objects.filter(user=user).select_related("project")
     usable = api_token_usable_at(now)
     ended = tokens.exclude(usable).order_by("-created_at", "-id")[:ENDED_TOKENS_SHOWN]

@@ -1,4 +1,5 @@
 import random
+from typing import TYPE_CHECKING
 
 from django.db import models
 from django.db.models import F, Q, Value
@@ -6,6 +7,9 @@ from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
 from core.db_indexes import CoveringIndex
+
+if TYPE_CHECKING:
+    from projects.models import Project
 
 
 class Side(models.TextChoices):
@@ -160,7 +164,7 @@ class Pair(models.Model):
     def __str__(self) -> str:
         return self.external_id
 
-    def ratings_needed(self, project=None) -> int:
+    def ratings_needed(self, project: "Project | None" = None) -> int:
         """How many ratings decide the pair: the project's N plus the extra annotators a lead
         asked for (pass the project when at hand, to save a query)."""
         return (project or self.project).annotators_per_pair + self.extra_annotators
