@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.management.commands.user_add import Command
+from projects.management.commands.user_add import Command
 from projects.selectors import may_create_projects
 from tests.members.conftest import PASSWORD
 
