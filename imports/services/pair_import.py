@@ -33,7 +33,7 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.services.consensus import decision_set
+from annotation.services.consensus import decision_set, decisions_announce
 from annotation.services.gold import gold_from_import
 from annotation.services.projects import project_get_or_create, task_get_or_create
 from content.image_cleaning import clean_copy_make
@@ -480,6 +480,11 @@ def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> N
         summary.statuses[pair.status] = summary.statuses.get(pair.status, 0) + 1
     summary.ratings += _write_ratings(project, new_records, pairs)
     summary.adjudications += imported_adjudications_write(project, adjudications)
+    # The imported experts' ratings and decisions decide pairs as Arbiter's own do: listeners
+    # hear of them the same way (a reference label alone is the file's, not a decision).
+    for by in (Pair.DecidedBy.CONSENSUS, Pair.DecidedBy.ADJUDICATION):
+        decided = [(pair, ("", "")) for pair in pairs if pair.decided_by == by]
+        decisions_announce(decided, project, by=by)
 
 
 def _initial_status(record: PairRecord, project: Project, as_candidates: bool, queue: bool) -> str:
