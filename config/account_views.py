@@ -36,6 +36,7 @@ from config.login_forms import LimitedAuthenticationForm
 from core.errors import Invalid, Refused
 from core.login_limits import password_reset_refusal
 from core.mail import mail_configured
+from projects.access import signed_in
 from projects.forms import ApiTokenForm
 from projects.models import Project
 from projects.selectors import api_tokens_of
@@ -143,7 +144,7 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
     project = Project.objects.get(pk=data["project"]) if data["project"] else None
     try:
         created = api_token_create(
-            user=request.user,
+            user=signed_in(request.user),
             name=data["name"],
             days=data["days"],
             access=data["access"],
@@ -165,7 +166,7 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
 @require_POST
 def api_token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
     """Revoke one of the user's own tokens (anyone else's: 404, like a missing one)."""
-    token = api_token_revoke(user=request.user, token_id=token_id)
+    token = api_token_revoke(user=signed_in(request.user), token_id=token_id)
     messages.success(
         request, gettext("Token “%(name)s” revoked: it no longer works.") % {"name": token.name}
     )

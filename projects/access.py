@@ -33,6 +33,15 @@ from projects.models import Membership, Project, Task
 # member and no operator, so every scope is empty for them).
 AnyUser = User | AnonymousUser
 
+
+def signed_in(user: AnyUser) -> User:
+    """The request's user as the account a service acts for: behind `login_required` always
+    one; an anonymous visitor is refused (403) rather than handed on."""
+    if isinstance(user, AnonymousUser):
+        raise PermissionDenied("sign in first")
+    return user
+
+
 # The one project an API token may be limited to
 
 _ONLY_PROJECT = "_arbiter_only_project"

@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -68,7 +69,7 @@ class CreatedApiToken:
 
 def api_token_create(
     *,
-    user,
+    user: User,
     name: str,
     days: int | None = None,
     access: str = ApiToken.Access.WRITE,
@@ -141,7 +142,7 @@ def _revoke(tokens: list[ApiToken], now: datetime) -> int:
     return len(tokens)
 
 
-def api_token_revoke(*, user, token_id: int) -> ApiToken:
+def api_token_revoke(*, user: User, token_id: int) -> ApiToken:
     """Revoke one of the user's own tokens (NotFound for anyone else's, like a missing id)."""
     with transaction.atomic():
         found = _locked(ApiToken.objects.filter(user=user, pk=token_id))
@@ -189,7 +190,7 @@ def api_token_use(
     return token
 
 
-def _provider_only(user) -> bool:
+def _provider_only(user: User) -> bool:
     # No query for an account with a password, which every token-using script's has but
     # the provider's accounts lack.
     return not user.has_usable_password() and ExternalIdentity.objects.filter(user=user).exists()

@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Permission, User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -113,7 +113,12 @@ def _email_taken(email: str) -> bool:
 
 
 def _roles_apply(
-    user, claims: Mapping[str, Any], *, claim: str, operator: Iterable[str], lead: Iterable[str]
+    user: User,
+    claims: Mapping[str, Any],
+    *,
+    claim: str,
+    operator: Iterable[str],
+    lead: Iterable[str],
 ) -> None:
     values = claim_values(claims, claim)
     operator, lead = set(operator), set(lead)
@@ -147,7 +152,7 @@ def identity_sign_in(
     role_claim: str = "groups",
     operator_values: Iterable[str] = (),
     lead_values: Iterable[str] = (),
-):
+) -> User:
     """The account for a verified sign-in (`claims`: the id token's, with the userinfo's),
     created on the first; `IdentityRefused` when it may not sign in. See the module's rules."""
     subject = claims.get("sub")
@@ -196,7 +201,7 @@ def identity_sign_in(
     return user
 
 
-def identity_link(*, user, issuer: str, subject: str) -> ExternalIdentity:
+def identity_link(*, user: User, issuer: str, subject: str) -> ExternalIdentity:
     """Let `user` sign in as the provider's `subject` (the operator's `oidc_link`): for an
     existing account whose e-mail a first sign-in was refused on."""
     if not issuer or not subject:

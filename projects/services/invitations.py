@@ -22,9 +22,11 @@ link make one account, the second sees the link used.
 import logging
 import secrets
 import smtplib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.mail import BadHeaderError, send_mail
 from django.core.validators import validate_email
@@ -33,7 +35,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
 from core.errors import Invalid, NotFound, Refused
-from projects.models import Invitation, Membership, Project
+from projects.models import Invitation, Membership, Project, Task
 from projects.models.invitation import open_at, token_hash
 from projects.models.placeholder import username_not_reserved
 from projects.services.members import account_create, tasks_of_project
@@ -48,7 +50,7 @@ logger = logging.getLogger(__name__)
 class InvitationNotValid(NotFound):
     """Unknown, used, revoked or expired: one answer for all (the page is a 404)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(gettext(NOT_VALID))
 
 
@@ -61,9 +63,9 @@ class CreatedInvitation:
 def invitation_create(
     *,
     project: Project,
-    created_by,
+    created_by: User,
     role: str = Membership.Role.ANNOTATOR,
-    tasks=(),
+    tasks: Iterable[Task] = (),
     days: int = DEFAULT_DAYS,
     email: str = "",
     note: str = "",
@@ -131,7 +133,7 @@ def _locked_open(token: str) -> Invitation:
     return invitation
 
 
-def _use(invitation: Invitation, user) -> Membership:
+def _use(invitation: Invitation, user: User) -> Membership:
     now = timezone.now()
     used = Invitation.objects.filter(
         pk=invitation.pk, used_at__isnull=True, revoked_at__isnull=True
@@ -153,7 +155,7 @@ def _use(invitation: Invitation, user) -> Membership:
 
 
 def invitation_accept(
-    *, token: str, user=None, username: str = "", password: str = ""
+    *, token: str, user: User | None = None, username: str = "", password: str = ""
 ) -> Membership:
     """Use the invitation: join the signed-in `user` to its project, or create the account
     `username`/`password` and join it. The new account gets no email address: the one the
@@ -201,7 +203,7 @@ def invitation_mail(*, invitation: Invitation, link: str) -> bool:
     return sent == 1
 
 
-def invitations_accept_for_email(*, user, email: str) -> list[Membership]:
+def invitations_accept_for_email(*, user: User, email: str) -> list[Membership]:
     """Accept, for `user`, every open invitation addressed to `email` (any case): the caller
     vouches that the user owns the address (the organisation's provider said it verified
     it: projects/services/identities.py). Each invitation is locked and used as

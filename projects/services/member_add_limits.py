@@ -9,12 +9,13 @@ returning nothing a caller could answer differently."""
 
 import math
 import time
+from collections.abc import Iterable
 
 from django.core.cache import cache
 from django.utils.translation import gettext
 
 from core.errors import DomainError
-from projects.models import Project
+from projects.models import Project, Task
 from projects.services.members import membership_add
 
 ADDS_PER_HOUR = 30
@@ -63,7 +64,7 @@ class MemberAddsLimited(DomainError):
 
 
 def membership_add_paced(
-    *, project: Project, lead_id: int, identifier: str, role: str, tasks
+    *, project: Project, lead_id: int, identifier: str, role: str, tasks: Iterable[Task] | None
 ) -> None:
     """`membership_add` on behalf of the lead `lead_id`: refused with MemberAddsLimited past
     ADDS_PER_HOUR attempts this hour, else counted and run, taking at least ADD_SECONDS

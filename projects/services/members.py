@@ -11,8 +11,10 @@ Concurrency: a change that can remove a lead locks the project's lead membership
 (`SELECT … FOR UPDATE`; SQLite serialises writers anyway), then counts them.
 """
 
+from collections.abc import Iterable
+
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Permission, User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
@@ -24,7 +26,7 @@ from projects.models import Membership, Project, Task
 
 
 @transaction.atomic
-def membership_set(user, project: Project, role: str) -> Membership:
+def membership_set(user: User, project: Project, role: str) -> Membership:
     """Make `user` an annotator or lead of `project`. A lead works in Arbiter's own pages,
     scoped to the projects they lead; the Django admin is for operators only."""
     membership, _ = Membership.objects.update_or_create(
@@ -33,7 +35,7 @@ def membership_set(user, project: Project, role: str) -> Membership:
     return membership
 
 
-def account_check(*, username: str, password: str, email: str = ""):
+def account_check(*, username: str, password: str, email: str = "") -> User:
     """An unsaved user with this name and password, or `Invalid` naming the fields: the
     name's characters, a name taken in any case, the password validators."""
     User = get_user_model()
@@ -79,7 +81,7 @@ def account_create(
     email: str = "",
     may_create_projects: bool = False,
     operator: bool = False,
-):
+) -> User:
     """A new account (see `account_check`). `may_create_projects` grants Django's
     `projects.add_project` (a lead who starts their own projects); `operator` makes a
     superuser, who may do everything, the admin included."""
@@ -98,21 +100,21 @@ def account_create(
     return user
 
 
-def project_creator_grant(user) -> None:
+def project_creator_grant(user: User) -> None:
     """Let the user create projects (Django's `projects.add_project`); idempotent."""
     user.user_permissions.add(
         Permission.objects.get(content_type__app_label="projects", codename="add_project")
     )
 
 
-def tasks_of_project(project: Project, tasks) -> list[Task]:
+def tasks_of_project(project: Project, tasks: Iterable[Task] | None) -> list[Task]:
     """The tasks, when all are the project's; else `Invalid` on the field `tasks`."""
-    tasks = list(tasks or [])
-    if any(task.project_id != project.pk for task in tasks):
+    chosen = list(tasks or [])
+    if any(task.project_id != project.pk for task in chosen):
         raise Invalid(
             gettext("Choose tasks of this project."), fields={"tasks": [gettext("Unknown task.")]}
         )
-    return tasks
+    return chosen
 
 
 def lead_kept_check(project: Project, leaving: Membership) -> None:
@@ -142,7 +144,7 @@ def membership_update(
     *,
     membership: Membership,
     role: str,
-    tasks,
+    tasks: Iterable[Task] | None,
     project_quota: int | None = None,
     task_quota: int | None = None,
 ) -> Membership:
@@ -181,7 +183,9 @@ def membership_quotas_set(
     return membership
 
 
-def membership_add(*, project: Project, identifier: str, role: str, tasks) -> bool:
+def membership_add(
+    *, project: Project, identifier: str, role: str, tasks: Iterable[Task] | None
+) -> bool:
     """Make the account named by `identifier` (its exact username, or its e-mail when one
     account has it; either in any case) a member of `project` with `role` and `tasks`.
     Returns whether a membership was made; the caller must answer the same either way, so

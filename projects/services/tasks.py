@@ -16,6 +16,7 @@ or write pairs into it; these services take the same lock first, so a deletion a
 into the same task take turns, and the "no pairs" check holds when the row goes.
 """
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
@@ -28,7 +29,8 @@ from projects.models.invitation import open_at
 
 def _locked(project: Project, task: Task) -> Task:
     Project.objects.select_for_update().filter(pk=project.pk).first()
-    return Task.objects.select_for_update().get(pk=task.pk, project=project)
+    locked: Task = Task.objects.select_for_update().get(pk=task.pk, project=project)
+    return locked
 
 
 @transaction.atomic
@@ -73,7 +75,7 @@ def task_delete(*, project: Project, task: Task) -> None:
 
 
 @transaction.atomic
-def task_archive(*, project: Project, task: Task, user) -> Task:
+def task_archive(*, project: Project, task: Task, user: User) -> Task:
     """Archive the task (idempotent: an archived task keeps its first archiving time)."""
     task = _locked(project, task)
     if task.archived_at is None:
