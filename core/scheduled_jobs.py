@@ -74,9 +74,10 @@ class JobClock:
 
 def job_task(job: ScheduledJob) -> Callable[[], object]:
     """The job's Celery task, by its name. Celery finds the apps' tasks modules only when a
-    worker starts: a web process imports them here, once, if a name is not known yet."""
+    worker starts: a web process imports them here, once, if a name is not known yet (the
+    apps' tasks modules only, not a worker's start-up checks)."""
     if job.task not in current_app.tasks:
-        current_app.loader.import_default_modules()
+        current_app.autodiscover_tasks(force=True)
     return current_app.tasks[job.task]
 
 

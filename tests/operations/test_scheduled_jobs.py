@@ -97,6 +97,7 @@ def probe_thread(monkeypatch, settings):
 def test_the_embedded_scheduler_starts_once_when_asked_and_survives_a_failing_job(
     probe_thread, settings
 ):
+    settings.CELERY_TASK_ALWAYS_EAGER = True  # the embedded mode, with or without REDIS_URL
     settings.ARBITER_SCHEDULER_IN_PROCESS = False  # as in every test that does not ask
     assert scheduler_start() is None
     settings.ARBITER_SCHEDULER_IN_PROCESS = True

@@ -2,14 +2,13 @@ import json
 import time
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from core.outbox import running_embedded
+from core.scheduled_jobs import JobClock, jobs_due_run
 from judging.models import JudgeRun
 from judging.selectors import judges_of_project, run_progress
 from judging.services.runs import RunRefused, judge_run_start
-from judging.tasks import judge_batches_poll
 from projects.models import Project, Task
 
 _POLL_SECONDS = 1.0
@@ -60,15 +59,15 @@ class Command(BaseCommand):
         except RunRefused as refused:
             raise CommandError(str(refused)) from None
         if options["wait"]:
-            waited, warned = 0.0, False
+            waited, warned, clock = 0.0, False, JobClock()
             while True:
                 run.refresh_from_db()
                 if run.status in (JudgeRun.Status.FINISHED, JudgeRun.Status.CANCELLED):
                     break
-                if run.mode == JudgeRun.Mode.BATCH and running_embedded():
-                    # No worker, so no Celery beat: this command asks the provider itself.
-                    judge_batches_poll()
-                    time.sleep(settings.ARBITER_BATCH_POLL_SECONDS - _POLL_SECONDS)
+                if running_embedded():
+                    # No Celery beat, and maybe no server's scheduler: this process runs the
+                    # scheduled jobs (a batch run's poll among them) while it waits.
+                    jobs_due_run(clock)
                 idle = run.status == JudgeRun.Status.PENDING and waited > _NO_WORKER_SECONDS
                 if idle and not warned:
                     self.stderr.write(
