@@ -14,6 +14,11 @@ ours, the library checking neither audience nor issuer):
   (and `azp` be it when there are several), `exp` must be in the future; `iss`, `aud`,
   `exp`, `iat` and `sub` must be present; the userinfo's `sub` must be the id token's.
 
+The provider's documents Arbiter fetches itself, the discovery document and the JWKS, come
+through the outbound client (core/outbound.py: no redirect, a private address refused unless
+ARBITER_ALLOW_PRIVATE_ADDRESSES); the code's exchange and the userinfo are the library's
+calls (`requests`).
+
 Then projects/services/identities.py turns the verified claims into an account. Every
 refusal answers a small page at a 4xx status saying why (502 when the provider cannot be
 reached) and fires Django's `user_login_failed`; a success is Django's `login()`, which fires
@@ -41,6 +46,7 @@ from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationRequestView
 
 from core.errors import DomainError
+from core.outbound import FetchFailed, json_fetch
 from projects.services.identities import identity_sign_in
 
 logger = logging.getLogger(__name__)
@@ -88,11 +94,7 @@ def provider_endpoints() -> Endpoints:
         return kept[1]
     url = issuer.rstrip("/") + "/.well-known/openid-configuration"
     try:
-        answer = requests.get(
-            url, timeout=settings.ARBITER_OIDC_TIMEOUT_SECONDS, allow_redirects=False
-        )
-        answer.raise_for_status()
-        document = answer.json()
+        document = _provider_document(url)
         if not isinstance(document, dict) or document.get("issuer") != issuer:
             raise ValueError("the discovery document names another issuer")
         endpoints = Endpoints(
@@ -101,11 +103,21 @@ def provider_endpoints() -> Endpoints:
             str(document["jwks_uri"]),
             str(document.get("userinfo_endpoint") or ""),
         )
-    except (requests.RequestException, ValueError, KeyError) as error:
+    except (ProviderUnreachable, ValueError, KeyError) as error:
         logger.warning("OIDC discovery at %s failed: %s", url, error)
         raise ProviderUnreachable(str(error)) from None
     _discovered[issuer] = (time.monotonic(), endpoints)
     return endpoints
+
+
+def _provider_document(url: str) -> Any:
+    """A document of the provider's (discovery, JWKS) through Arbiter's outbound client
+    (core/outbound.py): no redirect followed, a private address refused unless the operator
+    allows them, ARBITER_OIDC_TIMEOUT_SECONDS in all."""
+    try:
+        return json_fetch(url, total_seconds=settings.ARBITER_OIDC_TIMEOUT_SECONDS)
+    except FetchFailed as error:
+        raise ProviderUnreachable(str(error)) from None
 
 
 def _library_setting(attr: str, *default: Any) -> Any:
@@ -158,6 +170,27 @@ class OrganisationBackend(OIDCAuthenticationBackend):
         self.OIDC_OP_JWKS_ENDPOINT = endpoints.jwks
         self.OIDC_OP_USER_ENDPOINT = endpoints.userinfo
         return super().authenticate(request, **kwargs)
+
+    def retrieve_matching_jwk(self, token: str) -> Any:
+        """The provider's key for this id token (the kid and algorithm of its header, as the
+        library chooses), from the JWKS fetched through the outbound client, not `requests`."""
+        try:
+            jwks = _provider_document(self.OIDC_OP_JWKS_ENDPOINT)
+        except ProviderUnreachable as error:
+            logger.warning("OIDC JWKS at %s failed: %s", self.OIDC_OP_JWKS_ENDPOINT, error)
+            raise
+        header = jwt.get_unverified_header(token)
+        keys = jwks.get("keys") if isinstance(jwks, dict) else None
+        chosen = None
+        for key in keys if isinstance(keys, list) else []:
+            if not isinstance(key, dict) or key.get("kid") != header.get("kid"):
+                continue
+            if "alg" in key and key["alg"] != header.get("alg"):
+                continue
+            chosen = key
+        if chosen is None:
+            raise SuspiciousOperation("no key of the provider's JWKS matches the id token")
+        return jwt.PyJWK(chosen)
 
     def _verify_jws(self, payload: str, key: Any) -> dict[str, Any]:
         header = jwt.get_unverified_header(payload)

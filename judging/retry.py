@@ -1,31 +1,14 @@
-"""The one retry loop of judge calls: capped exponential backoff with full jitter, honouring
-Retry-After. Backends make single attempts; nothing else retries (no SDK sits underneath)."""
+"""The one retry loop of judge calls, following the policy declared with every other retry
+(core/outbound.py::JUDGE_CALL_RETRIES: capped exponential backoff with full jitter, honouring
+Retry-After). Backends make single attempts; nothing else retries (no SDK sits underneath)."""
 
 import asyncio
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from core.outbound import RetryPolicy
 from judging.backends import CallFailed, Reply
-
-# One generator for the jitter of every call: a new random.Random() per call seeds itself
-# from the OS, which cost 0.14 ms a call in the runner's profile (hundreds of calls a second).
-_JITTER = random.Random()
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_attempts: int = 6
-    base_seconds: float = 0.5
-    cap_seconds: float = 30.0
-    max_retry_after: float = 300.0  # a server asking for longer is treated as this
-
-    def wait_seconds(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
-        """Seconds to wait before attempt number `attempt + 1` (attempt counts from 0)."""
-        if retry_after is not None:
-            # Honour the server, plus a little jitter so that waiters do not stampede.
-            return min(retry_after, self.max_retry_after) + rng.uniform(0, self.base_seconds)
-        return rng.uniform(0, min(self.cap_seconds, self.base_seconds * 2**attempt))
 
 
 @dataclass
@@ -43,7 +26,6 @@ async def call_with_retries(
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> Outcome:
     """Run `attempt` until it succeeds, fails for good, or the attempts run out."""
-    rng = rng or _JITTER
     for number in range(policy.max_attempts):
         try:
             return Outcome(await attempt(), "", number + 1)

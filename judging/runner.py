@@ -22,7 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from content.models import Pair
-from core.outbound import client_session
+from core.outbound import JUDGE_CALL_RETRIES, client_session
 from judging.backends import call_backend
 from judging.contents import UNSENDABLE, PairContents, Trial
 from judging.models import (
@@ -41,7 +41,7 @@ from judging.prompts import (
 )
 from judging.rate_limits import limits_for
 from judging.response_cache import cached_replies, replies_store, request_identity, request_key
-from judging.retry import Outcome, RetryPolicy, call_with_retries
+from judging.retry import Outcome, call_with_retries
 from judging.selectors import verdict_tally
 from projects.scale import canonical_side
 
@@ -54,7 +54,7 @@ _FLUSH_ROWS = 200
 # what a PostgreSQL restart takes.
 FLUSH_RETRY_PAUSES = (0.5, 1, 2, 4, 8, 15)
 _BASELINES = (Judge.Backend.ALWAYS_A, Judge.Backend.RANDOM)
-RETRY_POLICY = RetryPolicy()
+RETRY_POLICY = JUDGE_CALL_RETRIES  # declared with every retry in core/outbound.py
 _FIRST_SLICE_PAIRS = 32  # enough calls to fill a judge's first window while the rest is planned
 _SLICE_PAIRS = 250
 

@@ -7,7 +7,8 @@ once per attempt. The POST happens outside any transaction (a slow receiver hold
 only ever to the URL of the operator's `Destination`, through the outbound client
 (core/outbound.py: a short timeout, no proxy from the environment, private addresses refused
 unless the operator allows them) and no redirect followed (a 3xx is a failed attempt); of the
-answer only the status and a short excerpt are kept."""
+answer only the status and a short excerpt are kept. When the next attempt is due, and which
+is the last, the retry policy says (core/outbound.py::webhook_delivery_retries)."""
 
 import json
 import logging
@@ -18,11 +19,15 @@ from typing import Any
 
 import aiohttp
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone, translation
 
-from core.outbound import client_session, refused_address, run_blocking
+from core.outbound import (
+    client_session,
+    refused_address,
+    run_blocking,
+    webhook_delivery_retries,
+)
 from exports.models import ExportJobFormat
 from webhooks.models import Delivery, DeliveryStatus
 from webhooks.selectors import destinations_for_project
@@ -32,21 +37,6 @@ logger = logging.getLogger(__name__)
 
 EXCERPT = 200  # characters of a receiver's answer written to the log
 USER_AGENT = "Arbiter-Webhooks/1"
-
-
-def retry_delays() -> list[int]:
-    """Seconds before each retry (ARBITER_WEBHOOK_RETRY_SECONDS): one attempt more than
-    there are delays."""
-    raw = settings.ARBITER_WEBHOOK_RETRY_SECONDS
-    try:
-        delays = [int(item) for item in raw]
-    except (TypeError, ValueError):
-        raise ImproperlyConfigured(
-            f"ARBITER_WEBHOOK_RETRY_SECONDS={raw!r}: whole numbers of seconds, comma-separated"
-        ) from None
-    if any(delay < 1 for delay in delays):
-        raise ImproperlyConfigured("ARBITER_WEBHOOK_RETRY_SECONDS: every delay at least 1 s")
-    return delays
 
 
 @dataclass(frozen=True)
@@ -140,7 +130,7 @@ def delivery_attempt(*, delivery_id: int, now: datetime | None = None) -> str | 
     """Make the next attempt at a delivery if it is pending and due at `now`; its status
     after the attempt, or None when there was nothing to do."""
     now = now or timezone.now()
-    delays = retry_delays()
+    retries = webhook_delivery_retries()
     with transaction.atomic():
         delivery = (
             Delivery.objects.select_for_update(of=("self",))
@@ -155,8 +145,8 @@ def delivery_attempt(*, delivery_id: int, now: datetime | None = None) -> str | 
         subscription = delivery.subscription
         destination = subscription.destination
         delivery.attempts += 1
-        last = delivery.attempts > len(delays)
-        delay = delays[min(delivery.attempts, len(delays)) - 1]
+        last = retries.last(delivery.attempts)
+        delay = retries.wait_seconds(delivery.attempts - 1)
         delivery.next_attempt_at = now + timedelta(seconds=delay)  # the claim, and the retry
         allowed = destinations_for_project(subscription.project).filter(pk=destination.pk).exists()
         secret = os.environ.get(destination.secret_env, "")

@@ -12,7 +12,7 @@ def delivery_send(delivery_id: int) -> str | None:
 
 @shared_task(name="webhooks.tasks.deliveries_retry", ignore_result=True)
 def deliveries_retry() -> int:
-    """Celery beat: send the deliveries whose retry is due."""
+    """Scheduled (settings.ARBITER_SCHEDULED_JOBS): send the deliveries whose retry is due."""
     from webhooks.services import deliveries_due_send
 
     return deliveries_due_send()

@@ -5,12 +5,12 @@ tie when equal, invalid when a score cannot be read."""
 import pytest
 from django.db import IntegrityError, transaction
 
+from core.outbound import RetryPolicy
 from devtools.fake_llm import FakeLLMServer, status
 from judging import runner
 from judging.models import JudgeRun, Verdict
 from judging.parsing import parse_score
 from judging.prompts import TemplateInvalid, template_check, template_save
-from judging.retry import RetryPolicy
 from judging.selectors import run_progress
 from judging.services.judges import judge_save
 from judging.services.runs import RunRefused, judge_run_resume, judge_run_start

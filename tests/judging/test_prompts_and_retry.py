@@ -5,10 +5,11 @@ import random
 
 import pytest
 
+from core.outbound import RetryPolicy
 from judging.backends import CallFailed, Reply
 from judging.models import Judge, PromptTemplate
 from judging.prompts import TemplateInvalid, build_message, run_template_stored, template_save
-from judging.retry import RetryPolicy, call_with_retries
+from judging.retry import call_with_retries
 from projects.models import Project
 
 

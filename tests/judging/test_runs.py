@@ -8,11 +8,11 @@ import pytest
 from django.db import OperationalError
 
 from content.models import Asset, Pair
+from core.outbound import RetryPolicy
 from devtools.fake_llm import FakeLLMServer, answer, garbage, hang, status, text
 from judging import runner
 from judging.backends import CallFailed
 from judging.models import CachedReply, JudgeRun, Verdict
-from judging.retry import RetryPolicy
 from judging.selectors import run_progress
 from judging.services.judges import connection_save, judge_save
 from judging.services.runs import RunRefused, judge_run_cancel, judge_run_resume, judge_run_start
