@@ -5,7 +5,7 @@ class NotificationsConfig(AppConfig):
     name = "notifications"
     default_auto_field = "django.db.models.BigAutoField"
 
-    def ready(self):
+    def ready(self) -> None:
         from notifications.receivers import project_event_record
         from projects.events import project_event
 

@@ -3,11 +3,14 @@ when a page shows the bell, and at most once per page."""
 
 from functools import cached_property
 
+from django.contrib.auth.models import User
+from django.http import HttpRequest
+
 from notifications.selectors import unread_count
 
 
 class Bell:
-    def __init__(self, user) -> None:
+    def __init__(self, user: User) -> None:
         self.user = user
 
     @cached_property
@@ -15,7 +18,7 @@ class Bell:
         return unread_count(self.user)
 
 
-def bell(request) -> dict:
+def bell(request: HttpRequest) -> dict[str, Bell]:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}

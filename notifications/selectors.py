@@ -5,6 +5,7 @@ removed from the project (or no longer its lead), they no longer read, count or 
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
 
 from content.models import Pair
@@ -35,7 +36,7 @@ PAIR_KINDS = frozenset(
 PROMPT_WORDS = 60  # characters of the prompt that name a pair
 
 
-def notifications_of(user) -> QuerySet[Notification]:
+def notifications_of(user: User) -> QuerySet[Notification]:
     """The user's own notifications, newest first (the scope every lookup by id starts from):
     of the projects they lead, any; of the projects they annotate in, those about
     themselves (the answer to their question, their pause). One query, subqueries inline."""
@@ -79,17 +80,17 @@ def pair_names(notifications: list[Notification]) -> dict[int, dict[str, Any]]:
     return names
 
 
-def notifications_recent(user) -> list[Notification]:
+def notifications_recent(user: User) -> list[Notification]:
     """The list page's rows: one query, with each row's project."""
     return list(notifications_of(user).select_related("project")[:LIST_SHOWN])
 
 
-def unread_count(user) -> int:
+def unread_count(user: User) -> int:
     """The bell's figure: one COUNT over the partial index of unread rows."""
     return notifications_of(user).filter(read_at__isnull=True).count()
 
 
-def kinds_for(user) -> list[str]:
+def kinds_for(user: User) -> list[str]:
     """The kinds a user can receive, for the preferences page: all of them for a lead (of any
     project), an annotator's own kinds otherwise."""
     if is_lead_anywhere(user):
@@ -97,7 +98,7 @@ def kinds_for(user) -> list[str]:
     return [kind for kind in NotificationKind.values if kind in ANNOTATOR_KINDS]
 
 
-def preferences_of(user) -> dict[str, tuple[bool, bool]]:
+def preferences_of(user: User) -> dict[str, tuple[bool, bool]]:
     """(in_app, email) for every kind: the user's choice, else the kind's default."""
     chosen = {
         kind: (in_app, email)

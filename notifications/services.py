@@ -18,12 +18,13 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.mail import BadHeaderError, send_mail
 from django.db import transaction
 from django.utils import timezone
 
 from core.mail import mail_configured
-from core.outbox import dispatch_on_commit
+from core.outbox import CeleryTask, dispatch_on_commit
 from core.rate_limits import rate_limit_take
 from notifications.messages import notification_link, notification_text
 from notifications.models import (
@@ -86,10 +87,12 @@ def notifications_withdraw_flag(*, project: Project, data: dict[str, Any]) -> in
     return deleted
 
 
-def _recipients(project: Project, kind: str, data: dict[str, Any], actor) -> dict[int, tuple]:
+def _recipients(
+    project: Project, kind: str, data: dict[str, Any], actor: Any
+) -> dict[int, tuple[User, bool]]:
     """{user id: (user, about_recipient)}: who is told, and whether it is about themselves."""
     users = get_user_model().objects.filter(is_active=True)
-    found: dict[int, tuple] = {}
+    found: dict[int, tuple[User, bool]] = {}
     if kind != NotificationKind.QUESTION_ANSWERED:
         # One filter() for both conditions: the same membership is the project's and a lead's.
         leads = users.filter(memberships__project=project, memberships__role=Membership.Role.LEAD)
@@ -122,10 +125,11 @@ def _own_user_id(kind: str, data: dict[str, Any]) -> int | None:
         return None
 
 
-def _mail_task():
+def _mail_task() -> CeleryTask:
     from notifications.tasks import notification_mail  # the tasks module imports this one
 
-    return notification_mail
+    task: CeleryTask = notification_mail
+    return task
 
 
 def notification_mail_send(
@@ -165,13 +169,13 @@ def notification_mark_read(*, notification: Notification) -> None:
     )
 
 
-def notifications_mark_all_read(*, user) -> int:
+def notifications_mark_all_read(*, user: User) -> int:
     """Mark every unread notification the user may read (the bell's) read; how many."""
     rate_limit_take(action="notification.post", user_id=user.pk)
     return notifications_of(user).filter(read_at__isnull=True).update(read_at=timezone.now())
 
 
-def preferences_save(*, user, choices: dict[str, tuple[bool, bool]]) -> None:
+def preferences_save(*, user: User, choices: dict[str, tuple[bool, bool]]) -> None:
     """Store the user's (in_app, email) for each kind given (unknown kinds are ignored)."""
     rate_limit_take(action="notification.post", user_id=user.pk)
     with transaction.atomic():

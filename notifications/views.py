@@ -6,6 +6,7 @@ is limited per user (core/rate_limits.py): too many answer 429 and change nothin
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext, ngettext
@@ -27,15 +28,17 @@ from notifications.services import (
     notifications_mark_all_read,
     preferences_save,
 )
+from projects.access import signed_in
 
 
 @login_required
-def notification_list(request):
+def notification_list(request: HttpRequest) -> HttpResponse:
+    user = signed_in(request.user)
     rows = []
-    notifications = notifications_recent(request.user)
+    notifications = notifications_recent(user)
     names = pair_names(notifications)
     for notification in notifications:
-        about_recipient = about_self(notification.kind, notification.data, request.user.pk)
+        about_recipient = about_self(notification.kind, notification.data, user.pk)
         data = {**notification.data, **names.get(notification.pk, {})}
         rows.append(
             {
@@ -55,8 +58,9 @@ def notification_list(request):
 
 @login_required
 @require_POST
-def notification_read(request, notification_id: int):
-    notification = get_object_or_404(notifications_of(request.user), pk=notification_id)
+def notification_read(request: HttpRequest, notification_id: int) -> HttpResponse:
+    user = signed_in(request.user)
+    notification = get_object_or_404(notifications_of(user), pk=notification_id)
     try:
         notification_mark_read(notification=notification)
     except RateLimited as limited:
@@ -66,9 +70,10 @@ def notification_read(request, notification_id: int):
 
 @login_required
 @require_POST
-def notification_read_all(request):
+def notification_read_all(request: HttpRequest) -> HttpResponse:
+    user = signed_in(request.user)
     try:
-        marked = notifications_mark_all_read(user=request.user)
+        marked = notifications_mark_all_read(user=user)
     except RateLimited as limited:
         return rate_limited_page(request, limited, back=reverse("notifications"))
     messages.success(
@@ -83,15 +88,16 @@ def notification_read_all(request):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def notification_settings(request):
-    kinds = kinds_for(request.user)
-    chosen = preferences_of(request.user)
+def notification_settings(request: HttpRequest) -> HttpResponse:
+    user = signed_in(request.user)
+    kinds = kinds_for(user)
+    chosen = preferences_of(user)
     sends_mail = mail_configured()
     if request.method == "POST":
         # Without mail the form has no e-mail boxes: the e-mail choices are kept as they are.
         try:
             preferences_save(
-                user=request.user,
+                user=user,
                 choices={
                     kind: (
                         f"in_app:{kind}" in request.POST,
@@ -109,5 +115,5 @@ def notification_settings(request):
         {"kind": kind, "label": labels[kind], "in_app": chosen[kind][0], "email": chosen[kind][1]}
         for kind in kinds
     ]
-    context = {"rows": rows, "sends_mail": sends_mail, "has_email": bool(request.user.email)}
+    context = {"rows": rows, "sends_mail": sends_mail, "has_email": bool(user.email)}
     return render(request, "notifications/settings.html", context)
