@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,11 @@ def test_a_broken_link_fails_the_strict_build(tmp_path):
     result = build(copy, tmp_path / "site")
     assert result.returncode != 0
     assert "no-such-page.md" in result.stderr
+
+
+def test_the_readmes_layers_are_the_import_contracts():
+    """The README's chain of layers is the one lint-imports enforces."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers")
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "`" + " → ".join(contract["layers"]) + "`" in readme
