@@ -4,12 +4,20 @@ modules) is replaced by this one, which may add, change or delete nothing: `admi
 called from AuditConfig.ready, after the discovery (`audit` is listed before `auditlog`, so
 registering here at import would make auditlog's own registration fail)."""
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin
+from django.http import HttpRequest
 
 from audit.models import AuditEntry
 
+if TYPE_CHECKING:  # generic in the stubs only
+    EntryAdmin = admin.ModelAdmin[AuditEntry]
+else:
+    EntryAdmin = admin.ModelAdmin
 
-class AuditEntryAdmin(admin.ModelAdmin):
+
+class AuditEntryAdmin(EntryAdmin):
     date_hierarchy = "timestamp"
     list_display = ["timestamp", "kind", "action", "object_repr", "project_id", "actor_name",
                     "remote_addr"]  # fmt: skip
@@ -17,16 +25,16 @@ class AuditEntryAdmin(admin.ModelAdmin):
     search_fields = ["object_repr", "actor_name", "remote_addr"]
     ordering = ["-timestamp", "-id"]
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: AuditEntry | None = None) -> list[str]:
         return [field.name for field in self.model._meta.fields]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: AuditEntry | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: AuditEntry | None = None) -> bool:
         return False
 
 

@@ -5,7 +5,7 @@ class AuditConfig(AppConfig):
     name = "audit"
     default_auto_field = "django.db.models.BigAutoField"
 
-    def ready(self):
+    def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_in, user_login_failed
 
         from audit.admin import admin_register

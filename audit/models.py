@@ -11,10 +11,12 @@ Immutability: `save()` refuses an entry that exists, `delete()` and the queryset
 and `delete()` refuse, the admin is read-only, and on PostgreSQL a trigger refuses UPDATE and
 DELETE on the table itself (migration 0002), whatever the client."""
 
+from typing import Any
+
 from auditlog.models import AbstractLogEntry, LogEntryManager
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Model, Q
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import Refused
@@ -43,16 +45,16 @@ class EntryRefused(Refused):
     """An audit entry is never changed or deleted (HTTP 409)."""
 
 
-class AuditEntryQuerySet(models.QuerySet):
-    def update(self, **kwargs):
+class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
+    def update(self, **kwargs: Any) -> int:
         raise EntryRefused("audit entries are never changed")
 
-    def delete(self):
+    def delete(self) -> tuple[int, dict[str, int]]:
         raise EntryRefused("audit entries are never deleted")
 
 
 class AuditEntryManager(LogEntryManager.from_queryset(AuditEntryQuerySet)):  # type: ignore[misc]
-    def log_create(self, instance, force_log: bool = False, **kwargs):
+    def log_create(self, instance: Model, force_log: bool = False, **kwargs: Any) -> Any:
         # auditlog's receivers call this for every registered model's change; the context
         # (project, kind, who, from where) is filled here, before auditlog's defaults.
         from audit.recording import entry_context
@@ -60,7 +62,14 @@ class AuditEntryManager(LogEntryManager.from_queryset(AuditEntryQuerySet)):  # t
         kwargs = {**entry_context(instance), **kwargs}
         return super().log_create(instance, force_log=force_log, **kwargs)
 
-    def log_m2m_changes(self, changed_queryset, instance, operation, field_name, **kwargs):
+    def log_m2m_changes(
+        self,
+        changed_queryset: Any,
+        instance: Model,
+        operation: str,
+        field_name: str,
+        **kwargs: Any,
+    ) -> Any:
         from audit.recording import entry_context
 
         kwargs = {**entry_context(instance), **kwargs}
@@ -72,14 +81,14 @@ class AuditEntry(AbstractLogEntry):
 
     # No constraint, no cascade: deleting an account or a model's type rewrites no entry.
     # Annotated: auditlog has no type stubs, so the plugin cannot infer its subclasses' fields.
-    content_type: models.ForeignKey = models.ForeignKey(
+    content_type: "models.ForeignKey[Any, Any]" = models.ForeignKey(
         "contenttypes.ContentType",
         on_delete=models.DO_NOTHING,
         db_constraint=False,
         related_name="+",
         verbose_name=_("content type"),
     )
-    actor: models.ForeignKey = models.ForeignKey(
+    actor: "models.ForeignKey[Any, Any]" = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.DO_NOTHING,
         db_constraint=False,
@@ -88,13 +97,13 @@ class AuditEntry(AbstractLogEntry):
         related_name="+",
         verbose_name=_("actor"),
     )
-    actor_name: models.CharField = models.CharField(
+    actor_name: "models.CharField[Any, Any]" = models.CharField(
         max_length=150, blank=True
     )  # the username at the time
-    project_id: models.BigIntegerField = models.BigIntegerField(
+    project_id: "models.BigIntegerField[Any, Any]" = models.BigIntegerField(
         null=True, blank=True
     )  # none: server-wide
-    kind: models.CharField = models.CharField(max_length=16, choices=Kind.choices)
+    kind: "models.CharField[Any, Any]" = models.CharField(max_length=16, choices=Kind.choices)
 
     objects = AuditEntryManager()
 
@@ -111,10 +120,10 @@ class AuditEntry(AbstractLogEntry):
             models.CheckConstraint(condition=Q(kind__in=AuditKind.values), name="audit_kind_valid"),
         ]
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if self.pk is not None and not self._state.adding:
             raise EntryRefused("audit entries are never changed")
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise EntryRefused("audit entries are never deleted")

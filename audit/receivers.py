@@ -7,20 +7,25 @@ A failed sign-in records the name that was tried and the client address, never t
 (Django passes the credentials with the password already masked; only the username is read).
 """
 
+from typing import Any
+
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
+from django.http import HttpRequest
 
 from annotation.models import Assignment
 from audit.models import AuditEntry, AuditKind
 from audit.recording import who_and_where
 from core.client_address import client_address
+from projects.models import Project
 
 
-def _address(request) -> str | None:
+def _address(request: HttpRequest | None) -> str | None:
     return (client_address(request) or None) if request is not None else None
 
 
-def sign_in_record(sender, request, user, **_) -> None:
+def sign_in_record(sender: object, request: HttpRequest | None, user: User, **_: object) -> None:
     AuditEntry.objects.create(
         content_type=ContentType.objects.get_for_model(get_user_model()),
         object_pk=str(user.pk),
@@ -35,7 +40,12 @@ def sign_in_record(sender, request, user, **_) -> None:
     )
 
 
-def sign_in_failed_record(sender, credentials, request=None, **_) -> None:
+def sign_in_failed_record(
+    sender: object,
+    credentials: dict[str, Any] | None,
+    request: HttpRequest | None = None,
+    **_: object,
+) -> None:
     username = str((credentials or {}).get("username") or "")[:150]
     AuditEntry.objects.create(
         content_type=ContentType.objects.get_for_model(get_user_model()),
@@ -47,7 +57,9 @@ def sign_in_failed_record(sender, credentials, request=None, **_) -> None:
     )
 
 
-def pair_released_record(sender, *, project, kind, data, actor, **_) -> None:
+def pair_released_record(
+    sender: object, *, project: Project, kind: str, data: dict[str, Any], actor: Any, **_: object
+) -> None:
     """The release of a pair in progress, once it committed (projects/events.py): who released
     whose pair, from where (the request being answered, if any)."""
     if kind != "pair.released":

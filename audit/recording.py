@@ -41,12 +41,14 @@ _request: ContextVar[HttpRequest | None] = ContextVar("audit_request", default=N
 def _pair_project(instance: Any) -> int | None:
     pair = instance._state.fields_cache.get("pair")  # the services hold it: no query then
     if pair is not None:
-        return pair.project_id
+        project_id: int = pair.project_id
+        return project_id
     return Pair.objects.filter(pk=instance.pair_id).values_list("project_id", flat=True).first()
 
 
 def _own_project(instance: Any) -> int | None:
-    return instance.project_id
+    project_id: int | None = instance.project_id
+    return project_id
 
 
 def _no_project(instance: Any) -> int | None:
@@ -58,7 +60,9 @@ def _membership_repr(m: Membership) -> str:
 
 
 # model: (kind, its project's id, a short description, fields never recorded)
-TRACKED: dict[type[Model], tuple[str, Callable[[Any], int | None], Callable[[Any], str], list]] = {
+TRACKED: dict[
+    type[Model], tuple[str, Callable[[Any], int | None], Callable[[Any], str], list[str]]
+] = {
     Project: (AuditKind.PROJECT, lambda p: p.pk, lambda p: p.slug, []),
     Task: (AuditKind.TASK, _own_project, lambda t: t.slug, []),
     Membership: (AuditKind.MEMBER, _own_project, _membership_repr, []),
@@ -140,7 +144,7 @@ def entry_context(instance: Model) -> dict[str, Any]:
     }
 
 
-def _skip_job_progress(sender, instance, action, **_) -> bool:
+def _skip_job_progress(sender: object, instance: Model, action: int, **_: object) -> bool:
     return not (action == AuditEntry.Action.UPDATE and isinstance(instance, CREATE_ONLY))
 
 

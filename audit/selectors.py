@@ -40,7 +40,7 @@ def _start_of(day: date) -> datetime:
 
 def trail_entries(project_id: int | None, filters: TrailFilter) -> QuerySet[AuditEntry]:
     """A project's entries (`project_id` None: the whole trail, the operator's), filtered."""
-    entries = AuditEntry.objects.all()
+    entries: QuerySet[AuditEntry] = AuditEntry.objects.all()
     if project_id is not None:
         entries = entries.filter(project_id=project_id)
     if filters.kind:
@@ -76,7 +76,7 @@ def changes_text(entry: AuditEntry) -> str:
     return "; ".join(parts)
 
 
-def trail_csv_rows(project_id: int | None, filters: TrailFilter) -> Iterator[list]:
+def trail_csv_rows(project_id: int | None, filters: TrailFilter) -> Iterator[list[object]]:
     for entry in trail_entries(project_id, filters).iterator(chunk_size=2000):
         yield [
             entry.timestamp.isoformat(),

@@ -6,7 +6,8 @@ gets the 404 of a project that does not exist; nothing here writes."""
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, HttpRequest, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -15,12 +16,13 @@ from audit.selectors import CSV_HEADER, TrailFilter, trail_csv_rows, trail_page
 from core.csv_cells import csv_stream
 from core.whole_numbers import whole_number
 from projects.access import led_project_or_404
+from projects.models import Project
 
 INVALID = 400
 FIELDS = ("kind", "who", "since", "until")
 
 
-def _query(values: dict, **changes) -> str:
+def _query(values: dict[str, str], **changes: str) -> str:
     merged = {**values, **changes}
     return urlencode({key: value for key, value in merged.items() if value})
 
@@ -32,9 +34,9 @@ def _page_number(raw: str) -> int:
     return number
 
 
-def _trail(request, project, name: str):
+def _trail(request: HttpRequest, project: Project | None, name: str) -> HttpResponseBase:
     form = TrailFilterForm(request.GET)
-    context = {"project": project, "form": form, "page": None}
+    context: dict[str, object] = {"project": project, "form": form, "page": None}
     if not form.is_valid():
         return render(request, "audit/trail.html", context, status=INVALID)
     data = form.cleaned_data
@@ -62,14 +64,14 @@ def _trail(request, project, name: str):
 
 @login_required
 @require_GET
-def project_trail(request, slug: str):
+def project_trail(request: HttpRequest, slug: str) -> HttpResponseBase:
     project = led_project_or_404(request.user, slug)
     return _trail(request, project, project.slug)
 
 
 @login_required
 @require_GET
-def operator_trail(request):
+def operator_trail(request: HttpRequest) -> HttpResponseBase:
     if not request.user.is_superuser:
         raise Http404("no such page")
     return _trail(request, None, "arbiter")
