@@ -14,10 +14,9 @@ ours, the library checking neither audience nor issuer):
   (and `azp` be it when there are several), `exp` must be in the future; `iss`, `aud`,
   `exp`, `iat` and `sub` must be present; the userinfo's `sub` must be the id token's.
 
-The provider's documents Arbiter fetches itself, the discovery document and the JWKS, come
-through the outbound client (core/outbound.py: no redirect, a private address refused unless
-ARBITER_ALLOW_PRIVATE_ADDRESSES); the code's exchange and the userinfo are the library's
-calls (`requests`).
+Every call to the provider (the discovery document, the code's exchange, the JWKS, the
+userinfo) goes through Arbiter's outbound client (core/outbound.py: no redirect followed, a
+private address refused unless ARBITER_ALLOW_PRIVATE_ADDRESSES), not the library's `requests`.
 
 Then projects/services/identities.py turns the verified claims into an account. Every
 refusal answers a small page at a 4xx status saying why (502 when the provider cannot be
@@ -27,13 +26,13 @@ is bound to the session, the code to the secret and the verifier); the provider 
 password guessing on its own sign-in page.
 """
 
+import json
 import logging
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import jwt
-import requests
 from django.conf import settings
 from django.contrib.auth import get_user_model, login, user_login_failed
 from django.contrib.auth.backends import ModelBackend
@@ -46,7 +45,7 @@ from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationRequestView
 
 from core.errors import DomainError
-from core.outbound import FetchFailed, json_fetch
+from core.outbound import Answer, FetchFailed, fetch, json_fetch
 from projects.services.identities import identity_sign_in
 
 logger = logging.getLogger(__name__)
@@ -68,6 +67,10 @@ class Endpoints:
 
 class ProviderUnreachable(Exception):
     pass
+
+
+class CodeRefused(Exception):
+    """The provider refused to exchange the code (a 4xx): replayed, expired, or not ours."""
 
 
 class ClaimsRefused(Exception):
@@ -108,6 +111,17 @@ def provider_endpoints() -> Endpoints:
         raise ProviderUnreachable(str(error)) from None
     _discovered[issuer] = (time.monotonic(), endpoints)
     return endpoints
+
+
+def _provider_call(url: str, **request: Any) -> Answer:
+    """One call to the provider through Arbiter's outbound client (core/outbound.py), in
+    ARBITER_OIDC_TIMEOUT_SECONDS; its answer whatever the status, ProviderUnreachable when
+    there was none (a private address refused, a timeout)."""
+    try:
+        return fetch(url, total_seconds=settings.ARBITER_OIDC_TIMEOUT_SECONDS, **request)
+    except FetchFailed as error:
+        logger.warning("OIDC call to %s failed: %s", url, error)
+        raise ProviderUnreachable(str(error)) from None
 
 
 def _provider_document(url: str) -> Any:
@@ -171,6 +185,22 @@ class OrganisationBackend(OIDCAuthenticationBackend):
         self.OIDC_OP_USER_ENDPOINT = endpoints.userinfo
         return super().authenticate(request, **kwargs)
 
+    def get_token(self, payload: dict[str, Any]) -> Any:
+        """The code exchanged for the tokens (the client's secret in the form, the library's
+        default), through the outbound client."""
+        answer = _provider_call(self.OIDC_OP_TOKEN_ENDPOINT, method="POST", data=payload)
+        if 400 <= answer.status < 500:
+            raise CodeRefused(f"the token endpoint answered HTTP {answer.status}")
+        if answer.status != 200:
+            raise ProviderUnreachable(f"the token endpoint answered HTTP {answer.status}")
+        try:
+            tokens = json.loads(answer.body)
+        except ValueError:
+            raise ProviderUnreachable("the token endpoint's answer is not JSON") from None
+        if not isinstance(tokens, dict):
+            raise ProviderUnreachable("the token endpoint's answer is not an object")
+        return tokens
+
     def retrieve_matching_jwk(self, token: str) -> Any:
         """The provider's key for this id token (the kid and algorithm of its header, as the
         library chooses), from the JWKS fetched through the outbound client, not `requests`."""
@@ -214,7 +244,15 @@ class OrganisationBackend(OIDCAuthenticationBackend):
     def get_userinfo(self, access_token: str, id_token: str, payload: dict[str, Any]) -> Any:
         claims = dict(payload)
         if self.OIDC_OP_USER_ENDPOINT:
-            info = super().get_userinfo(access_token, id_token, payload)
+            answer = _provider_call(
+                self.OIDC_OP_USER_ENDPOINT, headers={"Authorization": f"Bearer {access_token}"}
+            )
+            if answer.status != 200:
+                raise ProviderUnreachable(f"the userinfo endpoint answered HTTP {answer.status}")
+            if answer.content_type.lower().startswith("application/jwt"):
+                info = self.verify_token(answer.body.decode())  # a signed userinfo
+            else:
+                info = json.loads(answer.body)  # not JSON: refused as the id token would be
             if not isinstance(info, dict) or info.get("sub") != payload.get("sub"):
                 raise ClaimsRefused("the userinfo is about someone else")
             # The id token's own claims win: they are the signed ones.
@@ -328,22 +366,13 @@ class CallbackView(View):
             return _unreachable(request)
         except DomainError as error:  # the account's refusal (projects/services/identities.py)
             return _refuse(request, "account", error.message, error.status)
-        except requests.HTTPError as error:
-            answer = error.response
-            # The token endpoint is the only one posted to; a 4xx there is a refusal.
-            if answer is not None and answer.request.method == "POST" and answer.status_code < 500:
-                # The provider refused the code: replayed, expired, or not issued to us.
-                return _refuse(
-                    request,
-                    "code",
-                    gettext(
-                        "The provider refused this sign-in. Start again from the sign-in page."
-                    ),
-                    400,
-                )
-            return _unreachable(request)
-        except requests.RequestException:
-            return _unreachable(request)
+        except CodeRefused:
+            return _refuse(
+                request,
+                "code",
+                gettext("The provider refused this sign-in. Start again from the sign-in page."),
+                400,
+            )
         except (
             ClaimsRefused,
             SuspiciousOperation,

@@ -154,34 +154,58 @@ class FetchFailed(Exception):
 MAX_DOCUMENT_BYTES = 1024 * 1024
 
 
-async def _json_get(url: str, total_seconds: float) -> Any:
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    content_type: str
+    body: bytes
+
+
+async def _request(
+    method: str, url: str, total_seconds: float, headers: dict | None, data: dict | None
+) -> Answer:
     async with (
         client_session(total_seconds=total_seconds, limit=1) as session,
-        session.get(url, allow_redirects=False) as answer,
+        session.request(method, url, headers=headers, data=data, allow_redirects=False) as answer,
     ):
-        if 300 <= answer.status < 400:
-            raise FetchFailed(f"HTTP {answer.status}: a redirect, not followed")
-        if answer.status != 200:
-            raise FetchFailed(f"HTTP {answer.status}")
         body = await answer.content.read(MAX_DOCUMENT_BYTES + 1)
         if len(body) > MAX_DOCUMENT_BYTES:
             raise FetchFailed(f"larger than {MAX_DOCUMENT_BYTES} bytes")
-        return json.loads(body)
+        return Answer(answer.status, answer.headers.get("Content-Type", ""), body)
 
 
-def json_fetch(url: str, *, total_seconds: float) -> Any:
-    """GET a JSON document and wait for it, from synchronous code, under this module's rules
-    (a private address refused unless allowed, no redirect, a total timeout); FetchFailed
-    says why not."""
+def fetch(
+    url: str,
+    *,
+    total_seconds: float,
+    method: str = "GET",
+    headers: dict | None = None,
+    data: dict | None = None,
+) -> Answer:
+    """One request, waited for from synchronous code, under this module's rules (a private
+    address refused unless allowed, no redirect followed, a total timeout): the answer
+    whatever its status (the caller judges it), or FetchFailed when there was none."""
     try:
-        return run_blocking(_json_get(url, total_seconds))
+        return run_blocking(_request(method, url, total_seconds, headers, data))
     except FetchFailed:
         raise
     except TimeoutError:
         raise FetchFailed("no answer in time") from None
-    except (aiohttp.ClientError, OSError) as error:
+    except (aiohttp.ClientError, OSError, ValueError) as error:
         if refused_address(error):
             raise FetchFailed("a private, loopback or reserved address, not allowed") from None
         raise FetchFailed(f"connection failed: {type(error).__name__}") from None
+
+
+def json_fetch(url: str, *, total_seconds: float) -> Any:
+    """GET a JSON document (`fetch`); FetchFailed says why not (a redirect, another status
+    than 200, no JSON)."""
+    answer = fetch(url, total_seconds=total_seconds)
+    if 300 <= answer.status < 400:
+        raise FetchFailed(f"HTTP {answer.status}: a redirect, not followed")
+    if answer.status != 200:
+        raise FetchFailed(f"HTTP {answer.status}")
+    try:
+        return json.loads(answer.body)
     except ValueError:
         raise FetchFailed("the answer is not JSON") from None

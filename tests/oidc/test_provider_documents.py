@@ -1,6 +1,6 @@
-"""The provider's documents Arbiter fetches itself (discovery, JWKS) go through the outbound
-client (core/outbound.py): a provider on a private address is refused unless the operator
-allows those, and a redirect is never followed."""
+"""Every call to the sign-in provider (discovery, the code's exchange, the JWKS, the userinfo)
+goes through the outbound client (core/outbound.py): a provider on a private address is
+refused unless the operator allows those, and a redirect is never followed."""
 
 import json
 import threading
@@ -10,7 +10,7 @@ import jwt
 import pytest
 
 from config import oidc
-from config.oidc import OrganisationBackend, ProviderUnreachable, provider_endpoints
+from config.oidc import CodeRefused, OrganisationBackend, ProviderUnreachable, provider_endpoints
 
 SECRET = "0123456789abcdef0123456789abcdef"  # the JWKS's one key (HS256), a test's
 KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY"  # SECRET, base64url
@@ -51,6 +51,12 @@ class Documents:
                 self.send_header("Content-Length", str(len(raw)))
                 self.end_headers()
                 self.wfile.write(raw)
+
+            def do_POST(self):  # the token endpoint: this code was never issued
+                documents.paths.append(f"POST {self.path}")
+                self.send_response(400)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
 
             def log_message(self, *args):
                 pass
@@ -101,6 +107,12 @@ def test_a_provider_on_a_private_address_is_refused_unless_allowed(documents, se
     backend.OIDC_OP_JWKS_ENDPOINT = f"{documents.site}/jwks"
     with pytest.raises(ProviderUnreachable, match="private"):
         backend.retrieve_matching_jwk(_token())
+    backend.OIDC_OP_TOKEN_ENDPOINT = f"{documents.site}/token"
+    with pytest.raises(ProviderUnreachable, match="private"):
+        backend.get_token({"code": "abc"})
+    backend.OIDC_OP_USER_ENDPOINT = f"{documents.site}/userinfo"
+    with pytest.raises(ProviderUnreachable, match="private"):
+        backend.get_userinfo("access", "id", {"sub": "ann"})
     page = client.get("/oidc/authenticate/")
     assert page.status_code == 502, page.content[:500]
     assert documents.paths == []  # refused at connect time: nothing reached the server
@@ -121,3 +133,12 @@ def test_a_redirect_of_the_jwks_is_not_followed(documents, settings):
     with pytest.raises(ProviderUnreachable, match="redirect"):
         backend.retrieve_matching_jwk(_token())
     assert documents.paths == ["/moved/.well-known/openid-configuration"]
+
+
+def test_a_code_the_token_endpoint_refuses_is_a_refusal_not_an_outage(documents, settings):
+    settings.ARBITER_ALLOW_PRIVATE_ADDRESSES = True
+    backend = OrganisationBackend()
+    backend.OIDC_OP_TOKEN_ENDPOINT = f"{documents.site}/token"
+    with pytest.raises(CodeRefused):
+        backend.get_token({"code": "never-issued", "client_id": "arbiter"})
+    assert documents.paths == ["POST /token"]
