@@ -244,19 +244,26 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         ("ARBITER_BATCH_POLL_SECONDS",),
         default="`30`",
-        meaning="how often Celery beat asks the providers for the answers of batch runs",
+        meaning=(
+            "how often the scheduled job (Celery beat, or the embedded web process) asks the "
+            "providers for the answers of batch runs"
+        ),
     ),
     Variable(
         ("ARBITER_FIGURES_REFRESH_SECONDS",),
         default="`60`",
         meaning=(
-            "how often Celery beat refreshes the precomputed dashboard figures whose data changed"
+            "how often the scheduled job (Celery beat, or the embedded web process) refreshes "
+            "the precomputed dashboard figures whose data changed"
         ),
     ),
     Variable(
         ("ARBITER_OUTBOX_SWEEP_SECONDS",),
         default="`30`",
-        meaning="how often Celery beat sends the jobs accepted while the broker was unreachable",
+        meaning=(
+            "how often the scheduled job (Celery beat, or the embedded web process) sends the "
+            "jobs accepted while the broker was unreachable and the due webhook retries"
+        ),
     ),
     Variable(
         ("ARBITER_WEBHOOK_RETRY_SECONDS",),
@@ -275,8 +282,9 @@ VARIABLES: tuple[Variable, ...] = (
         ("ARBITER_ALLOW_PRIVATE_ADDRESSES",),
         default="`false`",
         meaning=(
-            "let judges' calls and webhook deliveries reach private, loopback or reserved "
-            "addresses (a model or receiver inside the organisation); refused otherwise "
+            "let judges' calls, webhook deliveries and the calls to the sign-in provider (OIDC "
+            "discovery, token, JWKS, userinfo) reach private, loopback or reserved addresses (a "
+            "model, receiver or provider inside the organisation); refused otherwise "
             "(SECURITY.md)"
         ),
     ),
