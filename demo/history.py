@@ -12,9 +12,9 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 
+from annotation.gold.services import GoldEntry, gold_set
 from annotation.models import Rating
 from annotation.services.assignments import assignment_claim
-from annotation.services.gold import GoldEntry, gold_set
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from demo.pairs import TASKS, build_pairs, import_missing

@@ -5,8 +5,8 @@ from datetime import datetime
 
 from django.db.models import Count, Q
 
-from annotation.gold_schedule import golds_ahead
-from annotation.gold_selectors import gold_histories
+from annotation.gold.schedule import golds_ahead
+from annotation.gold.selectors import gold_histories
 from annotation.models import Assignment
 from annotation.selectors.assignments import FINISHED_STATUSES
 from annotation.selectors.pairs import claimable_pairs

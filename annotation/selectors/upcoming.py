@@ -10,7 +10,7 @@ queryset and order as the claim, so it is a pair the annotator may be shown anyw
 (annotation.access.pairs_showing_images_to: the open pairs and gold checks of the tasks their
 membership covers).
 
-A gold check is guessed exactly as the claim serves it (annotation/selectors/gold_next.py, the
+A gold check is guessed exactly as the claim serves it (annotation/gold/due.py, the
 one rule for both): were it never preloaded, a pair that shows up without having been preloaded
 (the browser's network panel tells) would give a gold check away."""
 
@@ -20,8 +20,8 @@ from datetime import datetime
 from django.http import Http404
 
 from annotation.access import own_assignments
+from annotation.gold.due import gold_pair_due
 from annotation.models import Assignment, Qualification
-from annotation.selectors.gold_next import gold_pair_due
 from annotation.selectors.pairs import claimable_pairs, in_claim_order
 from content.models import Pair
 from projects.access import covers_task
@@ -56,7 +56,7 @@ def upcoming_images(user, assignment_id: int, now: datetime) -> list[str]:
     if contents is None:  # nor a gold check: the claim mixes them only into real work
         return []
     # The claim after the submission sees the history seen now: every pair handed out counts,
-    # the current one too, leased now as rated then (annotation.gold_selectors.gold_history).
+    # the current one too, leased now as rated then (annotation.gold.selectors.gold_history).
     gold_pair_id = gold_pair_due(user, task)
     if gold_pair_id is not None:
         contents = Pair.objects.filter(pk=gold_pair_id).values_list(*fields).first() or ()
@@ -71,7 +71,7 @@ def upcoming_images(user, assignment_id: int, now: datetime) -> list[str]:
 
 def _qualifying(user, task) -> bool:
     """Whether the task's qualification still stands before the user, as
-    annotation.services.qualification.qualification_next sees it: no result of theirs yet and
+    annotation.gold.qualification.qualification_next sees it: no result of theirs yet and
     a qualification set to answer; or a failed result (held: nothing follows)."""
     results = Qualification.objects.filter(task=task, annotator=user)
     passed = results.values_list("passed", flat=True).first()

@@ -25,10 +25,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from annotation.gold.due import gold_pair_due
+from annotation.gold.qualification import HELD, qualification_next
+from annotation.gold.services import annotator_paused, gold_assignment_create
 from annotation.models import Assignment, Flag
 from annotation.selectors.pairs import claimable_pairs, in_claim_order, live_assignments
-from annotation.services.gold import annotator_paused, gold_assignment_create, gold_pair_due
-from annotation.services.qualification import HELD, qualification_next
 from annotation.services.quotas import quota_reached
 from content.models import Pair
 from content.models.pair import RATEABLE_STATUSES, RATINGS_NEEDED

@@ -30,14 +30,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from annotation.gold.models import GOLD_FROM_STATUSES
+from annotation.gold.services import GoldEntry, gold_set
 from annotation.models import Adjudication, Rating
-from annotation.models.gold import GOLD_FROM_STATUSES
 from annotation.services.adjudication import (
     MAX_NOTE_CHARS,
     pair_adjudicate,
     pair_request_annotator,
 )
-from annotation.services.gold import GoldEntry, gold_set
 from content.models import Pair
 from content.models.pair import OPEN_STATUSES
 from core.errors import DomainError, Invalid

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from annotation.gold.services import gold_review
 from annotation.models import Adjudication, AspectScore, Assignment, Rating
 from annotation.selectors.pairs import rating_can_change
 from annotation.services.assignments import (
@@ -21,7 +22,6 @@ from annotation.services.assignments import (
     pair_has_free_slot,
 )
 from annotation.services.consensus import pair_decide
-from annotation.services.gold import gold_review
 from annotation.services.throughput import rating_counted
 from content.models import Pair
 from content.models.pair import RATEABLE_STATUSES

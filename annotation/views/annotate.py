@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.gold_selectors import qualification_feedback, task_hold_reason
+from annotation.gold.selectors import qualification_feedback, task_hold_reason
 from annotation.models import Assignment
 from annotation.selectors.assignments import (
     assignment_for_annotator,

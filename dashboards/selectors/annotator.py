@@ -26,7 +26,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Subquery
 
-from annotation.gold_selectors import gold_histories
+from annotation.gold.selectors import gold_histories
 from annotation.models import AnnotatorPause, Flag, Qualification, Rating
 from content.models import Pair
 from dashboards.selectors.hours import annotator_hours

@@ -25,8 +25,8 @@ from django.db.models.functions import Abs, FirstValue, Lag, Lead, RowNumber
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from annotation.gold.models import GOLD_FROM_STATUSES
 from annotation.models import Adjudication, Flag, Rating
-from annotation.models.gold import GOLD_FROM_STATUSES
 from annotation.selectors.assets import assets_by_sha
 from content.decision_rules import ambiguous, ambiguous_q, too_spread, too_spread_q
 from content.models import Pair

@@ -11,13 +11,13 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from annotation.gold.qualification import qualification_admit
+from annotation.gold.services import GoldEntry, annotator_readmit, gold_set, gold_unset
 from annotation.services.adjudication import (
     pair_adjudicate,
     pair_request_annotator,
     project_filter_update,
 )
-from annotation.services.gold import GoldEntry, annotator_readmit, gold_set, gold_unset
-from annotation.services.qualification import qualification_admit
 from content.models import Pair
 from core.htmx import render_fragment_or_page
 from core.page_errors import refusal_as_message

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from annotation.services.gold import PAUSE_REASON_CHARS, annotator_pause
+from annotation.gold.services import PAUSE_REASON_CHARS, annotator_pause
 from core.page_errors import refusal_as_message
 from core.whole_numbers import whole_number
 from dashboards.selectors.annotator import annotator_figures, project_annotator

@@ -33,8 +33,8 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from annotation.gold.services import gold_from_import
 from annotation.services.consensus import decision_set, decisions_announce
-from annotation.services.gold import gold_from_import
 from annotation.services.projects import project_get_or_create, task_get_or_create
 from content.image_cleaning import clean_copy_make
 from content.importing.errors import ImportFailed

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils.translation import gettext
 
-from annotation.services.gold import GoldEntry, gold_set
+from annotation.gold.services import GoldEntry, gold_set
 from content.models import Pair
 from judging.models import JudgeRun, TaskEnsemble, Verdict
 from judging.selectors import run_pair_ids

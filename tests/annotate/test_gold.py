@@ -9,12 +9,10 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.gold_schedule import golds_due
-from annotation.gold_selectors import task_hold_reason
-from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Qualification, Rating
-from annotation.selectors.progress import annotator_progress
-from annotation.services.assignments import AssignmentClosed, assignment_claim, assignment_flag
-from annotation.services.gold import (
+from annotation.gold.qualification import qualification_admit
+from annotation.gold.schedule import golds_due
+from annotation.gold.selectors import task_hold_reason
+from annotation.gold.services import (
     GoldEntry,
     annotator_readmit,
     gold_assignment_create,
@@ -23,7 +21,9 @@ from annotation.services.gold import (
     gold_set,
     gold_unset,
 )
-from annotation.services.qualification import qualification_admit
+from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Qualification, Rating
+from annotation.selectors.progress import annotator_progress
+from annotation.services.assignments import AssignmentClosed, assignment_claim, assignment_flag
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from core.errors import Invalid, Refused

@@ -4,8 +4,8 @@ a gold check mixed into that queue looks exactly like any other pair."""
 
 import pytest
 
+from annotation.gold.services import GoldEntry, gold_set
 from annotation.models import Assignment
-from annotation.services.gold import GoldEntry, gold_set
 from content.models import Pair
 from projects.models import Task
 from projects.scale import to_form

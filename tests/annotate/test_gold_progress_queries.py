@@ -6,8 +6,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from annotation.gold.services import GoldEntry, gold_set
 from annotation.selectors.progress import annotator_progress
-from annotation.services.gold import GoldEntry, gold_set
 from content.models import Pair
 from projects.models import Task
 from tests.factories import member, queued_pairs

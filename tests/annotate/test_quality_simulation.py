@@ -10,11 +10,11 @@ import random
 import pytest
 from django.core.management import call_command
 
-from annotation import gold_schedule
+from annotation.gold import schedule as gold_schedule
+from annotation.gold import services as gold_service
+from annotation.gold.services import GoldEntry, gold_set
 from annotation.services import assignments as assignments_service
-from annotation.services import gold as gold_service
 from annotation.services.assignments import assignment_claim
-from annotation.services.gold import GoldEntry, gold_set
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from projects.models import Task

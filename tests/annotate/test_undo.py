@@ -12,6 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from annotation.gold.services import GoldEntry, gold_set
 from annotation.models import Assignment, Flag
 from annotation.services.assignments import (
     AssignmentNotFound,
@@ -19,7 +20,6 @@ from annotation.services.assignments import (
     assignment_flag,
     assignment_skip,
 )
-from annotation.services.gold import GoldEntry, gold_set
 from annotation.services.ratings import RatingInput, rating_submit
 from annotation.services.skip_undo import UndoRefused, assignment_undo
 from content.models import Pair

@@ -8,9 +8,9 @@ import re
 import pytest
 from django.urls import reverse
 
+from annotation.gold.services import GoldEntry, gold_set
 from annotation.models import Assignment
 from annotation.services.assignments import assignment_claim
-from annotation.services.gold import GoldEntry, gold_set
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from content.rendering import image_shas

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from annotation.gold.services import GoldEntry, gold_assignment_create, gold_set
 from annotation.services.assignments import assignment_claim, assignment_flag
-from annotation.services.gold import GoldEntry, gold_assignment_create, gold_set
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from projects.models import Membership

@@ -9,9 +9,9 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
+from annotation.gold.services import GoldEntry, gold_set
 from annotation.models import Assignment, Rating
 from annotation.services.assignments import assignment_claim
-from annotation.services.gold import GoldEntry, gold_set
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from projects.models import Project, Task

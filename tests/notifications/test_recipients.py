@@ -10,8 +10,8 @@ import zipfile
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from annotation.gold.services import GoldEntry, gold_set
 from annotation.services.assignments import assignment_claim, assignment_flag
-from annotation.services.gold import GoldEntry, gold_set
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from content.rendering import content_summary

@@ -4,9 +4,9 @@ full-text search where DATABASE_URL points at PostgreSQL, as in CI)."""
 import pytest
 from django.contrib.auth.models import User
 
+from annotation.gold.services import GoldEntry, gold_set
 from annotation.models import Rating
 from annotation.services.adjudication import pair_adjudicate
-from annotation.services.gold import GoldEntry, gold_set
 from content.models import Pair
 from dashboards.selectors.pair_browser import (
     browser_filters_parse,

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.services.gold import MAX_GOLD_FILE_BYTES, gold_entries_from_csv, gold_set
+from annotation.gold.services import MAX_GOLD_FILE_BYTES, gold_entries_from_csv, gold_set
 from core.errors import DomainError
 from projects.models import Task
 

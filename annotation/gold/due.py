@@ -3,8 +3,8 @@
 (annotation/selectors/upcoming.py) preloads its images. One rule for both, so that a gold
 check is preloaded exactly like a real pair: nothing on the page sets it apart."""
 
-from annotation.gold_schedule import gold_draw, gold_is_due
-from annotation.gold_selectors import gold_history
+from annotation.gold.schedule import gold_draw, gold_is_due
+from annotation.gold.selectors import gold_history
 from content.models import Pair
 from projects.models import Task
 

@@ -2,7 +2,7 @@
 back an annotator whose gold accuracy falls below the task's threshold.
 
 A gold pair is answered once by any number of annotators (no slots, no consensus). When one
-is due and which: annotation/gold_schedule.py, read by annotation/selectors/gold_next.py;
+is due and which: annotation/gold/schedule.py, read by annotation/gold/due.py;
 nothing on the page tells it apart, not even what the page preloads."""
 
 import csv
@@ -14,9 +14,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from annotation.gold.models import GOLD_FROM_STATUSES
 from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Rating
-from annotation.models.gold import GOLD_FROM_STATUSES
-from annotation.selectors.gold_next import gold_pair_due as gold_pair_due  # a read
 from content.importing.errors import ImportFailed
 from content.models import Pair
 from core.errors import Invalid, Refused

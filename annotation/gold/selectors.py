@@ -75,7 +75,7 @@ def task_hold_reason(user, task: Task) -> str | None:
 
 def gold_history(user, task: Task) -> tuple[int, int, int | None]:
     """(pairs handed to the annotator in the task's queue, gold checks among them, pairs since
-    the latest gold check or None): what annotation.gold_schedule decides from."""
+    the latest gold check or None): what annotation.gold.schedule decides from."""
     return gold_histories(user, [task]).get(task.pk, (0, 0, None))
 
 
