@@ -1,7 +1,7 @@
 """When an annotator meets a gold check, and which one, in one place for the claim
-(annotation/services/gold.py), the progress counter (annotation/selectors.py) and the preloading
-guess (annotation/selectors/upcoming.py), so that "Pair 8 of 40" never moves when a gold check
-is served and the guess preloads a gold check exactly when the claim will serve it.
+(annotation/gold/services.py), the progress counter (annotation/selectors/progress.py) and the
+preloading guess (annotation/selectors/upcoming.py), so that "Pair 8 of 40" never moves when a
+gold check is served and the guess preloads a gold check exactly when the claim will serve it.
 
 The k-th gold check of an annotator falls at a position drawn inside the k-th window of
 P = round(1/rate) pairs (the first window at most 10 wide), keyed with the server's secret so
