@@ -1,4 +1,9 @@
+from typing import TYPE_CHECKING
+
 from django.apps import AppConfig
+
+if TYPE_CHECKING:
+    from projects.models import Project
 
 # The project events after which the dashboards' figures are computed ahead of any visit.
 FIGURES_MOVED_BY = {"import.finished", "run.finished", "pair.decided"}
@@ -14,7 +19,7 @@ class DashboardsConfig(AppConfig):
         project_event.connect(_figures_ahead, dispatch_uid="dashboards.figures_ahead")
 
 
-def _figures_ahead(sender, *, project, kind, **_) -> None:
+def _figures_ahead(sender: object, *, project: "Project", kind: str, **_: object) -> None:
     from django.conf import settings
 
     from dashboards.snapshots import figures_prepare

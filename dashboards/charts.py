@@ -6,6 +6,9 @@ A chart is drawn when the page renders it (`Chart`), not when its figures are co
 dashboards' figures are precomputed and stored (dashboards/snapshots.py), and a chart's title
 and labels (lazy translations) must read in the language of the page that shows them."""
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
@@ -37,8 +40,17 @@ def _scrolling(svg: str, title: str) -> SafeString:
     )
 
 
+# (label, value | None, (low, high) | None, n) as _bar_chart draws it.
+BarRow = tuple[object, float | None, tuple[float, float] | None, object]
+
+
 def _bar_chart(
-    rows, *, maximum: float = 1.0, title: str = "", percent: bool = True, empty: str = ""
+    rows: Sequence[BarRow],
+    *,
+    maximum: float = 1.0,
+    title: str = "",
+    percent: bool = True,
+    empty: str = "",
 ) -> SafeString:
     """Horizontal bars. rows: (label, value | None, (low, high) | None, n); the interval is
     drawn as a whisker over the bar, n is printed after the value (nothing when n is None or
@@ -139,7 +151,7 @@ class Chart:
     """A chart drawn when rendered (`{{ chart }}` in a template, or str()): picklable with its
     figures, its texts translated into the language of the request that shows it."""
 
-    def __init__(self, draw, *args, **kwargs):
+    def __init__(self, draw: Callable[..., SafeString], *args: Any, **kwargs: Any) -> None:
         self.draw, self.args, self.kwargs = draw, args, kwargs
 
     def __html__(self) -> SafeString:
@@ -149,13 +161,13 @@ class Chart:
         return str(self.__html__())
 
 
-def bar_chart(rows, **options) -> Chart:
+def bar_chart(rows: Sequence[BarRow], **options: Any) -> Chart:
     return Chart(_bar_chart, rows, **options)
 
 
-def histogram(counts: list[int], labels: list[str], **options) -> Chart:
+def histogram(counts: list[int], labels: list[str], **options: Any) -> Chart:
     return Chart(_histogram, counts, labels, **options)
 
 
-def sparkline(values: list[float | None], **options) -> Chart:
+def sparkline(values: list[float | None], **options: Any) -> Chart:
     return Chart(_sparkline, values, **options)

@@ -2,17 +2,20 @@
 run as a formula are prefixed with a quote (core/csv_cells.py)."""
 
 import csv
+from collections.abc import Iterable
 
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 
 from core.csv_cells import csv_safe
 
 
-def wants_csv(request) -> bool:
-    return request.GET.get("format") == "csv"
+def wants_csv(request: HttpRequest) -> bool:
+    return bool(request.GET.get("format") == "csv")
 
 
-def csv_response(filename: str, header: list[str], rows) -> HttpResponse:
+def csv_response(
+    filename: str, header: list[str], rows: Iterable[Iterable[object]]
+) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     writer = csv.writer(response)

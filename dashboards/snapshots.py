@@ -298,7 +298,8 @@ def _unpickled(row: FigureSnapshot | None) -> PageFigures | None:
         case (str() as shape, figures) if shape == SHAPES.get(row.page) and isinstance(
             figures, KINDS[row.page]
         ):
-            return figures
+            read: PageFigures = figures
+            return read
         case (str(), None):  # a row figures_prepare made, not yet filled
             return None
     log.warning(

@@ -2,34 +2,36 @@
 Each function takes the figures the page's selector returned, so the file holds exactly the
 numbers on the screen (unrounded)."""
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext_lazy
 
 if TYPE_CHECKING:  # the stubs' type of a lazy translation; not installed at run time
     from django_stubs_ext import StrOrPromise
 
-Table = tuple[list[str], list[list]]
+Table = tuple[list[str], list[list[Any]]]
+# What a page shows: its selector's figures by name (dashboards/views figures_context).
+Figures = Mapping[str, Any]
 
 
-def _interval(value) -> list:
+def _interval(value: tuple[float, float] | None) -> list[object]:
     return [value[0], value[1]] if value else ["", ""]
 
 
-def _overview_statuses(f) -> Table:
+def _overview_statuses(f: Figures) -> Table:
     header = ["task", *f["statuses"], "total"]
     rows = [[r["task"].slug, *r["statuses"], r["total"]] for r in f["by_task"]]
     return header, rows
 
 
-def _overview_throughput(f) -> Table:
+def _overview_throughput(f: Figures) -> Table:
     return ["annotator", "today", "this_week"], [
         [r["annotator"], r["today"], r["week"]] for r in f["throughput"]
     ]
 
 
-def _overview_runs(f) -> Table:
+def _overview_runs(f: Figures) -> Table:
     header = ["run", "judge", "task", "status", "answered", "ties", "invalid", "failed", "trials"]
     rows = [
         [
@@ -48,12 +50,12 @@ def _overview_runs(f) -> Table:
     return header, rows
 
 
-def _agreement_tasks(f) -> Table:
+def _agreement_tasks(f: Figures) -> Table:
     header = [
         "task", "aspect", "ratings", "alpha_ordinal", "alpha_ordinal_low", "alpha_ordinal_high",
         "alpha_interval", "alpha_interval_low", "alpha_interval_high",
     ]  # fmt: skip
-    rows = []
+    rows: list[list[Any]] = []
     for t in f["tasks"]:
         for aspect, figures in [("overall", t), *((a["key"], a) for a in t["aspects"])]:
             alpha = figures["alpha"] if aspect == "overall" else figures
@@ -71,7 +73,7 @@ def _agreement_tasks(f) -> Table:
     return header, rows
 
 
-def _agreement_annotators(f) -> Table:
+def _agreement_annotators(f: Figures) -> Table:
     keys = [
         "ratings", "median_active_seconds", "label_agreement", "labelled", "loo_agreement",
         "compared", "left_bias", "decisive",
@@ -79,7 +81,7 @@ def _agreement_annotators(f) -> Table:
     return ["annotator", *keys], [[a["name"], *(a[k] for k in keys)] for a in f["annotators"]]
 
 
-def _disagreements(f) -> Table:
+def _disagreements(f: Figures) -> Table:
     header = ["pair", "task", "status", "ratings", "mean", "span", "reasons", "decided_by"]
     rows = [
         [
@@ -97,10 +99,10 @@ def _disagreements(f) -> Table:
     return header, rows
 
 
-def _judges(f) -> Table:
+def _judges(f: Figures) -> Table:
     header = ["judge", "task", "accuracy", "low", "high", "evaluated", "missing", "invalid",
               "ties", "position_consistency", "accuracy_without_ties"]  # fmt: skip
-    rows = []
+    rows: list[list[Any]] = []
     for row in f["table"]:
         for task, cell in zip(f["tasks"], row["cells"], strict=True):
             if cell is None:
@@ -123,9 +125,9 @@ def _judges(f) -> Table:
     return header, rows
 
 
-def _models(f) -> Table:
+def _models(f: Figures) -> Table:
     header = ["task", "generator", "wins", "games", "win_rate", "bt_score", "bt_low", "bt_high"]
-    rows = []
+    rows: list[list[Any]] = []
     scopes = [("all", f["overall"]), *((t["task"].slug, t["ranking"]) for t in f["tasks"])]
     for scope, ranking in scopes:
         for r in ranking:
@@ -144,7 +146,7 @@ def _models(f) -> Table:
 
 
 # page -> table name -> (label on the page, rows)
-TABLES: dict[str, dict[str, tuple["StrOrPromise", Callable[[dict], Table]]]] = {
+TABLES: dict[str, dict[str, tuple["StrOrPromise", Callable[[Figures], Table]]]] = {
     "overview": {
         "statuses": (gettext_lazy("pairs by status"), _overview_statuses),
         "throughput": (gettext_lazy("throughput"), _overview_throughput),

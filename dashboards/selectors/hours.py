@@ -6,6 +6,7 @@ left out: nobody was paid for them here."""
 
 from collections import defaultdict
 from datetime import date
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Sum
@@ -16,7 +17,7 @@ from annotation.models import Rating
 from projects.models import Project
 
 
-def annotator_hours(project: Project, *, annotator_id: int | None = None) -> dict:
+def annotator_hours(project: Project, *, annotator_id: int | None = None) -> dict[str, Any]:
     """{"days": [dates, newest first], "rows": [{annotator_id, name, total_hours, ratings,
     by_day, cells}]} with by_day {date: hours} and cells the hours in the order of days (None:
     no rating); only the one annotator's row when `annotator_id` is given. Two queries."""
@@ -29,7 +30,9 @@ def annotator_hours(project: Project, *, annotator_id: int | None = None) -> dic
         .annotate(seconds=Sum("active_seconds"), ratings=Count("id"))
         .order_by()
     )
-    by_annotator: dict = defaultdict(lambda: {"by_day": {}, "seconds": 0.0, "ratings": 0})
+    by_annotator: defaultdict[int, dict[str, Any]] = defaultdict(
+        lambda: {"by_day": {}, "seconds": 0.0, "ratings": 0}
+    )
     days: set[date] = set()
     for row in rows:
         entry = by_annotator[row["annotator"]]
@@ -57,7 +60,7 @@ def annotator_hours(project: Project, *, annotator_id: int | None = None) -> dic
     return {"days": ordered, "rows": table}
 
 
-def hours_csv_rows(figures: dict) -> tuple[list[str], list[list]]:
+def hours_csv_rows(figures: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     """The hours table as CSV: one row per annotator and day, then totals (hours, 4 places)."""
     header = ["annotator", "day", "active_hours", "ratings_total"]
     lines = []

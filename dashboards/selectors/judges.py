@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.contrib.auth import get_user_model
-from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet, TextField
 from django.db.models.functions import Cast
 from django.utils.translation import gettext_lazy, gettext_noop
 
+from content.models import Pair
 from core.lazy_text import interpolate_lazy
 from dashboards.charts import Chart, bar_chart
 from judging.models import IMPORTED_SCALE, POINTWISE_SCALES
@@ -122,11 +123,12 @@ def _majority(
     return [curve.get(k, (None, 0)) for k in MAJORITY_KS]
 
 
-def _with_image_flags(pairs):
+# Any: the fields are annotated by name from a dict, which the Django plugin cannot follow.
+def _with_image_flags(pairs: QuerySet[Pair]) -> QuerySet[Any]:
     """Annotate whether each response's part list holds an image, in SQL (no JSON decoding
     in Python): the serialised list contains `["image",` only for image parts (a quote in a
     text part is escaped)."""
-    flags = {}
+    flags: dict[str, ExpressionWrapper[Any]] = {}
     for side in ("a", "b"):
         text = Cast(f"response_{side}__content", output_field=TextField())
         pairs = pairs.alias(**{f"{side}_text": text})
@@ -136,9 +138,10 @@ def _with_image_flags(pairs):
     return pairs.annotate(**flags)
 
 
-def _pair_groups(project: Project, labels: dict) -> dict:
+def _pair_groups(project: Project, labels: dict[int, str]) -> dict[int, tuple[str, ...]]:
     """pair -> the SPLITS groups it belongs to (a pair may be in two)."""
-    same_model, image_sides = {}, {}
+    same_model: dict[int, str] = {}
+    image_sides: dict[int, tuple[bool, bool]] = {}
     rows = _with_image_flags(evaluated_pairs(project))
     for pair_id, same, a_image, b_image in rows.values_list(
         "id", "same_model", "a_image", "b_image"
@@ -166,7 +169,7 @@ def judge_figures(project: Project) -> JudgeFigures:
         samples = judged.samples[judge_id]
         cells: list[dict[str, Any] | None] = []
         everything = []
-        counts: dict = {}  # pair -> [correct, evaluated], filled by judge_task_stats
+        counts: dict[int, list[int]] = {}  # pair -> [correct, evaluated], by judge_task_stats
         for task in tasks:
             rows = judged.rows[judge_id].get(task.pk, [])
             if samples > 1:  # the majority curve needs them all together
@@ -273,7 +276,9 @@ def judge_figures(project: Project) -> JudgeFigures:
     )
 
 
-def _expert_ceiling(project: Project, tasks: list, labels: dict) -> list[dict[str, Any] | None]:
+def _expert_ceiling(
+    project: Project, tasks: list[Task], labels: Labels
+) -> list[dict[str, Any] | None]:
     """Per task, the fair human ceiling (metrics/annotators.py::human_ceiling) over every
     expert rating, imported ones too; None without any pair rated by two experts."""
     ratings = expert_ratings(project)
@@ -283,7 +288,9 @@ def _expert_ceiling(project: Project, tasks: list, labels: dict) -> list[dict[st
     ]
 
 
-def _planner(tasks: list, powered: dict, names: dict, target: float) -> list[dict[str, Any]]:
+def _planner(
+    tasks: list[Task], powered: dict[int, Any], names: dict[int, str], target: float
+) -> list[dict[str, Any]]:
     """Per task: how many more rated pairs bring every judge to ± target, classical and
     prediction-powered (the most any judge needs), and what separates the two closest."""
     rows = []
@@ -303,7 +310,7 @@ def _planner(tasks: list, powered: dict, names: dict, target: float) -> list[dic
     return rows
 
 
-def _card_has_data(card: dict) -> bool:
+def _card_has_data(card: dict[str, Any]) -> bool:
     """A bias card with a pair to show (an empty one reads '— (—) n=0' and is left out)."""
     return bool(
         card["length"]["text"]["pairs"]

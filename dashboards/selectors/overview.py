@@ -2,6 +2,7 @@
 
 from collections import defaultdict
 from datetime import timedelta
+from typing import Any
 
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
@@ -18,12 +19,12 @@ from projects.models import Project
 STATUSES = [value for value, _label in Pair.Status.choices if value != Pair.Status.COMPLETE]
 
 
-def overview(project: Project) -> dict:
+def overview(project: Project) -> dict[str, Any]:
     now = timezone.localtime()
     today = now.replace(hour=0, minute=0, second=0, microsecond=0)
     week = today - timedelta(days=today.weekday())
     tasks = list(project.tasks.order_by("slug"))
-    counts: dict = defaultdict(dict)
+    counts: defaultdict[int, dict[str, int]] = defaultdict(dict)
     rows = Pair.objects.filter(project=project).values_list("task_id", "status")
     for task_id, status, n in rows.annotate(n=Count("id")).order_by():
         counts[task_id][status] = n

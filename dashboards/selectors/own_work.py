@@ -27,6 +27,7 @@ import statistics
 from datetime import date, datetime
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
@@ -34,6 +35,7 @@ from annotation.models import AnnotatorDay, Rating
 from content.models import Pair
 from content.rendering import content_summary
 from dashboards.selectors.hours import annotator_hours
+from projects.access import AnyUser
 from projects.models import Membership, Project
 from projects.scale import answers_expected_side, scale_labels, to_form
 from projects.selectors import memberships_for_user
@@ -43,7 +45,7 @@ GOLD_SHOWN = 50  # the latest final gold answers listed; the tally counts every 
 PROMPT_CHARS = 80
 
 
-def own_membership(user, slug: str) -> Membership | None:
+def own_membership(user: AnyUser, slug: str) -> Membership | None:
     """The user's own membership of the project with this slug, any role; None when they are
     not a member or there is no such project (the page answers both with the same 404). The
     operator is no exception: this page is about one's own ratings, made as a member. Two
@@ -57,7 +59,7 @@ def _shown_side(side: str, swapped: bool) -> str:
     return {"A": right if swapped else left, "B": left if swapped else right}[side]
 
 
-def _days(project: Project, user) -> dict[str, Any]:
+def _days(project: Project, user: User) -> dict[str, Any]:
     """Per day, newest first: pairs rated and active hours; and the totals. Three queries (one
     once nothing is rated)."""
     rated = dict(
@@ -77,7 +79,7 @@ def _days(project: Project, user) -> dict[str, Any]:
     }
 
 
-def _median_seconds(project: Project, user) -> float | None:
+def _median_seconds(project: Project, user: User) -> float | None:
     """The median active time of their own ratings here, imported ones and gold checks apart
     (the leads' median). One query."""
     seconds = list(
@@ -88,7 +90,7 @@ def _median_seconds(project: Project, user) -> float | None:
     return float(statistics.median(seconds)) if seconds else None
 
 
-def _final_gold(project: Project, user, now: datetime) -> dict[str, Any]:
+def _final_gold(project: Project, user: User, now: datetime) -> dict[str, Any]:
     """Their gold answers that can no longer change (the module's docstring), newest first:
     the latest GOLD_SHOWN with the pair's prompt, their score, the expected side in their
     Left/Right and the explanation; and how many of all of them named the expected side. Two
@@ -152,7 +154,7 @@ def _final_gold(project: Project, user, now: datetime) -> dict[str, Any]:
     return {"gold_answers": listed, "gold_total": len(tally), "gold_right": right}
 
 
-def own_work_figures(project: Project, user, *, now: datetime) -> dict[str, Any]:
+def own_work_figures(project: Project, user: User, *, now: datetime) -> dict[str, Any]:
     """Everything the expert's own page shows; `user` is the signed-in expert, a member of
     `project` (own_membership)."""
     return {

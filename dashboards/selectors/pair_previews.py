@@ -8,6 +8,7 @@ WebP of twice the shown size, content.thumbnails, not the full image), shown wit
 width and height, so the row never jumps as they load."""
 
 from dataclasses import dataclass
+from typing import Any
 
 from annotation.selectors.assets import assets_by_sha
 from content.thumbnails import THUMBNAIL_PX
@@ -33,7 +34,7 @@ class Preview:
     generator_b: str
 
 
-def _first_text(content) -> str:
+def _first_text(content: list[list[Any]] | None) -> str:
     for kind, value in content or []:
         if kind == "text" and isinstance(value, str) and value.strip():
             text = " ".join(value.split())
@@ -41,7 +42,7 @@ def _first_text(content) -> str:
     return ""
 
 
-def _first_image(content) -> str:
+def _first_image(content: list[list[Any]] | None) -> str:
     for kind, value in content or []:
         if kind == "image" and isinstance(value, str):
             return value
@@ -54,7 +55,7 @@ def _fitted(width: int, height: int) -> tuple[int, int]:
     return max(1, round(width * scale)), max(1, round(height * scale))
 
 
-def pair_previews(pairs: list) -> None:
+def pair_previews(pairs: list[Any]) -> None:  # Pair rows, given a `preview` attribute
     """Set `pair.preview` on each pair (read with `PREVIEW_RELATED`): one query, the assets of
     the page's first images. An image whose asset is gone has no thumbnail."""
     firsts = {

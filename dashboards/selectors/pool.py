@@ -3,6 +3,7 @@ than the ratings they lack. Nobody gets a pair twice (a skip, a flag or an expir
 a member's turn), and a member limited to some tasks only takes those."""
 
 from collections import defaultdict
+from typing import Any
 
 from django.db.models import BooleanField, ExpressionWrapper
 from django.utils import timezone
@@ -17,7 +18,7 @@ from projects.models import Project
 SHOWN = 20
 
 
-def stuck_pairs(project: Project) -> dict:
+def stuck_pairs(project: Project) -> dict[str, Any]:
     """{"count", "by_task": [(task, count)], "pairs": first SHOWN [(pair, short by)]}."""
     tasks = list(project.tasks.order_by("slug"))
     takers = members_by_task(project, tasks)  # task -> the members it is open to

@@ -3,6 +3,7 @@ other leads shared (one query)."""
 
 from dataclasses import dataclass
 
+from django.contrib.auth.models import User
 from django.db.models import Q
 
 from dashboards.models import SavedView
@@ -19,7 +20,7 @@ class ViewLink:
     owner: str
 
 
-def saved_views_for(project: Project, user) -> list[ViewLink]:
+def saved_views_for(project: Project, user: User) -> list[ViewLink]:
     """The user's views of the project, then the others' shared ones, each by name."""
     rows = (
         SavedView.objects.filter(Q(owner=user) | Q(shared=True), project=project)

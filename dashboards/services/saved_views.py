@@ -11,6 +11,7 @@ lead already uses replaces that view."""
 from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.http import QueryDict
 from django.utils.translation import gettext as _
@@ -46,7 +47,9 @@ def _canonical_query(project: Project, query: str) -> str:
     return urlencode({name: value for name, value in form.values.items() if value})
 
 
-def saved_view_save(*, project: Project, lead, name: str, shared: bool, query: str) -> SavedView:
+def saved_view_save(
+    *, project: Project, lead: User, name: str, shared: bool, query: str
+) -> SavedView:
     """Save the view under `name` (replacing the lead's view of that name). `lead` must lead
     `project` (the caller checked it)."""
     name = " ".join(name.split())
@@ -73,7 +76,7 @@ def saved_view_save(*, project: Project, lead, name: str, shared: bool, query: s
         )
 
 
-def saved_view_delete(*, project: Project, lead, view_id: int) -> str:
+def saved_view_delete(*, project: Project, lead: User, view_id: int) -> str:
     """Delete the lead's own view of `project`; its name. Another lead's view, shared or not,
     and another project's answer like a missing one."""
     view = SavedView.objects.filter(project=project, owner=lead, pk=view_id).first()

@@ -28,7 +28,7 @@ def flag_label(name: str) -> "StrOrPromise":
 
 
 @register.filter
-def side_label(value):
+def side_label(value: object) -> object:
     """A side or decision kept as data ("A", "B", "tie", "kept A", "dropped") as a page
     shows it: the sides' letters stay, the words are translated."""
     if value == "tie":
@@ -41,12 +41,13 @@ def side_label(value):
 
 
 @register.filter
-def evidence_text(evidence):
+def evidence_text(evidence: object) -> object:
     """A flag's evidence (metrics.annotator_flags.Evidence) in the page's language; any other
     text as it is."""
     if not isinstance(evidence, Evidence):
         return evidence
     params = dict(evidence.params)
-    if params.get("side") in ("Left", "Right"):
-        params["side"] = pgettext("side", params["side"])
+    side = params.get("side")
+    if side in ("Left", "Right"):
+        params["side"] = pgettext("side", str(side))
     return gettext(evidence.message) % params

@@ -7,6 +7,8 @@ from django import template
 from django.urls import reverse
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
+from projects.models import Project
+
 register = template.Library()
 
 # (group, [(tab key as pages pass it, URL name, word)]). The keys are the `tab` every template
@@ -41,7 +43,7 @@ TAB_GROUPS = [
 
 
 @register.inclusion_tag("dashboards/_tab_groups.html")
-def project_tabs(project, tab: str | None = None) -> dict[str, Any]:
+def project_tabs(project: Project, tab: str | None = None) -> dict[str, Any]:
     """The groups of `project`'s tabs, the one holding `tab` (the page shown) marked current:
     its pages are listed in the bar, the others open as menus."""
     groups = []
