@@ -4,6 +4,8 @@ Tests marked `postgres`, `redis` or `browser` skip with a reason when the servic
 available, except in CI (CI=true), where a missing service fails them: CI must run them.
 """
 
+import asyncio
+import contextlib
 import fcntl
 import json
 import os
@@ -54,6 +56,8 @@ def _missing_service(marker: str) -> str | None:
 
 
 def pytest_runtest_setup(item):
+    if "chromium_browser" not in item.fixturenames:
+        _CHROMIUM.stop()  # a test without a browser gets no driver left running
     for marker in ("postgres", "redis", "browser"):
         if item.get_closest_marker(marker) is None:
             continue
@@ -64,6 +68,28 @@ def pytest_runtest_setup(item):
             pytest.skip(reason)
     if item.get_closest_marker("mmrb2") and not SHARED_MMRB2.is_dir():
         pytest.skip(f"the MMRB2 files are not at {SHARED_MMRB2}")
+
+
+# The tests of the plain-Python metrics (pyproject.toml's import contract keeps Django out of
+# metrics/): what they compute cannot differ by database, cache or broker. Those that touch no
+# database are marked `backend_neutral`, which the second, embedded CI pass leaves out
+# (.ci/run); `make test` runs them as every other test.
+BACKEND_NEUTRAL_FOLDERS = ("tests/metrics/",)
+
+
+def pytest_collection_modifyitems(config, items):
+    root = Path(str(config.rootpath))
+    for item in items:
+        folder = Path(str(item.path)).relative_to(root).as_posix()
+        if folder.startswith(BACKEND_NEUTRAL_FOLDERS) and not _uses_database(item):
+            item.add_marker("backend_neutral")
+
+
+def _uses_database(item) -> bool:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return item.get_closest_marker("django_db") is not None or bool(
+        fixtures & {"db", "transactional_db", "live_server"}
+    )
 
 
 def _database_of_worker(url: str, worker_id: str) -> str:
@@ -325,27 +351,92 @@ class _RequestsInFlight:
             request_finished.disconnect(dispatch_uid="tests.in_flight.end")
 
 
-@pytest.fixture
-def chromium_browser(monkeypatch):
-    """Debian's Chromium, headless, driven by Playwright (tests marked `browser`)."""
-    from playwright.sync_api import sync_playwright
+class _SharedChromium:
+    """One Playwright driver and Chromium for the browser tests that follow one another in a
+    worker: starting them costs seconds a test. Playwright's sync API keeps an event loop
+    running in this thread while it lives; between tests the loop is paused (this thread
+    shows none), so that the fixtures and teardowns around a browser test, and any other
+    test, run as they did with a browser of their own: the ORM without its async guard lifted,
+    asyncio.run able to start. The driver stops before a test that does not use it."""
 
-    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test
-    # itself stay synchronous.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    serving = _RequestsInFlight()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    def __init__(self) -> None:
+        self.manager = self.browser = None
+        self.paused = None  # Playwright's loop while paused
+        self.async_unsafe = None  # DJANGO_ALLOW_ASYNC_UNSAFE before a test lifted the guard
+
+    def get(self):
+        if self.manager is not None:
+            self._resume()
+            if not self.browser.is_connected():
+                self.stop()
+        if self.manager is None:
+            from playwright.sync_api import sync_playwright
+
+            self.manager = sync_playwright()
+            playwright = self.manager.__enter__()
+            self.browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        # The loop runs in this thread now; the ORM calls of the test stay synchronous.
+        self.async_unsafe = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+        return self.browser
+
+    def pause(self) -> None:
+        if self.manager is None or self.paused is not None:
+            return
+        self.paused = asyncio.events._get_running_loop()
+        asyncio.events._set_running_loop(None)
+        if self.async_unsafe is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = self.async_unsafe
+
+    def _resume(self) -> None:
+        if self.paused is not None:
+            asyncio.events._set_running_loop(self.paused)
+            self.paused = None
+
+    def stop(self) -> None:
+        if self.manager is None:
+            return
+        self._resume()  # Playwright ends its connection in its own running loop
         try:
-            yield browser
+            with contextlib.suppress(Exception):
+                self.browser.close()
+            self.manager.__exit__(None, None, None)
         finally:
-            browser.close()
+            self.manager = self.browser = None
+            connections.close_all()
+
+
+_CHROMIUM = _SharedChromium()
+
+
+def pytest_sessionfinish(session):
+    _CHROMIUM.stop()
+
+
+@pytest.fixture
+def chromium_browser():
+    """Debian's Chromium, headless, driven by Playwright (tests marked `browser`): shared with
+    the browser tests before and after this one in the worker; every context (cookies,
+    storage, pages) this test opened is closed when it ends."""
+    serving = _RequestsInFlight()
+    browser = _CHROMIUM.get()
+    try:
+        yield browser
+    finally:
+        try:
+            for context in browser.contexts:
+                with contextlib.suppress(Exception):
+                    context.close()
             # A request the page left running (a lazy image, a poll) must end before the
             # test's database is emptied: its locks and the flush's would deadlock.
             serving.wait_until_idle()
             # ORM calls made while Playwright's loop runs get their own connections (Django's
             # connections are context-local); close them here, in that context.
             connections.close_all()
+        finally:
+            _CHROMIUM.pause()
 
 
 @pytest.fixture

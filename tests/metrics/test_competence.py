@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from metrics.competence import LABELS, CompetenceResult, dawid_skene, digamma, mace
+from tests.references import reference
 
 # crowd-kit 1.4.2 calls pandas APIs that pandas 3 deprecates (inplace=, copy=): its noise.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:crowdkit")
@@ -63,8 +64,7 @@ def accuracy(labels, truth):
 
 @pytest.fixture(scope="module")
 def crowdkit():
-    pytest.importorskip("pandas")
-    return pytest.importorskip("crowdkit.aggregation")
+    return reference("crowdkit.aggregation")
 
 
 def crowdkit_frame(rows):

@@ -15,13 +15,14 @@ from metrics.ppi import (
     ppi_mean,
     ratings_needed,
 )
+from tests import references
 
 Z95 = NormalDist().inv_cdf(0.975)
 
 
 @pytest.fixture
 def ppi_py():
-    return pytest.importorskip("ppi_py")
+    return references.ppi_py()
 
 
 def judged_items(rng, size, noise=0.15, accuracy=0.7, concentration=2.0):
