@@ -24,6 +24,7 @@ from collections import defaultdict
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef, Subquery
 
 from annotation.gold.selectors import gold_histories
@@ -31,7 +32,7 @@ from annotation.models import AnnotatorPause, Flag, Qualification, Rating
 from content.models import Pair
 from dashboards.selectors.hours import annotator_hours
 from metrics.annotator_flags import annotator_flags, wilson_interval
-from metrics.annotators import annotator_stats, others_sides
+from metrics.annotators import RatingRow, annotator_stats, others_sides
 from projects.models import Membership, Project, Task
 from projects.scale import answers_expected_side, side_of, to_form
 from projects.scale import center as scale_center
@@ -42,7 +43,7 @@ FLAGS_SHOWN = 50  # the latest flags listed; the count says how many in all
 DAYS_SHOWN = 14  # the latest days with ratings in the speed table
 
 
-def project_annotator(project: Project, user_id: int):
+def project_annotator(project: Project, user_id: int) -> Any:
     """The person whose work the project's leads may review: a member of the project (any
     role), or a former member who rated here (their ratings still count). None for anyone
     else, and for the placeholder accounts of imported ratings: the page answers 404 alike.
@@ -63,7 +64,9 @@ def _interval(matched: int, compared: int) -> list[float] | None:
     return list(bounds) if bounds else None
 
 
-def _agreement(rows: list, user_id: int, center: float) -> dict[str, Any] | None:
+def _agreement(
+    rows: list[RatingRow[int, int]], user_id: int, center: float
+) -> dict[str, Any] | None:
     """The annotator's figures of metrics.annotators over these rows (theirs and the others'
     on the same pairs), with the interval of the leave-one-out agreement."""
     stats = annotator_stats(rows, {}, center).get(user_id)
@@ -82,7 +85,7 @@ def _agreement(rows: list, user_id: int, center: float) -> dict[str, Any] | None
     }
 
 
-def _shared_ratings(project: Project, user) -> list[tuple]:
+def _shared_ratings(project: Project, user: User) -> list[tuple[Any, ...]]:
     """(task, annotator, pair, canonical overall, scale, active seconds, swapped, created_at) of
     every person's rating of the pairs the annotator rated, gold checks and imported ratings
     apart (the agreement page's rows), in the order they were made. One query."""
@@ -104,7 +107,9 @@ def _shared_ratings(project: Project, user) -> list[tuple]:
     )
 
 
-def _gold(project: Project, user, tasks: list[Task]) -> tuple[dict[int, dict], list[dict]]:
+def _gold(
+    project: Project, user: User, tasks: list[Task]
+) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
     """Per task the mixed-in gold checks' accuracy (as the agreement page counts it) and the
     queue's gold history; and the latest answers, newest first. Three queries."""
     rows = list(
@@ -163,7 +168,9 @@ def _gold(project: Project, user, tasks: list[Task]) -> tuple[dict[int, dict], l
     return by_task, answers
 
 
-def _ratings_page(project: Project, user, page: int, references: dict[int, str | None]):
+def _ratings_page(
+    project: Project, user: User, page: int, references: dict[int, str | None]
+) -> dict[str, Any]:
     """One page of the annotator's ratings, newest first: each row the rating, its side, the
     key pressed and the side of the others' mean on its pair (`others`: None when nobody else
     rated it, or a gold check). Two queries."""
@@ -186,7 +193,7 @@ def _ratings_page(project: Project, user, page: int, references: dict[int, str |
     return {"ratings": rows, "ratings_total": total, "page": page, "pages": pages}
 
 
-def annotator_figures(project: Project, user, *, page: int = 1) -> dict[str, Any]:
+def annotator_figures(project: Project, user: User, *, page: int = 1) -> dict[str, Any]:
     """Everything the annotator's page shows (the module's docstring says how each figure is
     computed); `user` comes from project_annotator."""
     tasks = list(project.tasks.order_by("slug"))
@@ -201,8 +208,8 @@ def annotator_figures(project: Project, user, *, page: int = 1) -> dict[str, Any
 
     # metrics.annotators' rows (annotator, pair, overall, seconds, swapped, created_at), all
     # tasks and per task; the pairs of a task are the task's, so "the others" stay within it.
-    all_rows: list[tuple] = []
-    by_task_rows: dict[int, list[tuple]] = defaultdict(list)
+    all_rows: list[tuple[Any, ...]] = []
+    by_task_rows: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
     own_shown: dict[int, list[tuple[int, float | None]]] = defaultdict(list)
     for task_id, annotator, pair_id, overall, scale, seconds, swapped, at in _shared_ratings(
         project, user

@@ -7,7 +7,7 @@ and to its decision, and after a decision the next pair of the same filter opens
 """
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from django.db.models import (
@@ -18,10 +18,12 @@ from django.db.models import (
     F,
     OuterRef,
     Q,
+    QuerySet,
     Value,
     Window,
 )
 from django.db.models.functions import Abs, FirstValue, Lag, Lead, RowNumber
+from django.http import QueryDict
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -96,7 +98,7 @@ class QueueFilter:
         return STATES[self.state]
 
 
-def _one(params, name: str) -> str:
+def _one(params: QueryDict, name: str) -> str:
     values = params.getlist(name)
     if len(values) > 1:
         raise QueueFilterInvalid(
@@ -105,7 +107,7 @@ def _one(params, name: str) -> str:
     return values[0] if values else ""
 
 
-def queue_filter_parse(project: Project, params) -> QueueFilter:
+def queue_filter_parse(project: Project, params: QueryDict) -> QueueFilter:
     """The queue filter in a query string (a QueryDict): `task` a task of the project, `reason`
     one of REASONS, `state` one of STATES (empty: the default), `from` empty or "queue", each
     at most once; anything else raises QueueFilterInvalid naming it. Other names are left to
@@ -136,7 +138,9 @@ def _state_condition(project: Project, state: str) -> Q | None:
     return {UNDECIDED: ~decided & ~waiting, WAITING: waiting, DECIDED: decided}.get(state)
 
 
-def _queue(project: Project, task_slug: str = "", reason: str = "", state: str = ALL):
+def _queue(
+    project: Project, task_slug: str = "", reason: str = "", state: str = ALL
+) -> QuerySet[Pair]:
     """Complete pairs the rules drop or nearly drop, flagged pairs and the pairs a lead decided,
     most contested first (widest span, then mean closest to the centre), of `state`."""
     open_flags = Flag.objects.filter(pair=OuterRef("pk"), resolved_at__isnull=True)
@@ -170,7 +174,7 @@ def disagreements(
     reason: str = "",
     state: str = UNDECIDED,
     page: int = 1,
-):
+) -> dict[str, Any]:
     """One page of the disagreement queue (_queue), each pair with its reasons and its preview
     (prompt, images, generators: selectors/pair_previews.py). Four queries (the tasks, the
     count, the page, its images' sizes) whatever the page size."""
@@ -178,7 +182,8 @@ def disagreements(
     total = pairs.count()
     pages = max(1, -(-total // PAGE_SIZE))
     page = min(max(1, page), pages)  # past the last page: the last (no offset past the table)
-    rows = list(pairs[(page - 1) * PAGE_SIZE : page * PAGE_SIZE])
+    # Pair rows given the page's attributes (reasons, preview).
+    rows: list[Any] = list(pairs[(page - 1) * PAGE_SIZE : page * PAGE_SIZE])
     for pair in rows:
         pair.reasons = [
             text
@@ -214,7 +219,7 @@ def disagreements(
     }
 
 
-def _queue_rows(project: Project, task_slug: str, reason: str, state: str) -> list[tuple]:
+def _queue_rows(project: Project, task_slug: str, reason: str, state: str) -> list[tuple[int, Any]]:
     """(id, of the state?) of every pair of the queue, whatever its state, in the queue's
     order: a pair keeps its place when a decision moves it from one state to another. One
     query."""
@@ -227,8 +232,8 @@ def _queue_rows(project: Project, task_slug: str, reason: str, state: str) -> li
 
 
 def queue_neighbours(
-    project: Project, pair_id: int, task_slug="", reason="", state: str = UNDECIDED
-) -> dict:
+    project: Project, pair_id: int, task_slug: str = "", reason: str = "", state: str = UNDECIDED
+) -> dict[str, Any]:
     """The pairs of `state` before and after this one in the disagreement queue (same
     filters), and its place among them (None when the pair is not one of them; then `next` is
     the first after where it stands, or the first of all).
@@ -281,7 +286,9 @@ def queue_following(project: Project, pair_id: int, queue: QueueFilter) -> int |
     return after[0] if after else (ids[0] if ids else None)
 
 
-def _as_seen(rating, labels: dict, aspect_labels: dict, center: float) -> None:
+def _as_seen(
+    rating: Any, labels: dict[int, Any], aspect_labels: dict[str, Any], center: float
+) -> None:
     """What the annotator pressed, on the form they saw (Left/Right), beside the canonical,
     and the side the rating prefers ("=" for none)."""
     side = side_of(rating.overall, center)
@@ -302,7 +309,7 @@ def _as_seen(rating, labels: dict, aspect_labels: dict, center: float) -> None:
     ]
 
 
-def pair_review(project: Project, pair_id: int) -> dict | None:
+def pair_review(project: Project, pair_id: int) -> dict[str, Any] | None:
     """Everything about one pair, un-blinded, for its leads."""
     pair = (
         Pair.objects.filter(project=project, pk=pair_id)

@@ -21,9 +21,10 @@ SQLite a case-insensitive substring of the text.
 
 import json
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -124,9 +125,9 @@ class BrowserForm:
     """What the filter form shows: the values as typed, the choices, each field's error."""
 
     values: dict[str, str]
-    tasks: list = field(default_factory=list)
-    annotators: list = field(default_factory=list)
-    judges: list = field(default_factory=list)
+    tasks: list[Any] = field(default_factory=list)
+    annotators: list[Any] = field(default_factory=list)
+    judges: list[Any] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -175,14 +176,18 @@ def browser_form(project: Project, params: Mapping[str, str]) -> BrowserForm:
     )
 
 
-def _choice(value: str, choices, name: str, errors: dict, message: str):
+def _choice(
+    value: str, choices: Container[str], name: str, errors: dict[str, str], message: str
+) -> str | None:
     if value and value not in choices:
         errors[name] = message
         return None
     return value or None
 
 
-def _bounded(value: str, name: str, errors: dict, maximum: int, message: str) -> int | None:
+def _bounded(
+    value: str, name: str, errors: dict[str, str], maximum: int, message: str
+) -> int | None:
     if value == "":
         return None
     number = whole_number(value, maximum=maximum)
@@ -297,7 +302,7 @@ def judges_disagreement_now(project: Project) -> Figures[JudgeSets]:
     return figures_for(project, "disagreement", wait_for_first=False)
 
 
-def _among(ids: array) -> Q:
+def _among(ids: "array[int]") -> Q:
     """The pair's id is one of `ids`, passed as one parameter (not an IN list of tens of
     thousands of values)."""
     param: list[int] | str
@@ -365,7 +370,7 @@ def _side(mean: float | None, center: float) -> str:
 
 @dataclass
 class BrowserPage:
-    rows: list
+    rows: list[Any]
     total: int
     page: int
     pages: int
@@ -393,7 +398,7 @@ def browser_page(project: Project, filters: BrowserFilters) -> BrowserPage:
         .annotate(flagged=_open_flags(), adjudicated=_adjudicated())
     )
     by_id = {pair.pk: pair for pair in found}
-    rows: list = [by_id[pk] for pk in ids if pk in by_id]
+    rows: list[Any] = [by_id[pk] for pk in ids if pk in by_id]
     for pair in rows:
         pair.side = _side(pair.consensus_mean, project.center)
     pair_previews(rows)
@@ -410,7 +415,7 @@ CSV_HEADER = [
 ]  # fmt: skip
 
 
-def browser_csv_rows(project: Project, filters: BrowserFilters) -> Iterator[list]:
+def browser_csv_rows(project: Project, filters: BrowserFilters) -> Iterator[list[Any]]:
     """Every pair of the filtered view as CSV rows, read in chunks (for a streamed answer)."""
     rows = (
         browser_pairs(project, filters)
