@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import annotate, pages, setup, thumbnails
+from annotation.views import annotate, pages, thumbnails
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -17,35 +17,6 @@ urlpatterns = [
         "annotate/<int:assignment_id>/upcoming/",
         annotate.annotate_upcoming,
         name="annotate-upcoming",
-    ),
-    # The lead's setup and data pages.
-    path("projects/new/", setup.project_new, name="project-new"),
-    path("projects/<slug:slug>/settings/", setup.project_settings, name="project-settings"),
-    path("projects/<slug:slug>/settings/tasks/new/", setup.task_edit, name="task-new"),
-    path(
-        "projects/<slug:slug>/settings/tasks/<slug:task_slug>/",
-        setup.task_edit,
-        name="task-edit",
-    ),
-    path(
-        "projects/<slug:slug>/settings/tasks/<slug:task_slug>/delete/",
-        setup.task_delete_view,
-        name="task-delete",
-    ),
-    path(
-        "projects/<slug:slug>/settings/tasks/<slug:task_slug>/archive/",
-        setup.task_archive_view,
-        name="task-archive",
-    ),
-    path(
-        "projects/<slug:slug>/settings/tasks/<slug:task_slug>/restore/",
-        setup.task_restore_view,
-        name="task-restore",
-    ),
-    path(
-        "projects/<slug:slug>/settings/guidelines-preview/",
-        setup.guidelines_preview,
-        name="guidelines-preview",
     ),
 ]
 

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "projects",
     "content",
     "annotation",
+    "setup",
     "judging",
     "imports",
     "metrics",

@@ -63,6 +63,7 @@ urlpatterns = [
     path("oidc/authenticate/", oidc.AuthenticateView.as_view(), name="oidc-authenticate"),
     path("oidc/callback/", oidc.CallbackView.as_view(), name="oidc-callback"),
     path("", include("annotation.urls")),
+    path("", include("setup.urls")),
     path("", include("imports.urls")),
     path("", include("judging.urls")),
     path("", include("dashboards.urls")),

@@ -13,12 +13,12 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotation.models import Rating
-from annotation.services.projects import default_aspects
 from demo.history import finished_work
 from demo.pairs import PAIRS_PER_TASK, TASKS, build_records, import_missing
 from judging.models import Judge
 from projects.models import Membership, Project, Task
 from projects.services.members import membership_set, project_creator_grant
+from setup.services import default_aspects
 
 PROJECT_SLUG = "demo"
 DEFAULT_PASSWORD = "arbiter-demo"

@@ -9,7 +9,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.services.projects import pairs_queue
 from content.importing.formats import SAMPLE_FILES
 from content.models import Pair
 from core.htmx import render_fragment_or_page
@@ -19,6 +18,7 @@ from imports.models import ImportJob
 from imports.services.import_jobs import import_job_start
 from projects.access import project_for_lead
 from projects.models import Task
+from setup.services import pairs_queue
 
 RECENT_JOBS = 20
 # What each sample file of the upload form holds (content/importing/formats.py).

@@ -8,7 +8,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 APPS = (
     "annotation", "api", "audit", "config", "content", "core", "dashboards", "demo", "imports",
-    "exports", "judging", "metrics", "notifications", "operations", "projects", "webhooks",
+    "exports", "judging", "metrics", "notifications", "operations", "projects", "setup",
+    "webhooks",
 )  # fmt: skip
 # config/__init__.py starts Celery with Django, as Celery's own layout asks.
 ALLOWED = {"config/__init__.py"}

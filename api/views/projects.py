@@ -6,7 +6,6 @@ from rest_framework import mixins
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from annotation.services.projects import pairs_queue
 from api.selectors import visible_tasks
 from api.serializers.projects import (
     ProjectSerializer,
@@ -19,6 +18,7 @@ from api.serializers.projects import (
 from api.views.common import ScopedViewSet, filter_by_project, project_or_404
 from metrics.report import project_report
 from projects.access import led_projects, member_projects, project_roles
+from setup.services import pairs_queue
 
 PROJECT_REF = OpenApiParameter(
     "project", str, OpenApiParameter.PATH, description="Project id or slug."

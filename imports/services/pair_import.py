@@ -35,7 +35,6 @@ from django.db import transaction
 
 from annotation.gold.services import gold_from_import
 from annotation.services.consensus import decision_set, decisions_announce
-from annotation.services.projects import project_get_or_create, task_get_or_create
 from content.image_cleaning import clean_copy_make
 from content.importing.errors import ImportFailed
 from content.importing.formats import MMRB2_SCALE, PairRecord, read_records
@@ -64,6 +63,7 @@ from imports.services.pair_import_ratings import (
     imported_ratings_write,
 )
 from projects.models import Project
+from setup.services import project_get_or_create, task_get_or_create
 
 # Called with (records checked, images checked) while a file is read.
 Progress = Callable[[int, int], None]

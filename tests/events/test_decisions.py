@@ -6,12 +6,12 @@ import pytest
 
 from annotation.services.adjudication import pair_adjudicate
 from annotation.services.assignments import assignment_claim
-from annotation.services.projects import project_update
 from annotation.services.ratings import RatingInput, rating_submit
 from content.models import Pair
 from imports.services.pair_import import pairs_import
 from projects.events import project_event
 from projects.models import Membership
+from setup.services import project_update
 from tests.factories import member, mmrb2_pair, queued_pairs, write_image, write_jsonl
 
 pytestmark = pytest.mark.django_db

@@ -5,9 +5,9 @@ from django.contrib.auth.models import Permission, User
 from django.urls import reverse
 
 from annotation.models import Rating
-from annotation.services.projects import default_aspects
 from content.models import Pair
 from projects.models import Membership, Project, Task
+from setup.services import default_aspects
 from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db

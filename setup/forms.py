@@ -1,11 +1,11 @@
 """The lead's forms for projects and tasks. They check the shape of the input; the services
-(annotation/services/projects.py) hold the rules and write."""
+(setup/services.py) hold the rules and write."""
 
 from django import forms
 from django.utils.translation import gettext_lazy
 
-from annotation.services.projects import PROJECT_FIELDS, QUALITY_SETTINGS, aspects_text
 from projects.models import Project, Task
+from setup.services import PROJECT_FIELDS, QUALITY_SETTINGS, aspects_text
 
 
 class ProjectForm(forms.ModelForm):

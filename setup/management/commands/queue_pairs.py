@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.services.projects import pairs_queue
 from core.errors import Refused
 from projects.models import Project, Task
+from setup.services import pairs_queue
 
 
 class Command(BaseCommand):

@@ -10,21 +10,21 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.forms import ProjectForm, TaskForm
 from annotation.models import Rating
-from annotation.services.projects import (
-    aspects_parse,
-    default_aspects,
-    project_create,
-    project_update,
-    task_save,
-)
 from content.rendering import guidelines_html
 from core.page_errors import errors_on_form, refusal_as_message
 from projects.access import project_for_lead
 from projects.models import Task
 from projects.selectors import may_create_projects
 from projects.services.tasks import task_archive, task_delete, task_restore
+from setup.forms import ProjectForm, TaskForm
+from setup.services import (
+    aspects_parse,
+    default_aspects,
+    project_create,
+    project_update,
+    task_save,
+)
 
 
 @login_required
@@ -45,7 +45,7 @@ def project_new(request):
             )
             return redirect("task-new", slug=project.slug)
     status = 400 if request.method == "POST" else 200
-    return render(request, "annotation/project_form.html", {"form": form}, status=status)
+    return render(request, "setup/project_form.html", {"form": form}, status=status)
 
 
 @login_required
@@ -70,7 +70,7 @@ def project_settings(request, slug: str):
     tasks = project.tasks.annotate(pair_count=Count("pairs")).order_by("slug")
     context = {"project": project, "form": form, "rated": rated, "tasks": tasks}
     status = 400 if request.method == "POST" else 200
-    return render(request, "annotation/project_settings.html", context, status=status)
+    return render(request, "setup/project_settings.html", context, status=status)
 
 
 @login_required
@@ -107,7 +107,7 @@ def task_edit(request, slug: str, task_slug: str | None = None):
             return redirect("project-settings", slug=slug)
     context = {"project": project, "task": task, "form": form}
     status = 400 if request.method == "POST" else 200
-    return render(request, "annotation/task_form.html", context, status=status)
+    return render(request, "setup/task_form.html", context, status=status)
 
 
 @login_required
