@@ -1,11 +1,14 @@
 """The lead's dashboards: thin views over the selectors (the heavy pages' figures precomputed),
 the adjudication services and the dataset exports."""
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpRequest, QueryDict
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -40,12 +43,17 @@ from exports.errors import ExportInvalid
 from exports.jobs import export_job_response, export_job_start
 from exports.selectors import export_jobs_for_project
 from projects.access import project_for_lead
-from projects.models import Task
+from projects.models import Project, Task
 
 EXPORTS_SHOWN = 50  # the latest; older exports stay downloadable through the API
 
 
-def _page(request, slug, template, context):
+def _page(
+    request: HttpRequest,
+    slug: str,
+    template: str,
+    context: Callable[[Project], dict[str, Any]],
+) -> HttpResponseBase:
     """A dashboard page, or with ?format=csv&table=NAME one of its tables (dashboards/tables.py)."""
     project = project_for_lead(request.user, slug)
     page = template.removeprefix("dashboards/").removesuffix(".html")
@@ -69,7 +77,7 @@ def _page(request, slug, template, context):
     return render(request, template, {"project": project, "csv_tables": links, **figures})
 
 
-def _overview(project) -> dict:
+def _overview(project: Project) -> dict[str, Any]:
     # The planner as the judges page last computed it: the overview computes no heavy figure.
     judges = stored_judge_figures(project)
     figures = overview(project)
@@ -83,22 +91,22 @@ def _overview(project) -> dict:
 
 
 @login_required
-def overview_page(request, slug: str):
+def overview_page(request: HttpRequest, slug: str) -> HttpResponseBase:
     return _page(request, slug, "dashboards/overview.html", _overview)
 
 
-def _snapshot_page(name: str):
+def _snapshot_page(name: str) -> Callable[..., HttpResponseBase]:
     """A view of figures precomputed per version of the project's data (dashboards/snapshots.py);
     `figures_as_of` tells the template how current they are."""
 
-    def context(project):
+    def context(project: Project) -> dict[str, Any]:
         found = figures_for(project, name)
         if found.figures is None:
             return {"figures_computing": True}
         return {**figures_context(found.figures), "figures_as_of": found}
 
     @login_required
-    def view(request, slug: str):
+    def view(request: HttpRequest, slug: str) -> HttpResponseBase:
         return _page(request, slug, f"dashboards/{name}.html", context)
 
     view.__name__ = f"{name}_page"
@@ -111,10 +119,10 @@ models_page = _snapshot_page("models")
 
 
 @login_required
-def disagreements_page(request, slug: str):
+def disagreements_page(request: HttpRequest, slug: str) -> HttpResponseBase:
     page = whole_number(request.GET.get("page", "")) or 1
 
-    def context(project):
+    def context(project: Project) -> dict[str, Any]:
         queue = queue_filter_parse(project, request.GET)  # QueueFilterInvalid: 400
         return disagreements(
             project, task_slug=queue.task_slug, reason=queue.reason, state=queue.state, page=page
@@ -124,7 +132,7 @@ def disagreements_page(request, slug: str):
 
 
 @login_required
-def pair_page(request, slug: str, pair_id: int):
+def pair_page(request: HttpRequest, slug: str, pair_id: int) -> HttpResponseBase:
     project = project_for_lead(request.user, slug)
     review = pair_review(project, pair_id)
     if review is None:
@@ -151,7 +159,7 @@ def _queue_done(state: str) -> str:
 
 @login_required
 @require_POST
-def pair_decide_view(request, slug: str, pair_id: int):
+def pair_decide_view(request: HttpRequest, slug: str, pair_id: int) -> HttpResponseBase:
     """Decide the pair, or send it to one more annotator; then the next pair of the queue's
     filter opens (the one in the query string when opened from the queue, else the default:
     every undecided pair), or the queue when none is left. A refused decision stays."""
@@ -189,7 +197,7 @@ def pair_decide_view(request, slug: str, pair_id: int):
 
 @login_required
 @require_POST
-def pair_gold_view(request, slug: str, pair_id: int):
+def pair_gold_view(request: HttpRequest, slug: str, pair_id: int) -> HttpResponseBase:
     """Make the pair a gold check with its expected side, or turn it back (action=unset)."""
     project = project_for_lead(request.user, slug)
     pair = Pair.objects.filter(project=project, pk=pair_id).select_related("task").first()
@@ -215,7 +223,9 @@ def pair_gold_view(request, slug: str, pair_id: int):
 
 @login_required
 @require_POST
-def readmit_view(request, slug: str, task_slug: str, annotator_id: int):
+def readmit_view(
+    request: HttpRequest, slug: str, task_slug: str, annotator_id: int
+) -> HttpResponseBase:
     """Let an annotator held back by gold checks or the qualification back into the task."""
     project = project_for_lead(request.user, slug)
     task = Task.objects.filter(project=project, slug=task_slug).first()
@@ -233,7 +243,7 @@ def readmit_view(request, slug: str, task_slug: str, annotator_id: int):
 
 @login_required
 @require_POST
-def filter_settings_view(request, slug: str):
+def filter_settings_view(request: HttpRequest, slug: str) -> HttpResponseBase:
     project = project_for_lead(request.user, slug)
     with refusal_as_message(request, _("Settings not changed: ")):
         changed = project_filter_update(  # checks the posted text (FilterInvalid)
@@ -250,7 +260,7 @@ def filter_settings_view(request, slug: str):
 _TRUE, _FALSE = {"1", "on", "true", "yes"}, {"", "0", "off", "false", "no"}
 
 
-def _flag(params, name: str) -> bool:
+def _flag(params: QueryDict, name: str) -> bool:
     value = params.get(name, "").strip().lower()
     if value not in _TRUE | _FALSE:
         raise ExportInvalid(
@@ -261,7 +271,7 @@ def _flag(params, name: str) -> bool:
 
 @login_required
 @require_POST
-def export_start_view(request, slug: str):
+def export_start_view(request: HttpRequest, slug: str) -> HttpResponseBase:
     """Start a background export (the overview's form), then show the list of exports."""
     project = project_for_lead(request.user, slug)
     task = request.POST.get("task", "")
@@ -280,7 +290,7 @@ def export_start_view(request, slug: str):
 
 
 @login_required
-def exports_page(request, slug: str):
+def exports_page(request: HttpRequest, slug: str) -> HttpResponseBase:
     """The project's exports; htmx re-fetches the list while one is queued or running."""
     project = project_for_lead(request.user, slug)
     jobs = list(export_jobs_for_project(project)[:EXPORTS_SHOWN])
@@ -298,17 +308,17 @@ def exports_page(request, slug: str):
 
 
 @login_required
-def export_download_view(request, slug: str, job_id: int):
+def export_download_view(request: HttpRequest, slug: str, job_id: int) -> HttpResponseBase:
     project = project_for_lead(request.user, slug)
     job = export_jobs_for_project(project).filter(pk=job_id).first()
-    response = export_job_response(job)  # streamed from media storage
+    response: HttpResponseBase | None = export_job_response(job)  # streamed from media storage
     if response is None:
         raise Http404("no such export, or it is not ready")
     return response
 
 
 @login_required
-def hours_page(request, slug: str):
+def hours_page(request: HttpRequest, slug: str) -> HttpResponseBase:
     """Annotators' active hours per day and in total (CSV with ?format=csv)."""
     project = project_for_lead(request.user, slug)
     figures = annotator_hours(project)

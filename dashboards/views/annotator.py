@@ -5,7 +5,8 @@ dashboards.views.readmit_view, shared with the agreement page)."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -15,10 +16,11 @@ from annotation.gold.services import PAUSE_REASON_CHARS, annotator_pause
 from core.page_errors import refusal_as_message
 from core.whole_numbers import whole_number
 from dashboards.selectors.annotator import annotator_figures, project_annotator
-from projects.access import project_for_lead
+from projects.access import AnyUser, project_for_lead
+from projects.models import Project
 
 
-def _lead_project(user, slug: str):
+def _lead_project(user: AnyUser, slug: str) -> Project:
     try:
         return project_for_lead(user, slug)
     except PermissionDenied:
@@ -26,7 +28,7 @@ def _lead_project(user, slug: str):
 
 
 @login_required
-def annotator_page(request, slug: str, user_id: int):
+def annotator_page(request: HttpRequest, slug: str, user_id: int) -> HttpResponseBase:
     """404 for anyone but the project's leads (its annotators included: the page is about
     people, so nobody else learns whether an id belongs to the project) and for a user who is
     neither a member nor a former member who rated here."""
@@ -42,7 +44,9 @@ def annotator_page(request, slug: str, user_id: int):
 
 @login_required
 @require_POST
-def annotator_pause_view(request, slug: str, task_slug: str, user_id: int):
+def annotator_pause_view(
+    request: HttpRequest, slug: str, task_slug: str, user_id: int
+) -> HttpResponseBase:
     """A lead pauses an annotator in one task, saying why; 404 as the page for anyone else."""
     project = _lead_project(request.user, slug)
     task = project.tasks.filter(slug=task_slug).first()

@@ -9,7 +9,8 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponseRedirect, QueryDict, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponseRedirect, QueryDict, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -35,6 +36,7 @@ from dashboards.selectors.pair_browser import (
     PAGE_SIZES,
     SIDES,
     SORT_LABELS,
+    BrowserFilters,
     browser_csv_rows,
     browser_filters_parse,
     browser_form,
@@ -48,13 +50,13 @@ from dashboards.services.saved_views import (
     saved_view_delete,
     saved_view_save,
 )
-from projects.access import led_project_or_404
+from projects.access import led_project_or_404, signed_in
 from projects.models import Project
 
 INVALID = 400
 
 
-def _filter_query(values: dict[str, str], **changes) -> str:
+def _filter_query(values: dict[str, str], **changes: str) -> str:
     """The query string of the filter (empty fields left out), with `changes`."""
     merged = {**values, **changes}
     return urlencode({name: value for name, value in merged.items() if value})
@@ -62,7 +64,7 @@ def _filter_query(values: dict[str, str], **changes) -> str:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def pairs_page(request, slug: str):
+def pairs_page(request: HttpRequest, slug: str) -> HttpResponseBase:
     """The browser; a post saves or deletes a saved view (`view_action`), then shows the
     browser again."""
     project = led_project_or_404(request.user, slug)
@@ -70,7 +72,7 @@ def pairs_page(request, slug: str):
         return _saved_view_post(request, project)
     form = browser_form(project, request.GET)
     filters = browser_filters_parse(project, form, request.GET.get("page", ""))
-    views = saved_views_for(project, request.user)
+    views = saved_views_for(project, signed_in(request.user))
     if form.errors:
         context = {
             "project": project, "form": form, "page": None, "views": views, **_choices(),
@@ -106,7 +108,7 @@ def pairs_page(request, slug: str):
     return render(request, "dashboards/pairs.html", context)
 
 
-def _sort(filters, key: str) -> dict[str, str]:
+def _sort(filters: BrowserFilters, key: str) -> dict[str, str]:
     """The sort and order of a column's link: the other direction when it is the current
     sort, else ascending."""
     if filters.sort != key:
@@ -114,7 +116,7 @@ def _sort(filters, key: str) -> dict[str, str]:
     return {"sort": key, "order": "asc" if filters.descending else "desc", "page": ""}
 
 
-def _saved_view_post(request, project: Project):
+def _saved_view_post(request: HttpRequest, project: Project) -> HttpResponseBase:
     """Save the posted filter as a view (back to it, a bad name or filter said in a message), or
     delete one of the lead's own views (another's or another project's: the 404 of a missing
     one)."""
@@ -124,13 +126,13 @@ def _saved_view_post(request, project: Project):
         view_id = whole_number(request.POST.get("view", ""))
         if view_id is None:
             raise SavedViewNotFound(_("No such saved view."))
-        name = saved_view_delete(project=project, lead=request.user, view_id=view_id)
+        name = saved_view_delete(project=project, lead=signed_in(request.user), view_id=view_id)
         messages.success(request, _("Saved view “%(name)s” deleted.") % {"name": name})
         return HttpResponseRedirect(f"{back}?{query}" if query else back)
     with refusal_as_message(request, _("View not saved: ")):
         view = saved_view_save(
             project=project,
-            lead=request.user,
+            lead=signed_in(request.user),
             name=request.POST.get("name", "")[:1000],
             shared=request.POST.get("shared") == "1",
             query=query,
@@ -140,7 +142,7 @@ def _saved_view_post(request, project: Project):
     return HttpResponseRedirect(f"{back}?{query}" if query else back)
 
 
-def _choices() -> dict:
+def _choices() -> dict[str, object]:
     return {
         "all_columns": COLUMNS,
         "max_views": MAX_VIEWS_PER_LEAD,
@@ -152,14 +154,14 @@ def _choices() -> dict:
     }
 
 
-def _selection_query(request) -> str:
+def _selection_query(request: HttpRequest) -> str:
     """The query string of the filter a bulk form was posted from, re-encoded from the
     filter's own fields: what goes back into a URL is never raw input."""
     params = QueryDict(request.POST.get("filter", "")[:4000])
     return _filter_query({name: params.get(name, "")[:MAX_QUERY_CHARS] for name in FIELDS})
 
 
-def _selection(request, project) -> tuple[list[int], str, int | None]:
+def _selection(request: HttpRequest, project: Project) -> tuple[list[int], str, int | None]:
     """The posted selection: (pair ids, the filter's query string, how many the filter
     matched when "all matching" was chosen, else None). Raises Invalid for a bad id or filter."""
     query = _selection_query(request)
@@ -183,7 +185,7 @@ def _selection(request, project) -> tuple[list[int], str, int | None]:
 
 @login_required
 @require_POST
-def pairs_bulk_view(request, slug: str):
+def pairs_bulk_view(request: HttpRequest, slug: str) -> HttpResponseBase:
     """First post: the confirmation page (how many pairs the action changes, why the others
     stay). With confirm=1: apply, then back to the browser with what changed."""
     project = led_project_or_404(request.user, slug)
