@@ -80,7 +80,8 @@ def project_get_or_create(
 
 def _scale_of_first_file(project: Project, scale_points: int) -> None:
     """Give `project` the scale of the file being imported when nothing was imported into it
-    yet. Locks the project row first, the order every import takes (pair_import.py)."""
+    yet. Locks the project row first, the order every import takes
+    (imports/services/pair_import.py)."""
     with transaction.atomic():
         locked = Project.objects.select_for_update().get(pk=project.pk)
         if Pair.objects.filter(project=locked).exists():
