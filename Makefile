@@ -17,7 +17,10 @@ HOST ?= 127.0.0.1:8000
 .PHONY: install demo serve test lint format messages bench bench-import bench-annotate bench-judges bench-judge-workers bench-dashboards bench-dashboards-10x bench-export bench-label-efficiency bench-pair-browser bench-next-pair bench-predictions clean
 
 # One stamp per install: the runtime dependencies (what the demo and the image need), then the
-# `dev` extras on top (pytest, Playwright, ruff, datasets, ...: half of a ~800 MB virtualenv).
+# `dev` and `compare` extras on top (pytest, Playwright, ruff, datasets, pandas, ...: a ~1.3 GB
+# virtualenv in all), then the reference packages the metrics are compared against, without
+# their declared dependencies (transformers, numba: pyproject.toml's `compare` says why).
+COMPARE := 'crowd-kit>=1.4.2,<2' 'ppi-python>=0.2.3,<0.3'
 $(BIN)/.installed-runtime: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11, python3.12, ...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +29,8 @@ $(BIN)/.installed-runtime: pyproject.toml
 	touch $@
 
 $(BIN)/.installed-dev: $(BIN)/.installed-runtime
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,compare]'
+	$(BIN)/python -m pip install --quiet --no-deps $(COMPARE)
 	touch $@
 
 install: $(BIN)/.installed-dev
