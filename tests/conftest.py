@@ -290,6 +290,14 @@ def lead_client(client, lead):
     return client
 
 
+@pytest.fixture
+def lead_signs_in(request, client):
+    """A module marked `pytest.mark.usefixtures("lead_signs_in")` acts as the lead, on
+    `client`, in every test that takes the lead."""
+    if "lead" in request.fixturenames:
+        client.force_login(request.getfixturevalue("lead"))
+
+
 @pytest.fixture(scope="session")
 def mmrb2_images(tmp_path_factory):
     """Placeholder images for every file the MMRB2 pair files name (their own script)."""

@@ -20,10 +20,8 @@ def project(task):
 
 
 @pytest.fixture(autouse=True)
-def _lead_signed_in(request, client):
+def _lead_signed_in(lead_signs_in):
     """A test here that takes the lead (tests/conftest.py) acts as the lead."""
-    if "lead" in request.fixturenames:
-        client.force_login(request.getfixturevalue("lead"))
 
 
 @pytest.fixture

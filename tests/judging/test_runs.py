@@ -253,16 +253,16 @@ def test_the_requests_per_minute_budget_holds(fake_llm, pairs_task):
 def _settled_count(queryset, quiet=1.0, within=20.0) -> int:
     """The count once it has not moved for `quiet` seconds (a running chunk flushes every
     0.5 s): a loaded machine may take a while to stop, never a fixed sleep."""
-    last, moved = -1, time.monotonic()
-    deadline = moved + within
-    while time.monotonic() < deadline:
+    seen = {"count": -1, "since": time.monotonic()}
+
+    def settled() -> tuple[int] | None:
         count = queryset.count()
-        if count != last:
-            last, moved = count, time.monotonic()
-        elif time.monotonic() - moved >= quiet:
-            return count
-        time.sleep(0.05)
-    raise AssertionError(f"still writing after {within} s ({last})")
+        if count != seen["count"]:
+            seen.update(count=count, since=time.monotonic())
+            return None
+        return (count,) if time.monotonic() - seen["since"] >= quiet else None
+
+    return wait_until(settled, within, "the verdicts to stop being written", every=0.05)[0]
 
 
 def test_a_cancelled_run_stops_and_resumes_to_exactly_one_verdict_per_trial(pairs_task):
@@ -272,10 +272,8 @@ def test_a_cancelled_run_stops_and_resumes_to_exactly_one_verdict_per_trial(pair
     try:
         judge = openai_judge(server, concurrency=1)
         run = judge_run_start(judge, pairs_task.project, samples=2, background=True)
-        deadline = time.monotonic() + 10
         verdicts = Verdict.objects.filter(judge=judge)
-        while verdicts.filter(run=run).count() < 3 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: verdicts.filter(run=run).count() >= 3, 10, "3 verdicts", every=0.05)
         judge_run_cancel(run)
         # The chunk notices at its next flush and stops starting calls.
         assert _settled_count(verdicts) < 24

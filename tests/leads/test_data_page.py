@@ -17,7 +17,10 @@ from imports.services.import_jobs import import_job_run, import_job_start
 from projects.models import Project, Task
 from tests.factories import image_bytes, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tasks_in_process")]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("tasks_in_process", "lead_signs_in"),
+]
 
 
 def _record(i: int, image_b: str | None = None, prefix: str = "p") -> dict:
@@ -49,13 +52,6 @@ def pairs_zip(count: int = 3, broken_at: int | None = None, prefix: str = "p") -
 @pytest.fixture
 def project():
     return Project.objects.create(slug="data", name="Data")
-
-
-@pytest.fixture
-def lead(client, project):
-    user = member("boss", project, role="lead")
-    client.force_login(user)
-    return user
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from imports.services.pair_import import pairs_import
 from projects.models import Membership, Project, Task
 from tests.factories import member, queued_pairs, write_jsonl
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("lead_signs_in")]
 
 TEXT_PAIR = {
     "id": "new-1",
@@ -36,10 +36,8 @@ def rated_task(tmp_path):
 
 
 @pytest.fixture
-def lead(client, rated_task):
-    user = member("boss", rated_task.project, role="lead")
-    client.force_login(user)
-    return user
+def project(rated_task):
+    return rated_task.project
 
 
 def _post(client, name, task, **extra):

@@ -14,10 +14,12 @@ from content.importing.formats import FORMATS, SAMPLE_FILES
 from content.models import Pair
 from imports.models import ImportJob
 from projects.models import Project, Task
-from tests.factories import member
 from tests.leads.test_data_page import pairs_zip
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tasks_in_process")]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("tasks_in_process", "lead_signs_in"),
+]
 
 SAMPLES = Path(__file__).resolve().parents[2] / "static" / "samples"
 URL = reverse("project-data", args=["data"])
@@ -26,13 +28,6 @@ URL = reverse("project-data", args=["data"])
 @pytest.fixture
 def project():
     return Project.objects.create(slug="data", name="Data")
-
-
-@pytest.fixture
-def lead(client, project):
-    user = member("boss", project, role="lead")
-    client.force_login(user)
-    return user
 
 
 @pytest.fixture
