@@ -5,7 +5,7 @@ class ExportsConfig(AppConfig):
     name = "exports"
     default_auto_field = "django.db.models.BigAutoField"
 
-    def ready(self):
+    def ready(self) -> None:
         from core.outbox import job_kind_register
         from exports.models import ExportJob
         from exports.tasks import export_job

@@ -6,8 +6,12 @@ it is read, so that a file damaged in storage stops the export instead of shippi
 name that lies about its content."""
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+
+from django.core.files import File
+from django.core.files.storage import Storage
 
 from content.models import Asset
 from exports.errors import ExportInvalid
@@ -39,11 +43,11 @@ def image_refs(shas: set[str]) -> dict[str, ImageRef]:
     return refs
 
 
-def _storage():
+def _storage() -> Storage:
     return Asset._meta.get_field("file").storage
 
 
-def _open(ref: ImageRef):
+def _open(ref: ImageRef) -> "File[bytes]":  # generic in the stubs only
     try:
         return _storage().open(ref.storage_name, "rb")
     except FileNotFoundError:
@@ -67,7 +71,7 @@ class ImageFiles:
         self.ledger = ledger
         self.count = 0
 
-    def add(self, refs) -> None:
+    def add(self, refs: Iterable[ImageRef]) -> None:
         for ref in refs:
             if self.ledger.exists(ref.path):
                 continue
@@ -89,7 +93,7 @@ class ImageBytes:
 
     def read(self, ref: ImageRef) -> bytes:
         with _open(ref) as source:
-            data = source.read()
+            data: bytes = source.read()
         if ref.sha256 not in self.checked:
             _check(ref, hashlib.sha256(data).hexdigest())
             self.checked.add(ref.sha256)

@@ -8,8 +8,11 @@ import json
 import logging
 import zipfile
 from pathlib import Path, PurePosixPath
+from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
+from django.http import FileResponse
 from django.utils import timezone
 
 from core.media_store import media_response, media_store
@@ -28,7 +31,7 @@ EXPORTS_DIR = "exports"
 
 def export_job_start(
     project: Project,
-    user,
+    user: User,
     *,
     file_format: str = "jsonl",
     task_slug: str | None = None,
@@ -65,7 +68,7 @@ def export_job_file(job: ExportJob) -> str | None:
     return job.file if media_store().exists(job.file) else None
 
 
-def export_job_response(job: ExportJob | None):
+def export_job_response(job: ExportJob | None) -> FileResponse | None:
     """The done job's zip as a download streamed from media storage, or None."""
     name = export_job_file(job) if job is not None else None
     if name is None:
@@ -127,7 +130,7 @@ def export_job_run(job_id: int) -> None:
     publish(job.project, "export.ready", about, actor=job.requested_by)
 
 
-def _counts(archive: Path) -> dict:
+def _counts(archive: Path) -> dict[str, Any]:
     with zipfile.ZipFile(archive) as zipped:
         counts = json.loads(zipped.read("manifest.json"))["counts"]
     return {key: counts[key] for key in ("pairs", "ratings", "images")}

@@ -4,6 +4,7 @@ import json
 import math
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from django.utils import timezone
 
@@ -14,7 +15,7 @@ FORMAT_NAME = "arbiter-dataset"
 VERSION = 1
 
 
-def _finite(value):
+def _finite(value: Any) -> Any:
     """JSON has no NaN or infinity: such figures are written as null."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -25,13 +26,13 @@ def _finite(value):
     return value
 
 
-def agreement(project: Project, tasks: list[Task]) -> dict:
+def agreement(project: Project, tasks: list[Task]) -> dict[str, Any]:
     """The agreement figures of `report --json` for each exported task."""
     figures = project_agreement(project)
     return {task.slug: _finite(figures.get(task.slug)) for task in tasks}
 
 
-def judge_accuracy(project: Project, tasks: list[Task]) -> dict:
+def judge_accuracy(project: Project, tasks: list[Task]) -> dict[str, Any]:
     """Each judge's accuracy on each exported task, rated-only and prediction-powered, as in
     `report --json`."""
     figures = project_judge_accuracy(project)
@@ -50,13 +51,13 @@ def manifest(
     tasks: list[Task],
     *,
     file_format: str,
-    options: dict,
+    options: dict[str, Any],
     task_pairs: dict[str, int],
-    counts: dict,
-    agreement_figures: dict,
-    judge_figures: dict,
-    judge_label_figures: dict,
-) -> dict:
+    counts: dict[str, Any],
+    agreement_figures: dict[str, Any],
+    judge_figures: dict[str, Any],
+    judge_label_figures: dict[str, Any],
+) -> dict[str, Any]:
     """Everything but "files", which `write_manifest` streams in at the end."""
     return {
         "format": FORMAT_NAME,
@@ -97,7 +98,9 @@ def manifest(
     }
 
 
-def write_manifest(folder: Path, content: dict, files: Iterable[tuple[str, dict]]) -> None:
+def write_manifest(
+    folder: Path, content: dict[str, Any], files: Iterable[tuple[str, dict[str, Any]]]
+) -> None:
     """manifest.json: `content` with "files" last, one line per file, written as the entries
     come (there may be millions)."""
     head = json.dumps(content, ensure_ascii=False, indent=2, allow_nan=False)

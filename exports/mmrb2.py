@@ -11,6 +11,7 @@ that reading the file back keeps the scores' meaning."""
 
 import json
 from collections import Counter
+from typing import Any
 
 from exports.images import ImageFiles
 from exports.rows import RowBatch
@@ -20,7 +21,7 @@ MMRB2_SCALE = 6
 SIDES = ("A", "B")
 
 
-def mmrb2_pair(row: dict) -> dict:
+def mmrb2_pair(row: dict[str, Any]) -> dict[str, Any]:
     pair = {
         "id": row["id"],
         "prompt_source": row["prompt_source"],
@@ -40,7 +41,7 @@ def mmrb2_pair(row: dict) -> dict:
     return pair
 
 
-def _image_paths(pair: dict) -> set[str]:
+def _image_paths(pair: dict[str, Any]) -> set[str]:
     parts = [*(pair.get("prompt_content") or [])]
     for side in ("response_a", "response_b"):
         parts += pair[side]["response_content"] or []
@@ -55,10 +56,10 @@ class Mmrb2TaskWriter:
         self.sink = ledger.open(self.relative)
         self.sink.write(b'{"pairs": [')
         self.written = 0
-        self.left_out: Counter = Counter()
+        self.left_out: Counter[str] = Counter()
 
     @staticmethod
-    def keeps(row: dict) -> bool:
+    def keeps(row: dict[str, Any]) -> bool:
         return row["status"] == "kept" and row["chosen"] in SIDES
 
     def write(self, batch: RowBatch) -> None:

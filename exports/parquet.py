@@ -5,6 +5,7 @@ memory stays flat whatever the size of the project."""
 
 import contextlib
 import json
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -56,7 +57,7 @@ COLUMNS = [
 ]
 
 
-def _feature(kind: str) -> dict:
+def _feature(kind: str) -> dict[str, Any]:
     if kind == "images":
         # "Sequence" rather than the newer "List": datasets 2.x to 5.x all read it.
         return {"feature": {"_type": "Image"}, "_type": "Sequence"}
@@ -69,7 +70,7 @@ def schema() -> pa.Schema:
     return pa.schema([(name, arrow_type) for name, arrow_type, _kind in COLUMNS], metadata=metadata)
 
 
-def writer_options() -> dict:
+def writer_options() -> dict[str, Any]:
     """Image bytes are stored as they are: already compressed, never repeated within a row
     group, too large for useful statistics. Compressing, dictionary-encoding or summarising
     them would cost time and memory for nothing."""
@@ -86,11 +87,11 @@ def writer_options() -> dict:
     }
 
 
-def _dumps(value) -> str:
+def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _text(parts: list | None) -> str | None:
+def _text(parts: list[Any] | None) -> str | None:
     """MMRB2's Hugging Face text column: `<image_N>` where the N-th image goes."""
     return None if parts is None else parts_to_text(parts)
 
@@ -100,14 +101,16 @@ class RowGroupWriter:
     each row's values to `columns` (and its images' size to `image_bytes`), then asks `_full`;
     the ledger records the file once it is closed."""
 
-    def __init__(self, ledger: FileLedger, relative: str, table: pa.Schema, options: dict):
+    def __init__(
+        self, ledger: FileLedger, relative: str, table: pa.Schema, options: dict[str, Any]
+    ):
         self.ledger, self.relative, self.schema = ledger, relative, table
         self.sink = ledger.open(relative)
         self.writer = pq.ParquetWriter(self.sink, table, **options)
         self._clear()
 
     def _clear(self) -> None:
-        self.columns: dict[str, list] = {name: [] for name in self.schema.names}
+        self.columns: dict[str, list[Any]] = {name: [] for name in self.schema.names}
         self.rows = 0
         self.image_bytes = 0
 
@@ -135,7 +138,7 @@ class ParquetTaskWriter(RowGroupWriter):
         self.images = images
         super().__init__(ledger, relative, schema(), writer_options())
 
-    def _images(self, parts: list | None, batch: RowBatch) -> list[dict]:
+    def _images(self, parts: list[Any] | None, batch: RowBatch) -> list[dict[str, Any]]:
         images = []
         for kind, path in parts or []:
             if kind == "image":
@@ -150,7 +153,7 @@ class ParquetTaskWriter(RowGroupWriter):
             if self._full():
                 self._flush()
 
-    def _add(self, row: dict, batch: RowBatch) -> None:
+    def _add(self, row: dict[str, Any], batch: RowBatch) -> None:
         a, b = row["response_a"], row["response_b"]
         values = {
             "pair_id": row["id"],

@@ -25,6 +25,7 @@ import hashlib
 import json
 from collections import defaultdict
 from pathlib import PurePosixPath
+from typing import Any
 
 import pyarrow as pa
 
@@ -90,7 +91,7 @@ def schema() -> pa.Schema:
     return pa.schema([(name, arrow_type) for name, arrow_type, _f in COLUMNS], metadata=metadata)
 
 
-def writer_options() -> dict:
+def writer_options() -> dict[str, Any]:
     """Image bytes stored as they are (already compressed, too large for useful statistics),
     as in exports/parquet.py."""
     image_bytes = [f"{name}.list.element.bytes" for name in _IMAGE_COLUMNS]
@@ -105,7 +106,7 @@ def writer_options() -> dict:
     }
 
 
-def kept_with_side(row: dict) -> bool:
+def kept_with_side(row: dict[str, Any]) -> bool:
     """A row of the preference set: kept, with the experts' side."""
     return row["status"] == Pair.Status.KEPT and row["chosen"] in SIDES
 
@@ -173,7 +174,9 @@ class PreferenceTaskWriter(RowGroupWriter):
             if self._full():
                 self._flush()
 
-    def _message(self, role: str, parts: list | None, batch: RowBatch) -> tuple[list, list]:
+    def _message(
+        self, role: str, parts: list[Any] | None, batch: RowBatch
+    ) -> tuple[list[Any], list[Any]]:
         """TRL's message list for the parts, and the images its placeholders stand for."""
         content, images = [], []
         for kind, value in parts or []:
@@ -186,7 +189,7 @@ class PreferenceTaskWriter(RowGroupWriter):
                 content.append({"type": "text", "text": value})
         return [{"role": role, "content": content}], images
 
-    def _add(self, row: dict, batch: RowBatch) -> None:
+    def _add(self, row: dict[str, Any], batch: RowBatch) -> None:
         sides = {"A": row["response_a"], "B": row["response_b"]}
         chosen = sides[row["chosen"]]
         rejected = sides["B" if row["chosen"] == "A" else "A"]

@@ -9,12 +9,13 @@ import hmac
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 
 from annotation.models import AspectScore, Rating
 from annotation.selectors.pairs import latest_adjudications
-from content.models import Pair
+from content.models import Pair, Response
 from exports.images import ImageRef, image_refs
 from judging.models import Verdict
 from projects.models import Project, Task
@@ -24,7 +25,7 @@ BATCH = 500
 
 @dataclass
 class RowBatch:
-    rows: list[dict]
+    rows: list[dict[str, Any]]
     images: dict[str, ImageRef]  # export path → the image, for every image the rows show
 
 
@@ -40,7 +41,7 @@ def annotator_id(project: Project, user_id: int, username: str, placeholder: boo
     return "r-" + digest[:12]
 
 
-def _id_order(anonymous_id: str) -> tuple:
+def _id_order(anonymous_id: str) -> tuple[Any, ...]:
     # Imported ids are rater positions ("1", "2", ... "10"): numeric order keeps the order of
     # the source file's score list.
     if anonymous_id.isdigit():
@@ -122,12 +123,12 @@ def _rows(project: Project, task: Task, pairs: list[Pair], with_verdicts: bool) 
     return RowBatch(rows, {ref.path: ref for ref in refs.values()})
 
 
-def _ratings(project: Project, ids: list[int]) -> dict[int, list[dict]]:
+def _ratings(project: Project, ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     aspects: dict[int, dict[str, int]] = defaultdict(dict)
     scores = AspectScore.objects.filter(rating__pair_id__in=ids).order_by("aspect")
     for rating_id, aspect, score in scores.values_list("rating_id", "aspect", "score"):
         aspects[rating_id][aspect] = score
-    by_pair: dict[int, list[dict]] = defaultdict(list)
+    by_pair: dict[int, list[dict[str, Any]]] = defaultdict(list)
     rows = Rating.objects.filter(pair_id__in=ids).values(
         "id",
         "pair_id",
@@ -161,8 +162,8 @@ def _ratings(project: Project, ids: list[int]) -> dict[int, list[dict]]:
     return by_pair
 
 
-def _verdicts(ids: list[int]) -> dict[int, list[dict]]:
-    by_pair: dict[int, list[dict]] = defaultdict(list)
+def _verdicts(ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    by_pair: dict[int, list[dict[str, Any]]] = defaultdict(list)
     rows = (
         Verdict.objects.filter(pair_id__in=ids)
         .order_by("judge__name", "order", "sample")
@@ -179,14 +180,14 @@ def _verdicts(ids: list[int]) -> dict[int, list[dict]]:
     return by_pair
 
 
-def _parts(content: list | None, refs: dict[str, ImageRef]) -> list | None:
+def _parts(content: list[Any] | None, refs: dict[str, ImageRef]) -> list[Any] | None:
     if content is None:
         return None
     return [[kind, refs[value].path if kind == "image" else value] for kind, value in content]
 
 
-def _side(response, refs: dict[str, ImageRef]) -> dict:
-    side = {
+def _side(response: Response, refs: dict[str, ImageRef]) -> dict[str, Any]:
+    side: dict[str, Any] = {
         "model_name": response.generator.name,
         "response_content": _parts(response.content, refs),
     }
@@ -197,10 +198,18 @@ def _side(response, refs: dict[str, ImageRef]) -> dict:
     return side
 
 
-def _row(project, task, pair, ratings, adjudication, verdicts, refs) -> dict:
+def _row(
+    project: Project,
+    task: Task,
+    pair: Pair,
+    ratings: list[dict[str, Any]],
+    adjudication: Any,
+    verdicts: dict[int, list[dict[str, Any]]] | None,
+    refs: dict[str, ImageRef],
+) -> dict[str, Any]:
     scores = [rating["overall"] for rating in ratings]
     grades_a, grades_b = pair.response_a.imported_grades, pair.response_b.imported_grades
-    human_annotations: list | dict
+    human_annotations: list[Any] | dict[str, Any]
     if scores or not (grades_a or grades_b):
         human_annotations = scores
     else:  # MMRB2 reasoning: per-response grades instead of pairwise scores

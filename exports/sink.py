@@ -7,6 +7,7 @@ import json
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 
 class HashingFile(io.RawIOBase):
@@ -22,7 +23,7 @@ class HashingFile(io.RawIOBase):
     def writable(self) -> bool:
         return True
 
-    def write(self, data) -> int:
+    def write(self, data: Any) -> int:  # a bytes-like object
         view = memoryview(data).cast("B")
         self._file.write(view)
         self._hash.update(view)
@@ -65,7 +66,7 @@ class FileLedger:
         self._entries.write(json.dumps([relative, sink.sha256, sink.size]) + "\n")
         self.count += 1
 
-    def entries(self) -> Iterator[tuple[str, dict]]:
+    def entries(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """In the order the files were written."""
         self._entries.seek(0)
         for line in self._entries:

@@ -45,9 +45,9 @@ class ExportSummary:
     images: int = 0
     files: int = 0  # manifest.json included
     seconds: float = 0.0
-    tasks: dict = field(default_factory=dict)  # slug → {"pairs": n, "ratings": n}
+    tasks: dict[str, Any] = field(default_factory=dict)  # slug → {"pairs": n, "ratings": n}
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "project": self.project,
             "format": self.file_format,
@@ -203,7 +203,9 @@ def _writers(
     return blobs, lambda relative: ParquetTaskWriter(ledger, relative, blobs)
 
 
-def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary:
+def _write(
+    project: Project, tasks: list[Task], staging: Path, file_format: str, options: dict[str, Any]
+) -> ExportSummary:
     ledger = FileLedger(staging)
     try:
         images, new_writer = _writers(ledger, file_format)
@@ -212,7 +214,7 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
         if file_format in _EXPERTS_ONLY:
             # Pairs without a side are left out of these files and counted here.
             tally["left_out"] = Counter()
-        left_out_ids: dict[str, dict] = {}  # preference: task -> reason -> pair ids
+        left_out_ids: dict[str, dict[str, Any]] = {}  # preference: task -> reason -> pair ids
         for task in tasks:
             relative = task_file(task.slug, file_format)
             writer = new_writer(relative)
@@ -265,7 +267,14 @@ def _write(project, tasks, staging, file_format, options: dict) -> ExportSummary
         ledger.close()
 
 
-def _write_task(project, task, writer, file_format: str, options: dict, tally: dict) -> dict:
+def _write_task(
+    project: Project,
+    task: Task,
+    writer: Any,
+    file_format: str,
+    options: dict[str, Any],
+    tally: dict[str, Any],
+) -> dict[str, Any]:
     # MMRB2's files read the dropped pairs too, to count them as left out; the preference
     # files read kept pairs only, and list the others from a query of their ids.
     with_dropped = file_format == "mmrb2" or (
@@ -287,7 +296,7 @@ def _write_task(project, task, writer, file_format: str, options: dict, tally: d
 
 
 def _judge_labelled(
-    project, task, file_format: str, options: dict, tally: dict
+    project: Project, task: Task, file_format: str, options: dict[str, Any], tally: dict[str, Any]
 ) -> Iterator[RowBatch]:
     """The undecided pairs the judges may label with the project's guarantee, labelled, and
     the calibration in the manifest (never in MMRB2's or the preference files: experts' labels

@@ -42,7 +42,7 @@ from dashboards.tables import TABLES
 from exports.errors import ExportInvalid
 from exports.jobs import export_job_response, export_job_start
 from exports.selectors import export_jobs_for_project
-from projects.access import project_for_lead
+from projects.access import project_for_lead, signed_in
 from projects.models import Project, Task
 
 EXPORTS_SHOWN = 50  # the latest; older exports stay downloadable through the API
@@ -278,7 +278,7 @@ def export_start_view(request: HttpRequest, slug: str) -> HttpResponseBase:
     with refusal_as_message(request, _("Export refused: ")):
         export_job_start(
             project,
-            request.user,
+            signed_in(request.user),
             file_format=request.POST.get("format", "jsonl"),
             task_slug=None if task in ("", "all") else task,
             include_dropped=_flag(request.POST, "include_dropped"),

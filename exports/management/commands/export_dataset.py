@@ -1,4 +1,6 @@
 import json
+from argparse import ArgumentParser
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -14,7 +16,7 @@ class Command(BaseCommand):
         "files, or preference pairs (prompt, chosen, rejected) for reward models and DPO."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--project", required=True, help="project slug")
         parser.add_argument("--out", required=True, help="folder to create (absent or empty)")
         parser.add_argument("--format", choices=FILE_FORMATS, default="jsonl", dest="file_format")
@@ -28,7 +30,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", help="print a JSON summary")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         project = Project.objects.filter(slug=options["project"]).first()
         if project is None:
             raise CommandError(f"project {options['project']!r} does not exist")
