@@ -37,31 +37,30 @@ def world():
     generator = Generator.objects.create(name="g")
     prompt = Prompt.objects.create(project=project, fingerprint="f", content=[["text", "x"]])
     judges = [Judge.objects.get_or_create(name=f"j{j}", backend="random")[0] for j in range(5)]
-    truth = {}
+    truth, pairs, choices = {}, [], []
+    # The draws in the order they always were; the rows written in three bulk inserts after.
     for i in range(PAIRS):
         side = "A" if rng.random() < 0.5 else "B"
         kept = i < KEPT
-        pair = Pair.objects.create(
+        pairs.append(Pair(
             project=project, task=task, external_id=f"p{i}", prompt=prompt,
-            response_a=Response.objects.create(generator=generator, content=[["text", "a"]]),
-            response_b=Response.objects.create(generator=generator, content=[["text", "b"]]),
+            response_a=Response(generator=generator, content=[["text", "a"]]),
+            response_b=Response(generator=generator, content=[["text", "b"]]),
             status=Pair.Status.KEPT if kept else Pair.Status.QUEUED,
             label=side if kept else "", decided_by="consensus" if kept else "",
             draw=(i + 1) / (PAIRS + 1),
-        )  # fmt: skip
-        truth[pair.external_id] = side
+        ))  # fmt: skip
+        truth[f"p{i}"] = side
         right_chance = rng.uniform(0.55, 0.99)
         other = "B" if side == "A" else "A"
-        Verdict.objects.bulk_create(
-            Verdict(
-                judge=judge,
-                pair=pair,
-                order="forward",
-                sample=0,
-                choice=side if rng.random() < right_chance else other,
-            )  # fmt: skip
-            for judge in judges
-        )
+        choices.append([side if rng.random() < right_chance else other for _ in judges])
+    Response.objects.bulk_create([r for pair in pairs for r in (pair.response_a, pair.response_b)])
+    Pair.objects.bulk_create(pairs)
+    Verdict.objects.bulk_create(
+        Verdict(judge=judge, pair=pair, order="forward", sample=0, choice=choice)
+        for pair, row in zip(pairs, choices, strict=True)
+        for judge, choice in zip(judges, row, strict=True)
+    )
     return project, truth
 
 
