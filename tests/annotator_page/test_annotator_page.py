@@ -56,7 +56,7 @@ def test_agreement_with_the_others_is_each_rating_against_the_others_mean(client
     assert (low, high) == pytest.approx(_wilson(1, 3))
     assert figures["overall"]["compared"] == 3
     # The agreement page's "Agreement with the others" for xavier is the same figure.
-    (row,) = [row for row in agreement_figures(project)["annotators"] if row["name"] == "xavier"]
+    (row,) = [row for row in agreement_figures(project).annotators if row["name"] == "xavier"]
     assert (row["loo_agreement"], row["compared"]) == (agreement["agreement"], 3)
     # Left-side bias over the three decisive ratings (pairs 0, 1, 3), from the sides shown.
     shown = Rating.objects.filter(annotator=xavier, pair__status__in=["kept", "dropped"])
