@@ -299,17 +299,25 @@ def lead_signs_in(request, client):
 
 
 @pytest.fixture(scope="session")
-def mmrb2_images(tmp_path_factory):
-    """Placeholder images for every file the MMRB2 pair files name (their own script)."""
+def mmrb2_images(tmp_path_factory, worker_id):
+    """Placeholder images for every file the MMRB2 pair files name (their own script), made
+    once a run: the xdist workers share a folder beside their own (minutes each on a loaded
+    machine). The script leaves existing files alone; a lock lets one worker write at a time,
+    so none reads the folder before it is whole."""
     import subprocess
     import sys
 
-    folder = tmp_path_factory.mktemp("mmrb2-images")
-    subprocess.run(
-        [sys.executable, str(SHARED_MMRB2 / "make_placeholder_images.py"), str(folder)],
-        check=True,
-        capture_output=True,
-    )
+    if worker_id.startswith("gw"):
+        folder = tmp_path_factory.getbasetemp().parent / "mmrb2-images"
+    else:
+        folder = tmp_path_factory.mktemp("mmrb2-images")
+    with open(folder.parent / "mmrb2-images.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        subprocess.run(
+            [sys.executable, str(SHARED_MMRB2 / "make_placeholder_images.py"), str(folder)],
+            check=True,
+            capture_output=True,
+        )
     return folder
 
 
