@@ -49,7 +49,7 @@ lint: install
 	$(BIN)/ruff format --check --no-cache .
 	$(BIN)/lint-imports --no-cache
 # mypy (mypy.ini) loads the settings: the SQLite ones, whatever the environment says.
-	env -u DATABASE_URL -u REDIS_URL $(BIN)/mypy config core projects content annotation imports judging metrics exports dashboards api demo operations notifications webhooks audit
+	env -u DATABASE_URL -u REDIS_URL $(BIN)/mypy config core projects content annotation setup imports judging metrics exports dashboards api demo operations notifications webhooks audit
 	$(BIN)/python manage.py makemigrations --check --dry-run
 # The documentation site (mkdocs.yml, into var/site): a broken link or anchor fails. Not
 # --quiet, which in MkDocs 1.6 drops the very warnings --strict counts.
