@@ -177,7 +177,7 @@ ARBITER_MAX_IMAGE_BYTES = env_int("ARBITER_MAX_IMAGE_BYTES", 50 * 1024 * 1024, m
 # Longest text (a prompt, a response's text part, a rationale) an import or form accepts.
 ARBITER_MAX_TEXT_CHARS = env_int("ARBITER_MAX_TEXT_CHARS", 200_000, minimum=1)
 
-# Uploads and imports (annotation/services/pair_upload.py, json_stream.py): every file is read one
+# Uploads and imports (imports/services/pair_upload.py, json_stream.py): every file is read one
 # record at a time, so an import's memory follows its largest record, not its file.
 ARBITER_UPLOAD_MAX_BYTES = env_int("ARBITER_UPLOAD_MAX_BYTES", 1024**3, minimum=1)  # a pair file
 ARBITER_UPLOAD_MAX_UNPACKED_BYTES = env_int(

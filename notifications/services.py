@@ -110,7 +110,7 @@ def _recipients(
     return found
 
 
-# The data's key naming the user an event is about (annotation/services/gold.py and
+# The data's key naming the user an event is about (annotation/gold/services.py and
 # annotation/services/pair_threads.py publish these).
 _OWN_KEY: dict[str, str] = {
     NotificationKind.ANNOTATOR_PAUSED: "annotator",

@@ -12,7 +12,7 @@ so the pages agree:
   per rating of annotator_stats; the speed and pattern flags of metrics.annotator_flags;
 - gold checks: right when the side matches the expected one (a tie is wrong), the mixed-in
   checks counted apart from the qualification set, as metrics.annotator_quality counts them,
-  and annotation.gold_selectors' history (pairs handed out, checks among them).
+  and annotation.gold.selectors' history (pairs handed out, checks among them).
 
 Query budget: annotator_figures reads 15 queries whatever the number of ratings, pairs, tasks,
 gold checks, pauses or flags (tests/annotator_page/test_annotator_page.py asserts it), the page
@@ -278,7 +278,7 @@ def annotator_figures(project: Project, user: User, *, page: int = 1) -> dict[st
         "annotator": user,
         "member": membership is not None,
         "role": membership.get_role_display() if membership else None,
-        # annotation.services.gold.annotator_pause's rule: only annotators are paused.
+        # annotation.gold.services.annotator_pause's rule: only annotators are paused.
         "can_pause": bool(membership and membership.role == Membership.Role.ANNOTATOR),
         "tasks": task_rows,
         "overall": _agreement(all_rows, user.pk, center),

@@ -5,7 +5,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext
 
-# The names imports give their placeholder accounts (annotation/services/pair_import_ratings.py).
+# The names imports give their placeholder accounts (imports/services/pair_import_ratings.py).
 PLACEHOLDER_PREFIX = "imported-"
 
 

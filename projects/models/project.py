@@ -30,7 +30,7 @@ class Project(models.Model):
         help_text="Scores run 1..K; above the centre means A is better.",
     )
     # A lead who makes a project in the browser before uploading its first file may leave K
-    # to that file (MMRB2's are on 1..6): annotation/services/projects.py::project_get_or_create.
+    # to that file (MMRB2's are on 1..6): setup/services.py::project_get_or_create.
     scale_from_first_file = models.BooleanField(
         "take K from the first file imported",
         default=False,
@@ -207,7 +207,7 @@ class Task(models.Model):
     # [{"key": "faithfulness", "label": "Faithfulness", "help": "..."}, ...]
     aspects = models.JSONField(default=list, blank=True)
     guidelines = models.TextField(blank=True, help_text="Markdown, shown with the project's.")
-    # Quality control (annotation/services/gold.py, metrics/annotator_flags.py).
+    # Quality control (annotation/gold/services.py, metrics/annotator_flags.py).
     gold_rate = models.FloatField(
         default=0.1,
         validators=[MinValueValidator(0), MaxValueValidator(0.5)],

@@ -9,7 +9,7 @@ Rules:
 - An archived task keeps everything it holds and stays in the exports (unless an export asks
   to leave archived tasks out), but annotators no longer see it on their home page or claim
   its pairs, the members' forms no longer offer it, and imports refuse it
-  (annotation/services/pair_import.py). Restoring undoes all of that.
+  (imports/services/pair_import.py). Restoring undoes all of that.
 
 Concurrency: imports lock the project's row (`SELECT … FOR UPDATE`) before they create a task
 or write pairs into it; these services take the same lock first, so a deletion and an import
