@@ -138,7 +138,10 @@ def _loop(stopping: threading.Event) -> None:
         except Exception:  # the table itself is wrong (a bad setting): said, then tried again
             logger.exception("the scheduled jobs could not run")
         finally:
-            connections.close_all()  # this thread's own connections
+            try:
+                connections.close_all()  # this thread's own connections
+            except Exception:  # a broken connection must not end the thread: said, then on
+                logger.exception("the scheduler could not close its connections")
         try:
             nap = min(clock.seconds_to_next(), LONGEST_NAP)
         except Exception:

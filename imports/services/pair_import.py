@@ -34,7 +34,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.gold.services import gold_from_import
-from annotation.services.consensus import decision_set, decisions_announce
+from annotation.services.consensus import decision_set
 from content.image_cleaning import clean_copy_make
 from content.importing.errors import ImportFailed
 from content.importing.formats import MMRB2_SCALE, PairRecord, read_records
@@ -480,11 +480,6 @@ def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> N
         summary.statuses[pair.status] = summary.statuses.get(pair.status, 0) + 1
     summary.ratings += _write_ratings(project, new_records, pairs)
     summary.adjudications += imported_adjudications_write(project, adjudications)
-    # The imported experts' ratings and decisions decide pairs as Arbiter's own do: listeners
-    # hear of them the same way (a reference label alone is the file's, not a decision).
-    for by in (Pair.DecidedBy.CONSENSUS, Pair.DecidedBy.ADJUDICATION):
-        decided = [(pair, ("", "")) for pair in pairs if pair.decided_by == by]
-        decisions_announce(decided, project, by=by)
 
 
 def _initial_status(record: PairRecord, project: Project, as_candidates: bool, queue: bool) -> str:

@@ -7,12 +7,10 @@ import pytest
 from annotation.services.adjudication import pair_adjudicate
 from annotation.services.assignments import assignment_claim
 from annotation.services.ratings import RatingInput, rating_submit
-from content.models import Pair
-from imports.services.pair_import import pairs_import
 from projects.events import project_event
 from projects.models import Membership
 from setup.services import project_update
-from tests.factories import member, mmrb2_pair, queued_pairs, write_image, write_jsonl
+from tests.factories import member, queued_pairs
 
 pytestmark = pytest.mark.django_db
 
@@ -82,22 +80,3 @@ def test_a_settings_change_that_re_decides_a_pair_announces_it(
     with django_capture_on_commit_callbacks(execute=True):  # the same rules again: silent
         assert project_update(project, ambiguous_half_width=2) == 0
     assert len(heard) == 2
-
-
-def test_an_import_announces_the_pairs_its_experts_ratings_decide(
-    tmp_path, heard, django_capture_on_commit_callbacks
-):
-    """Imported ratings decide pairs as Arbiter's own do, and are heard the same way; a pair
-    that only carries the file's reference label was decided by no one here."""
-    for name in ("a.png", "b.png"):
-        write_image(tmp_path / name)
-    rated = mmrb2_pair("rated", scores=(5, 6, 5), chosen="A")  # K = 6: A, kept
-    labelled = mmrb2_pair("labelled", scores=(), chosen="B")
-    source = write_jsonl(tmp_path / "pairs.jsonl", [rated, labelled])
-    with django_capture_on_commit_callbacks(execute=True):
-        pairs_import(source, project_slug="imported", task_slug="t2i", images_dir=tmp_path)
-    decided = [data for kind, data in heard if kind == "pair.decided"]
-    assert [(data["external_id"], data["status"], data["by"]) for data in decided] == [
-        ("rated", "kept", "consensus")
-    ]
-    assert decided[0]["pair"] == Pair.objects.get(external_id="rated").pk

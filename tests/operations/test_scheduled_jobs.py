@@ -117,6 +117,30 @@ def test_the_embedded_scheduler_starts_once_when_asked_and_survives_a_failing_jo
     assert not any(t.name == "arbiter-scheduler" for t in threading.enumerate())
 
 
+def test_the_scheduler_survives_a_connection_that_cannot_be_closed(
+    probe_thread, settings, monkeypatch
+):
+    """The database dropped mid-round: closing the thread's connections raises. The thread
+    says so and keeps running the jobs (nothing would restart it)."""
+    closing = {"calls": 0}
+
+    def close_all():
+        closing["calls"] += 1
+        if closing["calls"] == 1:
+            raise OSError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(scheduled_jobs.connections, "close_all", close_all)
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.ARBITER_SCHEDULER_IN_PROCESS = True
+    scheduler = scheduler_start()
+    assert scheduler is not None
+    try:
+        wait_until(lambda: closing["calls"] >= 2, 30, "a second round after the failed close")
+        assert scheduler.thread.is_alive()
+    finally:
+        scheduler.stop()
+
+
 def test_no_scheduler_thread_on_the_full_stack_celery_beat_runs_the_jobs(probe_thread, settings):
     settings.ARBITER_SCHEDULER_IN_PROCESS = True
     settings.CELERY_TASK_ALWAYS_EAGER = False  # a broker and workers
