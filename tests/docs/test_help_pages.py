@@ -46,7 +46,7 @@ def test_the_leads_guide_renders_for_a_lead_with_its_links_inside_the_app(client
     html = client.get(reverse("help-page", args=["leads"])).content.decode()
     assert "Guide for leads" in html
     # an anchor of the same page, and a link to the experts' guide, stay links
-    assert 'href="#help-finding-any-pair"' in html
+    assert 'href="#help-judges-against-the-experts"' in html
     # a link to a page that is not served keeps its text: no link to docs/ or a source file
     article = html.split('class="help-page"')[1]
     assert not re.search(r'href="[^"]*\.md', article) and 'href="../' not in article
