@@ -12,8 +12,8 @@ before looking an id up. Plain reads (the "Selectors read" import contract cover
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from annotation.models import Assignment, Rating
+from content.lifecycle import RATEABLE_STATUSES
 from content.models import Pair
-from content.models.pair import RATEABLE_STATUSES
 from projects.access import covers_task, led_projects, memberships_of
 from projects.models import Membership
 

@@ -15,10 +15,14 @@ This module alone knows how the process runs (`running_embedded`). On the full s
 goes to the broker and a worker runs it. In the embedded mode (no broker: REDIS_URL unset)
 Celery runs it inside the call that sends it, once the transaction commits; a caller that
 must not wait for it (a page starting a judge run) asks for `background`, and the task runs in
-a daemon thread of this process instead.
+the background of this process instead: on a small pool of daemon threads (at most
+EMBEDDED_WORKERS, started as work comes and ending when idle), so that a burst of work (the
+deliveries of a large import, a refresh per page) never starts a thread apiece, and the
+process exits without waiting for a long judge run.
 """
 
 import logging
+import queue
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -33,6 +37,10 @@ from kombu.exceptions import OperationalError as BrokerError
 logger = logging.getLogger(__name__)
 
 SWEEP_BATCH = 1000
+# The embedded mode's background threads: enough that a few long judge runs leave room for
+# deliveries and refreshes, few enough for a small server.
+EMBEDDED_WORKERS = 8
+WORKER_IDLE_SECONDS = 30.0
 
 
 class CeleryTask(Protocol):
@@ -93,8 +101,8 @@ def enqueue_on_commit(
     background: bool = False,
 ) -> None:
     """Send `task(id)` for each id once the current transaction commits (see the module).
-    With `background` in the embedded mode, the rows are stamped sent and one thread runs the
-    tasks in turn."""
+    With `background` in the embedded mode, the rows are stamped sent and one background job
+    runs the tasks in turn."""
     ids = list(ids)
     if background and running_embedded():
 
@@ -176,13 +184,61 @@ def _stamp_sent(model: type[Model], ids: list[int]) -> None:
 
 
 def _thread_start(work: Callable[..., object], *args: object) -> None:
-    """Run `work(*args)` in a daemon thread of this process (the embedded mode's worker),
-    closing the thread's database connection when it ends."""
+    """Run `work(*args)` in the background of this process (the embedded mode's worker): on
+    the pool's next free thread, which closes its database connection after each job."""
+    _EMBEDDED_POOL.submit(work, *args)
 
-    def run() -> None:
-        try:
-            work(*args)
-        finally:
-            connection.close()
 
-    threading.Thread(target=run, daemon=True).start()
+class _WorkerPool:
+    """At most `size` daemon threads taking jobs from one queue in turn. A thread starts when
+    a job comes and none is free, and ends after `idle_seconds` without work; daemon threads
+    never hold up the process's exit. A failing job is logged; the thread goes on."""
+
+    def __init__(self, size: int, idle_seconds: float):
+        self.size, self.idle_seconds = size, idle_seconds
+        self._jobs: queue.SimpleQueue[tuple[Callable[..., object], tuple[object, ...]]] = (
+            queue.SimpleQueue()
+        )
+        self._lock = threading.Lock()
+        self._threads = 0
+        self._waiting = 0  # jobs submitted and not taken yet
+        self._idle = 0  # threads waiting for a job
+
+    def submit(self, work: Callable[..., object], *args: object) -> None:
+        with self._lock:
+            self._jobs.put((work, args))
+            self._waiting += 1
+            if self._waiting > self._idle and self._threads < self.size:
+                self._threads += 1
+                threading.Thread(target=self._work, daemon=True, name="arbiter-background").start()
+
+    def threads(self) -> int:
+        """How many threads the pool runs now."""
+        with self._lock:
+            return self._threads
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                self._idle += 1
+            try:
+                work, args = self._jobs.get(timeout=self.idle_seconds)
+            except queue.Empty:
+                with self._lock:
+                    self._idle -= 1
+                    if self._waiting == 0:  # nothing came meanwhile: this thread ends
+                        self._threads -= 1
+                        return
+                continue
+            with self._lock:
+                self._idle -= 1
+                self._waiting -= 1
+            try:
+                work(*args)
+            except Exception:
+                logger.exception("background job %r failed", work)
+            finally:
+                connection.close()
+
+
+_EMBEDDED_POOL = _WorkerPool(EMBEDDED_WORKERS, WORKER_IDLE_SECONDS)

@@ -22,7 +22,17 @@ class DashboardsConfig(AppConfig):
 def _figures_ahead(sender: object, *, project: "Project", kind: str, **_: object) -> None:
     from django.conf import settings
 
-    from dashboards.snapshots import figures_prepare
+    from projects.events import burst_gather
 
     if kind in FIGURES_MOVED_BY and settings.ARBITER_FIGURES_AHEAD:
-        figures_prepare(project)
+        # Once per burst: a settings change or an import deciding a thousand pairs moves the
+        # figures once.
+        burst_gather(
+            ("dashboards.figures_ahead", project.pk), kind, lambda _kinds: _prepare(project)
+        )
+
+
+def _prepare(project: "Project") -> None:
+    from dashboards.snapshots import figures_prepare
+
+    figures_prepare(project)

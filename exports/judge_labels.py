@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 from django.db.models import Count, Q
 
+from content.lifecycle import DECIDED_STATUSES, IN_THE_QUEUE, POOL_STATUSES
 from content.models import Pair
-from content.models.pair import DECIDED_STATUSES, IN_THE_QUEUE, POOL_STATUSES
 from judging.models import Verdict
 from metrics.selective_labels import (
     Calibration,

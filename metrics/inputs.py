@@ -12,8 +12,8 @@ from typing import Any
 from django.db.models import Count, Max, Q, QuerySet
 
 from annotation.models import AspectScore, Rating
+from content.lifecycle import DECIDED_STATUSES, IN_THE_QUEUE, POOL_STATUSES
 from content.models import Pair
-from content.models.pair import DECIDED_STATUSES, IN_THE_QUEUE, POOL_STATUSES
 from judging.models import JudgeRun, Verdict
 from metrics.judge_accuracy import VerdictRow
 from metrics.judge_bias import PairTraits

@@ -12,6 +12,7 @@ from annotation.services.adjudication import project_filter_apply
 from content.importing.errors import ImportFailed
 from content.models import Pair
 from core.errors import Invalid, Refused
+from projects.events import published_together
 from projects.models import Membership, Project, Task
 
 TASK_KINDS = {choice.value for choice in Task.Kind}
@@ -164,8 +165,9 @@ def project_create(*, creator, slug: str, **values) -> Project:
 
 def project_update(project: Project, **values) -> int:
     """Change the project's settings (PROJECT_FIELDS). K cannot change once ratings exist
-    (Project.clean); a new N or filter re-decides the pairs it concerns. Returns how many
-    pairs changed status."""
+    (Project.clean); a new N or filter re-decides the pairs it concerns, and announces those
+    decided otherwise (annotation/services/consensus.py). Returns how many pairs changed
+    status."""
     with transaction.atomic():
         project = Project.objects.select_for_update().get(pk=project.pk)
         before = (project.annotators_per_pair, project.max_span, project.ambiguous_half_width)
@@ -175,7 +177,10 @@ def project_update(project: Project, **values) -> int:
         _checked(project)
         project.save()
     after = (project.annotators_per_pair, project.max_span, project.ambiguous_half_width)
-    return project_filter_apply(project) if after != before else 0
+    if after == before:
+        return 0
+    with published_together():  # every batch's re-decisions, announced as one burst
+        return project_filter_apply(project)
 
 
 def aspects_parse(text: str) -> list[dict]:

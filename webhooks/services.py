@@ -104,33 +104,33 @@ def subscription_delete(*, project: Project, subscription_id: int, by: int) -> N
         raise NotFound("no such subscription")
 
 
-def deliveries_record(*, project: Project, kind: str, data: dict) -> list[Delivery]:
-    """A delivery per subscription of the project to `kind` whose destination is still
-    allowed for it, sent through the outbox once recorded (never in the request that
-    published the event: in the embedded mode, in a thread of this process)."""
+def deliveries_record(*, project: Project, events: list[tuple[str, dict]]) -> list[Delivery]:
+    """A delivery per event (kind, data) and subscription of the project to its kind whose
+    destination is still allowed for it, in the events' order, sent through the outbox once
+    recorded: never in the request that published the events; in the embedded mode, one
+    background job sends them all in turn (a burst of a thousand decisions is one job, not a
+    thousand)."""
     allowed = destinations_for_project(project)
-    subscriptions = [
-        subscription
-        for subscription in Subscription.objects.filter(project=project, destination__in=allowed)
+    subscriptions = list(
+        Subscription.objects.filter(project=project, destination__in=allowed).order_by("pk")
+    )
+    now = timezone.now()
+    wanted = [
+        Delivery(
+            subscription=subscription,
+            kind=kind,
+            payload={"event": kind, "project": project.slug, "data": data},
+            next_attempt_at=now,
+            created_at=now,
+        )
+        for kind, data in events
+        for subscription in subscriptions
         if kind in subscription.kinds
     ]
-    if not subscriptions:
+    if not wanted:
         return []
-    payload = {"event": kind, "project": project.slug, "data": data}
-    now = timezone.now()
     with transaction.atomic():
-        deliveries = Delivery.objects.bulk_create(
-            [
-                Delivery(
-                    subscription=subscription,
-                    kind=kind,
-                    payload=payload,
-                    next_attempt_at=now,
-                    created_at=now,
-                )
-                for subscription in subscriptions
-            ]
-        )
+        deliveries = Delivery.objects.bulk_create(wanted, batch_size=RETRY_BATCH)
         enqueue_on_commit(
             delivery_send, Delivery, [delivery.pk for delivery in deliveries], background=True
         )

@@ -6,7 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from content.models.pair import PairStatus, Side
+from content.lifecycle import PairStatus
+from content.models.pair import Side
 
 # A gold pair is taken from pairs no annotator has rated: a rated pair is data already.
 GOLD_FROM_STATUSES = (PairStatus.CANDIDATE, PairStatus.EASY, PairStatus.QUEUED)

@@ -10,8 +10,8 @@ from django.utils.translation import gettext as _
 
 from annotation.access import own_assignments
 from annotation.models import Assignment
+from content.lifecycle import RATEABLE_STATUSES, within_grace
 from content.models import Prompt, Response
-from content.models.pair import RATEABLE_STATUSES
 from projects.access import claimer_quotas_keep
 from projects.models import Membership, Task
 
@@ -126,7 +126,7 @@ def undoable_skip(user, task: Task, now: datetime) -> Assignment | None:
     last = last_finished(user, task)
     if last is None or last.status != Assignment.Status.SKIPPED or last.skipped_at is None:
         return None
-    if not task.project.within_grace(last.skipped_at, now):
+    if not within_grace(task.project, last.skipped_at, now):
         return None
     if last.pair.status not in RATEABLE_STATUSES:
         return None

@@ -7,8 +7,9 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet,
 from django.db.models.functions import Coalesce
 
 from annotation.models import Adjudication, Assignment, GoldAnswer
+from content.lifecycle import DECIDED_STATUSES, OPEN_STATUSES, within_grace
 from content.models import Pair
-from content.models.pair import DECIDED_STATUSES, OPEN_STATUSES, RATINGS_NEEDED, SAMPLE_ORDER
+from content.models.pair import RATINGS_NEEDED, SAMPLE_ORDER
 from projects.models import Task
 
 
@@ -32,7 +33,7 @@ def rating_can_change(assignment: Assignment, now: datetime) -> bool:
             return False
     elif pair.status not in DECIDED_STATUSES or pair.decided_by != Pair.DecidedBy.CONSENSUS:
         return False
-    return pair.project.within_grace(assignment.submitted_at, now)
+    return within_grace(pair.project, assignment.submitted_at, now)
 
 
 def live_assignments(now: datetime) -> Q:

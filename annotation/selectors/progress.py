@@ -11,8 +11,8 @@ from annotation.models import Assignment
 from annotation.selectors.assignments import FINISHED_STATUSES
 from annotation.selectors.pairs import claimable_pairs
 from annotation.selectors.quotas import quota_room
+from content.lifecycle import RATEABLE_STATUSES
 from content.models import Pair
-from content.models.pair import RATEABLE_STATUSES
 from projects.access import tasks_for_membership
 from projects.models import Membership, Task
 

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from annotation.models import Adjudication, AnnotatorRequest, Flag, Rating
 from annotation.services.consensus import pair_decide, pairs_decide
+from content.lifecycle import OPEN_STATUSES
 from content.models import Pair
-from content.models.pair import OPEN_STATUSES
 from core.errors import Invalid, Refused
 from projects.access import led_projects
 from projects.models import Project

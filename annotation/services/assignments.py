@@ -31,8 +31,9 @@ from annotation.gold.services import annotator_paused, gold_assignment_create
 from annotation.models import Assignment, Flag
 from annotation.selectors.pairs import claimable_pairs, in_claim_order, live_assignments
 from annotation.services.quotas import quota_reached
+from content.lifecycle import RATEABLE_STATUSES
 from content.models import Pair
-from content.models.pair import RATEABLE_STATUSES, RATINGS_NEEDED
+from content.models.pair import RATINGS_NEEDED
 from core.errors import NotFound, Refused
 from projects.events import publish
 from projects.models import Task

@@ -1,5 +1,14 @@
-"""Consensus of a pair's ratings and the label/status that follow from it
-(docs/architecture.md §5.5)."""
+"""The decision of a pair: the consensus of its ratings and the label and status that follow
+from it (docs/architecture.md §5.5), and its announcement.
+
+The lifecycle it applies (statuses, their groups, the keep/drop rules, the grace period) is
+content/lifecycle.py; this module adds what needs the ratings. Every path that changes a
+pair's decision ends here and is announced (`pair.decided`, `task.complete`, published with
+its transaction): one pair from its ratings or a lead (`pair_decide`), many on a settings
+change, from the pair browser's bulk actions or an import (`pairs_decide`, or `decision_set`
+then `decisions_announce` for pairs made by the import). The events of one call are
+published together (projects/events.py::published_together): a thousand decisions are one
+burst for the listeners that work per burst (the dashboards' refresh, webhook deliveries)."""
 
 from collections import defaultdict
 from dataclasses import dataclass
@@ -8,10 +17,16 @@ from django.utils import timezone
 
 from annotation.models import Adjudication, Rating
 from annotation.selectors.pairs import latest_adjudications
-from content.decision_rules import kept
+from content.lifecycle import (
+    ANNOUNCED_DECIDERS,
+    DECIDED_STATUSES,
+    IN_THE_QUEUE,
+    OPEN_STATUSES,
+    PairStatus,
+    kept,
+)
 from content.models import Pair
-from content.models.pair import DECIDED_STATUSES, IN_THE_QUEUE, OPEN_STATUSES, PairStatus
-from projects.events import publish
+from projects.events import publish, published_together
 from projects.models import Project
 from projects.scale import side_of
 
@@ -38,7 +53,7 @@ def consensus_of(scores: list[int], project: Project) -> Consensus:
 
 
 def _consensus(mean: float, span: int, project: Project) -> Consensus:
-    """Kept or dropped by the project's rules (content/decision_rules.py)."""
+    """Kept or dropped by the project's rules (content/lifecycle.py)."""
     return Consensus(
         mean=mean, span=span, label=side_of(mean, project.center), keep=kept(mean, span, project)
     )
@@ -79,35 +94,42 @@ def decision_set(
 
 
 def decisions_announce(
-    changes: list[tuple[Pair, tuple[str, str]]], project: Project, *, by: str, actor=None
+    changes: list[tuple[Pair, tuple[str, str]]], project: Project, *, actor=None
 ) -> None:
     """Tell the project's listeners (projects/events.py) which pairs were decided (or decided
-    otherwise), each (pair, its (status, label) before) once saved, and which tasks are complete
-    because their last pairs in the experts' queue were decided: one query for the tasks,
-    whatever the number of pairs. Silent for a pair whose decision did not change."""
+    otherwise), each (pair, its (status, label) before) once saved, `by` what decided it
+    (consensus or adjudication; a label imported alone is decided by no one here), and which
+    tasks are complete because their last pairs in the experts' queue were decided: one query
+    for the tasks, whatever the number of pairs, all published together. Silent for a pair
+    whose decision did not change."""
     decided = [
         (pair, before)
         for pair, before in changes
-        if pair.status in DECIDED_STATUSES and (pair.status, pair.label) != before
+        if pair.status in DECIDED_STATUSES
+        and pair.decided_by in ANNOUNCED_DECIDERS
+        and (pair.status, pair.label) != before
     ]
-    for pair, _ in decided:
-        publish(
-            project,
-            "pair.decided",
-            {"pair": pair.pk, "external_id": pair.external_id, "task": pair.task_id,
-             "status": pair.status, "label": pair.label, "by": by},
-            actor=actor,
-        )  # fmt: skip
-    left_the_queue = {pair.task_id for pair, before in decided if before[0] in IN_THE_QUEUE}
-    if not left_the_queue:
+    if not decided:
         return
-    still_queued = set(
-        Pair.objects.filter(task_id__in=left_the_queue, status__in=IN_THE_QUEUE)
-        .values_list("task_id", flat=True)
-        .distinct()
-    )
-    for task_id in sorted(left_the_queue - still_queued):
-        publish(project, "task.complete", {"task": task_id}, actor=actor)
+    with published_together():
+        for pair, _ in decided:
+            publish(
+                project,
+                "pair.decided",
+                {"pair": pair.pk, "external_id": pair.external_id, "task": pair.task_id,
+                 "status": pair.status, "label": pair.label, "by": str(pair.decided_by)},
+                actor=actor,
+            )  # fmt: skip
+        left_the_queue = {pair.task_id for pair, before in decided if before[0] in IN_THE_QUEUE}
+        if not left_the_queue:
+            return
+        still_queued = set(
+            Pair.objects.filter(task_id__in=left_the_queue, status__in=IN_THE_QUEUE)
+            .values_list("task_id", flat=True)
+            .distinct()
+        )
+        for task_id in sorted(left_the_queue - still_queued):
+            publish(project, "task.complete", {"task": task_id}, actor=actor)
 
 
 DECIDED_FIELDS = [
@@ -139,8 +161,7 @@ def pair_decide(
     if not decided and in_hand and pair.status != Pair.Status.GOLD:
         pair.status = Pair.Status.IN_PROGRESS
     pair.save(update_fields=[*DECIDED_FIELDS, *also_saved, "updated_at"])
-    by = "adjudication" if pair.decided_by == Pair.DecidedBy.ADJUDICATION else "consensus"
-    decisions_announce([(pair, before)], pair.project, by=by, actor=actor)
+    decisions_announce([(pair, before)], pair.project, actor=actor)
 
 
 def pairs_decide(pairs: list[Pair], project: Project) -> list[Pair]:
@@ -163,9 +184,5 @@ def pairs_decide(pairs: list[Pair], project: Project) -> list[Pair]:
             pair.updated_at = now
             changed.append(pair)
     Pair.objects.bulk_update(changed, [*DECIDED_FIELDS, "updated_at"], batch_size=500)
-    for by in (Pair.DecidedBy.CONSENSUS, Pair.DecidedBy.ADJUDICATION):
-        decided_so = [
-            (pair, decisions_before[pair.pk]) for pair in changed if pair.decided_by == by
-        ]
-        decisions_announce(decided_so, project, by=by)
+    decisions_announce([(pair, decisions_before[pair.pk]) for pair in changed], project)
     return changed

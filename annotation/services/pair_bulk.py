@@ -16,7 +16,9 @@ actions that have one go through it, pair by pair:
 and why the others would not; `pair_bulk_apply` re-checks under each service's own lock, so
 a pair that changed between the two is counted as left, never changed twice. Only pairs of
 `project` are read: ids of another project's pairs change nothing. Each pair is its own
-transaction (a long selection is never one long lock); the result counts what changed.
+transaction (a long selection is never one long lock); the result counts what changed. The
+decisions an action changes are announced as its single-pair service announces them
+(`pair.decided`), all of one action together (one burst).
 """
 
 from collections import Counter
@@ -38,10 +40,11 @@ from annotation.services.adjudication import (
     pair_adjudicate,
     pair_request_annotator,
 )
+from content.lifecycle import OPEN_STATUSES
 from content.models import Pair
-from content.models.pair import OPEN_STATUSES
 from core.errors import DomainError, Invalid
 from projects.access import led_projects
+from projects.events import published_together
 from projects.models import Project, Task
 
 if TYPE_CHECKING:  # the stubs' type of a lazy translation; not installed at run time
@@ -171,7 +174,8 @@ def pair_bulk_apply(
     if len(note) > MAX_NOTE_CHARS:
         raise Invalid(_("Keep the note under %(count)s characters.") % {"count": MAX_NOTE_CHARS})
     due = pair_bulk_preview(project=project, action=action, pair_ids=ids).changes
-    changed = _APPLY[action](project, lead, due, note)
+    with published_together():  # the decisions of every pair's transaction, as one burst
+        changed = _APPLY[action](project, lead, due, note)
     return BulkResult(action=action, changed=changed, left=len(ids) - changed)
 
 

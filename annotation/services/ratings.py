@@ -23,8 +23,8 @@ from annotation.services.assignments import (
 )
 from annotation.services.consensus import pair_decide
 from annotation.services.throughput import rating_counted
+from content.lifecycle import RATEABLE_STATUSES
 from content.models import Pair
-from content.models.pair import RATEABLE_STATUSES
 from core.errors import Invalid
 from projects.scale import to_canonical
 

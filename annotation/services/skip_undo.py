@@ -37,8 +37,8 @@ from annotation.services.assignments import (
     lock_own_assignment,
     pair_has_free_slot,
 )
+from content.lifecycle import RATEABLE_STATUSES, within_grace
 from content.models import Pair
-from content.models.pair import RATEABLE_STATUSES
 from projects.events import publish
 
 
@@ -59,7 +59,7 @@ def assignment_undo(*, assignment_id: int, user, now: datetime | None = None) ->
         last = last_finished(user, task)
         if last is None or last.pk != assignment.pk:
             raise UndoRefused(_("Only your last action can be undone; you have gone on since."))
-        if not pair.project.within_grace(assignment.skipped_at, now):
+        if not within_grace(pair.project, assignment.skipped_at, now):
             raise UndoRefused(_("The time to undo this skip is over."))
         if task.archived_at is not None or pair.status not in RATEABLE_STATUSES:
             raise UndoRefused(_("This pair is no longer being annotated."))

@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING
 from django.db import models
 from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
-from django.utils.translation import gettext_lazy as _
 
+from content.lifecycle import OPEN_STATUSES, PairDecidedBy, PairStatus
 from core.db_indexes import CoveringIndex
 
 if TYPE_CHECKING:
@@ -16,40 +16,6 @@ class Side(models.TextChoices):
     A = "A", "A"
     B = "B", "B"
 
-
-class PairStatus(models.TextChoices):
-    CANDIDATE = "candidate", _("Candidate")
-    EASY = "easy", _("Easy (removed by the judge ensemble)")
-    QUEUED = "queued", _("Queued for annotation")
-    IN_PROGRESS = "in_progress", _("In progress")
-    COMPLETE = "complete", _("Complete")
-    KEPT = "kept", _("Kept")
-    DROPPED = "dropped", _("Dropped")
-    GOLD = "gold", _("Gold check")
-
-
-class PairDecidedBy(models.TextChoices):
-    NONE = "", _("Undecided")
-    CONSENSUS = "consensus", _("Consensus")
-    ADJUDICATION = "adjudication", _("Adjudication")
-    IMPORTED = "imported", _("Imported label")
-
-
-# Pairs annotators can still be given and ratings can still change.
-OPEN_STATUSES = (PairStatus.QUEUED, PairStatus.IN_PROGRESS)
-
-# Pairs an annotator may rate: the open ones and gold checks (which take no slots).
-RATEABLE_STATUSES = (*OPEN_STATUSES, PairStatus.GOLD)
-
-# Pairs the experts still have to finish: a task with none left is complete.
-IN_THE_QUEUE = (*OPEN_STATUSES, PairStatus.COMPLETE)
-
-# Pairs decided kept or dropped (by their ratings, a lead or an imported label).
-DECIDED_STATUSES = (PairStatus.KEPT, PairStatus.DROPPED)
-
-# The pairs a judge's labels and the prediction-powered figures cover: those in the experts'
-# queue and those decided (candidates, easy pairs and gold checks aside).
-POOL_STATUSES = (*IN_THE_QUEUE, *DECIDED_STATUSES)
 
 # The order of a sample's pairs (Pair.draw), in a query.
 SAMPLE_ORDER = F("draw") / Coalesce(F("weight"), Value(1.0))

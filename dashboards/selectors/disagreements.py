@@ -30,7 +30,7 @@ from django.utils.translation import gettext_lazy
 from annotation.gold.models import GOLD_FROM_STATUSES
 from annotation.models import Adjudication, Flag, Rating
 from annotation.selectors.assets import assets_by_sha
-from content.decision_rules import ambiguous, ambiguous_q, too_spread, too_spread_q
+from content.lifecycle import ambiguous, ambiguous_q, too_spread, too_spread_q
 from content.models import Pair
 from content.rendering import content_parts, image_shas
 from core.errors import Invalid

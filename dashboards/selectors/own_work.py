@@ -32,6 +32,7 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from annotation.models import AnnotatorDay, Rating
+from content.lifecycle import within_grace_q
 from content.models import Pair
 from content.rendering import content_summary
 from dashboards.selectors.hours import annotator_hours
@@ -95,7 +96,6 @@ def _final_gold(project: Project, user: User, now: datetime) -> dict[str, Any]:
     the latest GOLD_SHOWN with the pair's prompt, their score, the expected side in their
     Left/Right and the explanation; and how many of all of them named the expected side. Two
     queries."""
-    grace_over = project.grace_over_before(now)
     answers = (
         Rating.objects.filter(
             pair__project=project,
@@ -105,8 +105,7 @@ def _final_gold(project: Project, user: User, now: datetime) -> dict[str, Any]:
         )
         .filter(
             Q(pair__gold__qualification=True)
-            | Q(assignment__submitted_at__isnull=True)
-            | Q(assignment__submitted_at__lte=grace_over)
+            | ~within_grace_q(project, "assignment__submitted_at", now)
         )
         .order_by("-created_at", "-id")
     )

@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from annotation.models import Assignment
 from annotation.selectors.pairs import live_assignments
+from content.lifecycle import OPEN_STATUSES
 from content.models import Pair
-from content.models.pair import OPEN_STATUSES
 from projects.access import members_by_task
 from projects.models import Project
 

@@ -20,6 +20,11 @@ file is read.
 
 Re-importing a record whose id exists with the same content is a no-op (counted as
 `unchanged`); an existing id with different content is an error.
+
+The pairs the file's ratings or adjudications decide are announced as any decision is
+(`pair.decided`, annotation/services/consensus.py::decisions_announce), all of the import's
+together once it commits: one burst, which a webhook subscriber receives as one background
+job and the dashboards as one refresh.
 """
 
 import hashlib
@@ -34,7 +39,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.gold.services import gold_from_import
-from annotation.services.consensus import decision_set
+from annotation.services.consensus import decision_set, decisions_announce
 from content.image_cleaning import clean_copy_make
 from content.importing.errors import ImportFailed
 from content.importing.formats import MMRB2_SCALE, PairRecord, read_records
@@ -62,6 +67,7 @@ from imports.services.pair_import_ratings import (
     imported_adjudications_write,
     imported_ratings_write,
 )
+from projects.events import published_together
 from projects.models import Project
 from setup.services import project_get_or_create, task_get_or_create
 
@@ -145,7 +151,8 @@ def _write_all(batches, checked: _FileChecked, summary, file_scale, as_candidate
     """Write the checked batches in one transaction, one batch in memory at a time."""
     with WrittenFiles() as written:
         try:
-            with transaction.atomic():
+            # The decisions of every batch are announced together, once committed.
+            with published_together(), transaction.atomic():
                 project, _ = project_get_or_create(
                     summary.project,
                     scale_points=file_scale or None,
@@ -480,6 +487,9 @@ def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> N
         summary.statuses[pair.status] = summary.statuses.get(pair.status, 0) + 1
     summary.ratings += _write_ratings(project, new_records, pairs)
     summary.adjudications += imported_adjudications_write(project, adjudications)
+    # The imported experts' ratings and a lead's imported decisions decide pairs as Arbiter's
+    # own do, and are announced the same way (a label imported alone is the file's).
+    decisions_announce([(pair, ("", "")) for pair in pairs], project)
 
 
 def _initial_status(record: PairRecord, project: Project, as_candidates: bool, queue: bool) -> str:

@@ -1,4 +1,3 @@
-from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -160,19 +159,6 @@ class Project(models.Model):
     @property
     def center(self) -> float:
         return scale_center(self.scale_points)
-
-    # The grace period for correcting a rating or undoing a skip, in one place: the pages, the
-    # services and the queries ask these two, the second the first's twin for a query.
-
-    def within_grace(self, finished_at: datetime | None, now: datetime) -> bool:
-        """Whether what an annotator finished at `finished_at` (a rating submitted, a skip)
-        may still be corrected or undone at `now`."""
-        return finished_at is not None and finished_at > self.grace_over_before(now)
-
-    def grace_over_before(self, now: datetime) -> datetime:
-        """What was finished at or before this time is past its grace period at `now`
-        (`finished_at__lte=...` in a query)."""
-        return now - timedelta(minutes=self.edit_grace_minutes)
 
 
 class TaskKind(models.TextChoices):

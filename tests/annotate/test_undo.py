@@ -358,16 +358,3 @@ def test_after_skipping_the_last_pair_the_end_of_task_page_offers_undo(tmp_path)
     back = client.post(reverse("annotate-undo", args=[only]), HTTP_HX_REQUEST="true")
     assert back.status_code == 200
     assert f'data-assignment="{only}"' in back.content.decode()
-
-
-@pytest.mark.parametrize("past_the_boundary", [timedelta(0), timedelta(microseconds=1)])
-def test_the_grace_period_and_its_query_twin_agree_at_the_boundary(tmp_path, past_the_boundary):
-    """A correction, an undo and the own-work page's final gold answers ask one rule."""
-    project = queued_pairs(tmp_path, count=1).project
-    project.edit_grace_minutes = 10
-    now = timezone.now()
-    finished = now - timedelta(minutes=10) + past_the_boundary  # on the boundary, or just after
-    within = project.within_grace(finished, now)
-    over = finished <= project.grace_over_before(now)
-    assert within is (past_the_boundary > timedelta(0)) and over is not within
-    assert project.within_grace(None, now) is False

@@ -1,13 +1,16 @@
-"""The keep/drop rules are stated once for Python and once for SQL (content/decision_rules.py):
+"""A pair's lifecycle states each rule once for Python and once for SQL (content/lifecycle.py):
 on every mean three experts can reach and every span, under several project settings, the
-query twins select exactly the pairs the Python rules name."""
+keep/drop twins select exactly the pairs the Python rules name; the grace period and its
+query twin agree at the boundary."""
 
 import itertools
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from annotation.services.consensus import consensus_of
-from content import decision_rules as rules
+from content import lifecycle as rules
 from content.models import Pair
 from tests.domain.test_constraints import make_pair
 
@@ -61,3 +64,19 @@ def test_the_decision_reads_the_rules():
     assert not consensus_of([4, 4, 5], project).keep  # mean 4.33, within 4 ± 0.5
     assert consensus_of([4, 5, 5], project).keep  # mean 4.67, just outside the band
     assert not consensus_of([3, 4, 5], project).keep  # mean exactly the centre
+
+
+@pytest.mark.parametrize("past_the_boundary", [timedelta(0), timedelta(microseconds=1)])
+def test_the_grace_period_and_its_query_twin_agree_at_the_boundary(past_the_boundary):
+    """A correction, an undo and the own-work page's final gold answers ask one rule."""
+    pair = make_pair()
+    project = pair.project
+    project.edit_grace_minutes = 10
+    now = timezone.now()
+    finished = now - timedelta(minutes=10) + past_the_boundary  # on the boundary, or just after
+    Pair.objects.filter(pk=pair.pk).update(created_at=finished)
+    within = rules.within_grace(project, finished, now)
+    assert within is (past_the_boundary > timedelta(0))
+    in_query = Pair.objects.filter(rules.within_grace_q(project, "created_at", now)).exists()
+    assert in_query is within
+    assert rules.within_grace(project, None, now) is False
