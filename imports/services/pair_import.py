@@ -22,9 +22,7 @@ Re-importing a record whose id exists with the same content is a no-op (counted 
 `unchanged`); an existing id with different content is an error.
 
 The pairs the file's ratings or adjudications decide are announced as any decision is
-(`pair.decided`, annotation/services/consensus.py::decisions_announce), all of the import's
-together once it commits: one burst, which a webhook subscriber receives as one background
-job and the dashboards as one refresh.
+(`pair.decided`; consensus.py::decisions_announce), the whole import's as one burst.
 """
 
 import hashlib
@@ -151,7 +149,6 @@ def _write_all(batches, checked: _FileChecked, summary, file_scale, as_candidate
     """Write the checked batches in one transaction, one batch in memory at a time."""
     with WrittenFiles() as written:
         try:
-            # The decisions of every batch are announced together, once committed.
             with published_together(), transaction.atomic():
                 project, _ = project_get_or_create(
                     summary.project,
@@ -487,8 +484,6 @@ def _write_pairs(project, task, new_records, summary, as_candidates, queue) -> N
         summary.statuses[pair.status] = summary.statuses.get(pair.status, 0) + 1
     summary.ratings += _write_ratings(project, new_records, pairs)
     summary.adjudications += imported_adjudications_write(project, adjudications)
-    # The imported experts' ratings and a lead's imported decisions decide pairs as Arbiter's
-    # own do, and are announced the same way (a label imported alone is the file's).
     decisions_announce([(pair, ("", "")) for pair in pairs], project)
 
 
