@@ -3,6 +3,8 @@
 (annotation/selectors/upcoming.py) preloads its images. One rule for both, so that a gold
 check is preloaded exactly like a real pair: nothing on the page sets it apart."""
 
+from django.contrib.auth.models import User
+
 from annotation.gold.schedule import gold_draw, gold_is_due
 from annotation.gold.selectors import gold_history
 from content.models import Pair
@@ -11,7 +13,7 @@ from projects.models import Task
 GOLD_DRAWN_FROM = 1000  # a gold check is drawn among this many left to the annotator
 
 
-def gold_pair_due(user, task: Task) -> int | None:
+def gold_pair_due(user: User, task: Task) -> int | None:
     """The gold check to hand the user next, when one is due and one is left for them (no
     query at a gold rate of 0, one when the task has no gold check left for them, three
     otherwise). The same answer as long as the user is handed no other pair: their history

@@ -3,21 +3,32 @@ set (gold pairs marked for it) before its real queue. Each answer is followed by
 expected side and the lead's explanation); the result is decided once the set is answered,
 and kept: passing admits the annotator, failing holds them back until a lead admits them."""
 
+from enum import Enum
+from typing import Final, Literal
+
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 
 from annotation.models import Assignment, Qualification, Rating
 from content.models import Pair
+from projects.access import AnyUser, signed_in
 from projects.models import Task
 from projects.scale import answers_expected_side
 
-HELD = object()  # the annotator failed the qualification: no real pair for them
+
+class _Held(Enum):
+    HELD = "held"
 
 
-def _qualification_golds(task: Task):
+HELD: Final = _Held.HELD  # the annotator failed the qualification: no real pair for them
+
+
+def _qualification_golds(task: Task) -> QuerySet[Pair]:
     return Pair.objects.filter(task=task, status=Pair.Status.GOLD, gold__qualification=True)
 
 
-def qualification_next(user, task: Task):
+def qualification_next(user: User, task: Task) -> int | Literal[_Held.HELD] | None:
     """None when the annotator may take real pairs; HELD when they failed; otherwise the id of
     the next qualification pair for them. Decides and keeps the result once every pair of the
     set was handed to them."""
@@ -52,8 +63,10 @@ def qualification_next(user, task: Task):
     return None if passed else HELD
 
 
-def qualification_admit(task: Task, annotator_id: int, *, by) -> bool:
-    """A lead admits an annotator who failed the qualification (the result stays on record)."""
+def qualification_admit(task: Task, annotator_id: int, *, by: AnyUser) -> bool:
+    """A lead admits an annotator who failed the qualification (the result stays on record).
+    `by`: the request's user, refused when not signed in."""
+    by = signed_in(by)
     return bool(
         Qualification.objects.filter(task=task, annotator_id=annotator_id, passed=False).update(
             passed=True, admitted_by=by

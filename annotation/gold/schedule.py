@@ -14,6 +14,8 @@ import hmac
 
 from django.conf import settings
 
+from projects.models import Task
+
 FIRST_GOLD_WITHIN = 10  # every annotator meets a gold check within their first 10 pairs
 
 
@@ -40,7 +42,7 @@ def _keyed(message: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def golds_due(user_id: int, task, position: int) -> int:
+def golds_due(user_id: int, task: Task, position: int) -> int:
     """How many gold checks an annotator should have met by their position-th pair."""
     if task.gold_rate <= 0 or position <= 0:
         return 0
@@ -52,7 +54,7 @@ def golds_due(user_id: int, task, position: int) -> int:
 
 
 def gold_is_due(
-    user_id: int, task, position: int, golds_so_far: int, since_last: int | None
+    user_id: int, task: Task, position: int, golds_so_far: int, since_last: int | None
 ) -> bool:
     """Whether the position-th pair should be a gold check: behind schedule, and at least P/2
     pairs after the previous one (`since_last`: pairs since it; None before the first). On
@@ -64,7 +66,7 @@ def gold_is_due(
 
 def golds_ahead(
     user_id: int,
-    task,
+    task: Task,
     position: int,
     golds_so_far: int,
     since_last: int | None,

@@ -4,6 +4,7 @@ input), the feedback after a qualification answer, and why a task holds an annot
 from functools import reduce
 from operator import or_
 
+from django.contrib.auth.models import User
 from django.db.models import Count, Max, Q
 from django.utils.translation import gettext as _
 
@@ -14,7 +15,7 @@ from projects.scale import answers_expected_side, side_of
 from projects.scale import center as scale_center
 
 
-def qualification_feedback(user, assignment_id: int) -> str | None:
+def qualification_feedback(user: User, assignment_id: int) -> str | None:
     """After a qualification answer: the expected side and the lead's explanation, in the
     Left/Right terms the annotator saw (None for any other pair: mixed gold checks stay
     unannounced)."""
@@ -54,7 +55,7 @@ def qualification_feedback(user, assignment_id: int) -> str | None:
     return feedback + note
 
 
-def task_hold_reason(user, task: Task) -> str | None:
+def task_hold_reason(user: User, task: Task) -> str | None:
     """Why the annotator gets no pair of the task although some may be left: a pause after
     failed gold checks, or a failed qualification (None when neither holds them)."""
     if AnnotatorPause.objects.filter(
@@ -73,13 +74,13 @@ def task_hold_reason(user, task: Task) -> str | None:
     return None
 
 
-def gold_history(user, task: Task) -> tuple[int, int, int | None]:
+def gold_history(user: User, task: Task) -> tuple[int, int, int | None]:
     """(pairs handed to the annotator in the task's queue, gold checks among them, pairs since
     the latest gold check or None): what annotation.gold.schedule decides from."""
     return gold_histories(user, [task]).get(task.pk, (0, 0, None))
 
 
-def gold_histories(user, tasks: list[Task]) -> dict[int, tuple[int, int, int | None]]:
+def gold_histories(user: User, tasks: list[Task]) -> dict[int, tuple[int, int, int | None]]:
     """gold_history of several tasks in two queries whatever their number."""
     mine = Assignment.objects.filter(annotator=user, pair__task__in=tasks).exclude(
         pair__gold__qualification=True

@@ -8,8 +8,11 @@ nothing on the page tells it apart, not even what the page preloads."""
 import csv
 import io
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
@@ -17,8 +20,10 @@ from django.utils import timezone
 from annotation.gold.models import GOLD_FROM_STATUSES
 from annotation.models import AnnotatorPause, Assignment, Flag, GoldAnswer, Rating
 from content.importing.errors import ImportFailed
+from content.importing.records import PairRecord
 from content.models import Pair
 from core.errors import Invalid, Refused
+from projects.access import AnyUser, signed_in
 from projects.events import publish
 from projects.models import Membership, Task
 from projects.scale import answers_expected_side
@@ -75,10 +80,15 @@ def gold_entries_from_csv(data: bytes) -> list[GoldEntry]:
     return entries
 
 
-def gold_set(task: Task, entries: list[GoldEntry], *, by=None, rate: float | None = None) -> int:
+def gold_set(
+    task: Task, entries: list[GoldEntry], *, by: AnyUser | None = None, rate: float | None = None
+) -> int:
     """Make these pairs of the task gold checks with their expected side (all or nothing).
     Returns how many pairs became gold (already gold ones get the new side). Raises Invalid
-    naming every refused entry."""
+    naming every refused entry. `by`: the lead who sets them (a request's user, refused when
+    not signed in); None for an import or a command."""
+    if by is not None:
+        by = signed_in(by)
     if rate is not None and not 0 <= rate <= 0.5:
         raise Invalid("The gold rate is a share between 0 and 0.5 (0.1: one pair in ten).")
     problems: list[str] = []
@@ -144,7 +154,7 @@ def gold_set(task: Task, entries: list[GoldEntry], *, by=None, rate: float | Non
         return made
 
 
-def gold_from_import(task: Task, records) -> int:
+def gold_from_import(task: Task, records: Iterable[PairRecord]) -> int:
     """The gold checks a pair file marks (its records' `gold` field), set inside the import's
     transaction: a refused one refuses the whole file. How many pairs became gold."""
     entries = [
@@ -197,7 +207,7 @@ def gold_unset(pair: Pair) -> None:
         gold.delete()
 
 
-def gold_assignment_create(user, pair_id: int, lease_end) -> Assignment:
+def gold_assignment_create(user: User, pair_id: int, lease_end: datetime) -> Assignment:
     """A gold check takes no slot, so it needs no lock: the unique (pair, annotator) is all.
     Two claims of the same annotator at once (two tabs) may pick the same gold pair: the
     second gets the first's assignment."""
@@ -213,7 +223,7 @@ def gold_assignment_create(user, pair_id: int, lease_end) -> Assignment:
         return Assignment.objects.get(pair_id=pair_id, annotator=user)
 
 
-def gold_record(user_id: int, task: Task, since=None) -> tuple[int, int]:
+def gold_record(user_id: int, task: Task, since: datetime | None = None) -> tuple[int, int]:
     """(correct, answered) of the annotator's gold answers in the task (rated at or after
     `since` when given); a tie is wrong."""
     rows = Rating.objects.filter(
@@ -229,13 +239,13 @@ def gold_record(user_id: int, task: Task, since=None) -> tuple[int, int]:
     return correct, len(answers)
 
 
-def annotator_paused(user, task: Task) -> AnnotatorPause | None:
+def annotator_paused(user: User, task: Task) -> AnnotatorPause | None:
     return AnnotatorPause.objects.filter(
         task=task, annotator=user, readmitted_at__isnull=True
     ).first()
 
 
-def gold_review(user, task: Task) -> AnnotatorPause | None:
+def gold_review(user: User, task: Task) -> AnnotatorPause | None:
     """After a gold answer: pause the annotator's access to the task when the task says so
     and their accuracy, over at least the task's minimum answers since their last
     re-admission, is below its threshold."""
@@ -270,11 +280,12 @@ def gold_review(user, task: Task) -> AnnotatorPause | None:
 PAUSE_REASON_CHARS = 500
 
 
-def annotator_pause(task: Task, annotator_id: int, *, by, reason: str) -> AnnotatorPause:
+def annotator_pause(task: Task, annotator_id: int, *, by: AnyUser, reason: str) -> AnnotatorPause:
     """A lead holds an annotator back from the task (their ratings stay; new claims are
     refused) until a lead re-admits them. Pausing someone already paused changes nothing.
     Raises Invalid for an empty or over-long reason, Refused when the user is not one of the
-    project's annotators."""
+    project's annotators, PermissionDenied when `by` (the request's user) is not signed in."""
+    by = signed_in(by)
     reason = " ".join(str(reason).split())
     if not reason:
         raise Invalid("Say why, for the other leads and the annotator's record.")
@@ -295,9 +306,11 @@ def annotator_pause(task: Task, annotator_id: int, *, by, reason: str) -> Annota
         )
 
 
-def annotator_readmit(task: Task, annotator_id: int, *, by) -> bool:
+def annotator_readmit(task: Task, annotator_id: int, *, by: AnyUser) -> bool:
     """A lead lets a paused annotator back into the task; their ratings were never touched,
-    and their gold record starts again from here (a fresh minimum of answers)."""
+    and their gold record starts again from here (a fresh minimum of answers). `by`: the
+    request's user, refused when not signed in."""
+    by = signed_in(by)
     updated = AnnotatorPause.objects.filter(
         task=task, annotator_id=annotator_id, readmitted_at__isnull=True
     ).update(readmitted_at=timezone.now(), readmitted_by=by)

@@ -1,5 +1,7 @@
 """Images: the assets a content names, and whether an image may be shown to a user."""
 
+from typing import TypeVar
+
 from django.db import connection
 from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
@@ -7,7 +9,10 @@ from django.db.models.functions import Cast
 from annotation.access import pairs_showing_images_to
 from content.models import Asset, Prompt, Response
 from content.rendering import image_shas
-from projects.access import operator_wide
+from projects.access import AnyUser, operator_wide
+
+# A model whose `content` is a part list.
+PartsModel = TypeVar("PartsModel", Prompt, Response)
 
 
 def assets_by_sha(shas: set[str]) -> dict[str, Asset]:
@@ -16,7 +21,7 @@ def assets_by_sha(shas: set[str]) -> dict[str, Asset]:
     return {asset.sha256: asset for asset in Asset.objects.filter(sha256__in=shas)}
 
 
-def _naming_image(model, sha256: str) -> QuerySet:
+def _naming_image(model: type[PartsModel], sha256: str) -> QuerySet[PartsModel]:
     """Prompts or responses whose part list names the image: exactly, by JSON containment,
     where the database has it (PostgreSQL); else a superset, by a match on the JSON's text."""
     if connection.features.supports_json_field_contains:
@@ -24,7 +29,7 @@ def _naming_image(model, sha256: str) -> QuerySet:
     return model.objects.alias(text=Cast("content", TextField())).filter(text__contains=sha256)
 
 
-def asset_for_user(user, sha256: str) -> Asset | None:
+def asset_for_user(user: AnyUser, sha256: str) -> Asset | None:
     """The image with this hash if a pair the user may be shown uses it, else None: an image
     out of scope is indistinguishable from one that does not exist, in the answer and in the
     work done. The scope comes first: one query finds the pairs in scope whose prompt or

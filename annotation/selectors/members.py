@@ -1,6 +1,8 @@
 """The members page's figures: each member's work, who rated and left, and the pairs in
 progress a lead may give back to the pool."""
 
+from typing import TypedDict
+
 from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 
@@ -38,16 +40,22 @@ def project_members(project: Project) -> list[Membership]:
     )
 
 
-def former_members(project: Project) -> list[dict]:
+class FormerMember(TypedDict):
+    username: str
+    ratings: int
+
+
+def former_members(project: Project) -> list[FormerMember]:
     """People who rated in the project and are no longer members (their ratings still
     count): `username`, `ratings`. Imported ratings' placeholder accounts are not people."""
-    return list(
+    rows = (
         Rating.objects.filter(pair__project=project, imported=False)
         .exclude(annotator__memberships__project=project)
         .values(username=F("annotator__username"))
         .annotate(ratings=Count("id"))
         .order_by("username")
     )
+    return [FormerMember(username=row["username"], ratings=row["ratings"]) for row in rows]
 
 
 def project_leases(project: Project) -> list[Assignment]:

@@ -4,7 +4,9 @@ as they pressed it (their Left and Right) and whether they may still correct it;
 generator, an external pair id, the pair's status or label, or anyone else's rating."""
 
 from datetime import datetime
+from typing import TypedDict
 
+from django.contrib.auth.models import User
 from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
@@ -19,7 +21,7 @@ from projects.scale import scale_labels, to_form
 OWN_RATINGS_PER_PAGE = 50
 
 
-def own_membership_of(user, slug: str) -> Membership | None:
+def own_membership_of(user: User, slug: str) -> Membership | None:
     """The user's membership of the project with this slug (any role), or None: not a member
     and no such project read the same. One query."""
     return memberships_of(user).filter(project__slug=slug).select_related("project").first()
@@ -30,7 +32,9 @@ def own_rating_tasks(membership: Membership) -> list[Task]:
     return sorted(tasks_for_membership(membership), key=lambda task: (task.name, task.pk))
 
 
-def own_ratings(user, membership: Membership, task: Task | None = None) -> QuerySet[Assignment]:
+def own_ratings(
+    user: User, membership: Membership, task: Task | None = None
+) -> QuerySet[Assignment]:
     """The user's rated assignments in the project (in one task), newest first."""
     rated = Assignment.objects.filter(
         annotator=user, status=Assignment.Status.SUBMITTED, pair__project=membership.project
@@ -42,9 +46,23 @@ def own_ratings(user, membership: Membership, task: Task | None = None) -> Query
     )
 
 
+class OwnRatingRow(TypedDict):
+    assignment: Assignment
+    task: str
+    prompt: str
+    pressed: int | None  # the digit they pressed; None while the rating is missing
+    score: str
+    submitted_at: datetime | None
+    editable: bool
+
+
 def own_ratings_page(
-    user, membership: Membership, page_number, now: datetime, task: Task | None = None
-) -> tuple[Page, list[dict]]:
+    user: User,
+    membership: Membership,
+    page_number: str | None,
+    now: datetime,
+    task: Task | None = None,
+) -> tuple[Page[Assignment], list[OwnRatingRow]]:
     """One page of the user's ratings (any page number: a bad one gives the first or last
     page) and its rows: `assignment`, `task`, `prompt`, `pressed` (the digit they pressed),
     `score` (its words), `submitted_at`, `editable`. Three queries (count, page, and one per
@@ -52,22 +70,23 @@ def own_ratings_page(
     page = Paginator(own_ratings(user, membership, task), OWN_RATINGS_PER_PAGE).get_page(
         page_number
     )
-    rows = []
+    rows: list[OwnRatingRow] = []
     for assignment in page.object_list:
         rating = getattr(assignment, "rating", None)
-        pressed, words = None, ""
+        pressed: int | None = None
+        words = ""
         if rating is not None:
             pressed = to_form(rating.overall, rating.scale, assignment.swapped)
             words = _(dict(scale_labels(rating.scale)).get(pressed, str(pressed)))
         rows.append(
-            {
-                "assignment": assignment,
-                "task": assignment.pair.task.name,
-                "prompt": content_summary(assignment.pair.prompt.content, limit=120),
-                "pressed": pressed,
-                "score": words,
-                "submitted_at": assignment.submitted_at,
-                "editable": rating_can_change(assignment, now),
-            }
+            OwnRatingRow(
+                assignment=assignment,
+                task=assignment.pair.task.name,
+                prompt=content_summary(assignment.pair.prompt.content, limit=120),
+                pressed=pressed,
+                score=words,
+                submitted_at=assignment.submitted_at,
+                editable=rating_can_change(assignment, now),
+            )
         )
     return page, rows

@@ -16,12 +16,13 @@ Query budgets, whatever the number of threads and messages: `annotator_threads` 
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.contrib.auth.models import User
 from django.db.models import OuterRef, Subquery
 from django.utils.translation import gettext as _
 
 from annotation.access import led_pairs
 from annotation.models import Assignment, PairMessage, PairThread
-from projects.access import led_projects
+from projects.access import AnyUser, led_projects
 from projects.models import Project
 
 # The overview lists this many open questions (the oldest first), and says how many more.
@@ -59,7 +60,7 @@ class Conversation:
     notes: list[MessageView]
 
 
-def annotator_threads(user, assignment: Assignment) -> list[ThreadView]:
+def annotator_threads(user: User, assignment: Assignment) -> list[ThreadView]:
     """The threads the annotator of `assignment` may read on its pair (their own first).
     `assignment` comes from a scoped selector (assignment_for_annotator); one that is not the
     user's shows nothing."""
@@ -93,7 +94,7 @@ def annotator_threads(user, assignment: Assignment) -> list[ThreadView]:
     return sorted(threads.values(), key=lambda view: (not view.mine, view.id))
 
 
-def pair_conversation(user, pair_id: int) -> Conversation | None:
+def pair_conversation(user: AnyUser, pair_id: int) -> Conversation | None:
     """Every thread and internal note of a pair the user leads, with names; None when the
     pair is not theirs to lead (or does not exist)."""
     if not led_pairs(user).filter(pk=pair_id).exists():
@@ -133,7 +134,7 @@ class OpenQuestion:
     waiting_since: datetime
 
 
-def open_questions(user, project: Project) -> tuple[int, list[OpenQuestion]]:
+def open_questions(user: AnyUser, project: Project) -> tuple[int, list[OpenQuestion]]:
     """How many threads of the project wait for an answer, and the oldest of them (their
     latest question), for the project's leads; (0, []) for anyone else."""
     waiting = PairThread.objects.filter(

@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.contrib.auth.models import User
 from django.db.models import Count, Q
 
 from annotation.gold.schedule import golds_ahead
@@ -39,7 +40,7 @@ class TaskProgress:
 
 
 def annotator_progress(
-    user, tasks: list[Task], now: datetime, *, quota_room: dict[int, int] | None = None
+    user: User, tasks: list[Task], now: datetime, *, quota_room: dict[int, int] | None = None
 ) -> list[TaskProgress]:
     """Rated, skipped and remaining per task, in a fixed number of queries whatever the number
     of tasks (two; one more when a task serves gold checks, and two more when some are
@@ -110,7 +111,7 @@ def annotator_progress(
     return [row(task) for task in tasks]
 
 
-def next_task_for(user, task: Task, now: datetime) -> TaskProgress | None:
+def next_task_for(user: User, task: Task, now: datetime) -> TaskProgress | None:
     """Another task of the same project with pairs left for this annotator (the first by
     name), for the end of a task."""
     membership = Membership.objects.filter(user=user, project_id=task.project_id).first()

@@ -9,6 +9,7 @@ work); skipped or expired ones gave the pair back to the pool.
 
 from datetime import datetime
 
+from django.contrib.auth.models import User
 from django.db.models import Count, QuerySet
 from django.utils.translation import gettext as _
 
@@ -18,7 +19,7 @@ from content.models import Pair
 from projects.models import Membership, Task
 
 
-def quota_counted(user, project_id: int, now: datetime) -> QuerySet[Assignment]:
+def quota_counted(user: User, project_id: int, now: datetime) -> QuerySet[Assignment]:
     """The member's assignments that count against their quotas in the project."""
     return (
         Assignment.objects.filter(live_assignments(now), annotator=user)
@@ -27,7 +28,9 @@ def quota_counted(user, project_id: int, now: datetime) -> QuerySet[Assignment]:
     )
 
 
-def quota_room(user, membership: Membership, tasks: list[Task], now: datetime) -> dict[int, int]:
+def quota_room(
+    user: User, membership: Membership, tasks: list[Task], now: datetime
+) -> dict[int, int]:
     """How many more pairs the member may take in each task under their quotas, by task id;
     empty without a quota (no query then; one with a quota, whatever the number of tasks)."""
     project_quota, task_quota = membership.project_quota, membership.task_quota
@@ -50,7 +53,7 @@ def quota_room(user, membership: Membership, tasks: list[Task], now: datetime) -
     return room
 
 
-def quota_reached_note(user, task: Task, now: datetime) -> str | None:
+def quota_reached_note(user: User, task: Task, now: datetime) -> str | None:
     """Why the member gets no more pairs of the task though some are left: their quota, in
     words (None when no quota holds them back)."""
     membership = Membership.objects.filter(user=user, project_id=task.project_id).first()

@@ -17,6 +17,7 @@ one rule for both): were it never preloaded, a pair that shows up without having
 import re
 from datetime import datetime
 
+from django.contrib.auth.models import User
 from django.http import Http404
 
 from annotation.access import own_assignments
@@ -25,12 +26,13 @@ from annotation.models import Assignment, Qualification
 from annotation.selectors.pairs import claimable_pairs, in_claim_order
 from content.models import Pair
 from projects.access import covers_task
+from projects.models import Task
 
 UPCOMING_IMAGES = 12  # preloaded at most: a long interleaved pair need not come whole
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-def upcoming_images(user, assignment_id: int, now: datetime) -> list[str]:
+def upcoming_images(user: User, assignment_id: int, now: datetime) -> list[str]:
     """The hashes of the images (prompt's, then both responses') of the pair the claim would
     most likely hand the user after this assignment (a gold check when one will be due),
     at most UPCOMING_IMAGES; [] when no next pair follows it (the assignment is no lease, the
@@ -69,7 +71,7 @@ def upcoming_images(user, assignment_id: int, now: datetime) -> list[str]:
     return list(dict.fromkeys(shas))[:UPCOMING_IMAGES]  # in page order, each once
 
 
-def _qualifying(user, task) -> bool:
+def _qualifying(user: User, task: Task) -> bool:
     """Whether the task's qualification still stands before the user, as
     annotation.gold.qualification.qualification_next sees it: no result of theirs yet and
     a qualification set to answer; or a failed result (held: nothing follows)."""

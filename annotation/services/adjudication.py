@@ -8,6 +8,7 @@ Writers lock the pair row first, as the assignment and rating services do.
 
 import math
 
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Exists, OuterRef
@@ -18,7 +19,7 @@ from annotation.services.consensus import pair_decide, pairs_decide
 from content.lifecycle import OPEN_STATUSES
 from content.models import Pair
 from core.errors import Invalid, Refused
-from projects.access import led_projects
+from projects.access import AnyUser, led_projects, signed_in
 from projects.models import Project
 
 MAX_NOTE_CHARS = 10_000
@@ -53,7 +54,7 @@ def _adjudicated() -> Exists:
     return Exists(Adjudication.objects.filter(pair=OuterRef("pk")))
 
 
-def _pair_lock_for_lead(pair_id: int, lead) -> Pair:
+def _pair_lock_for_lead(pair_id: int, lead: User) -> Pair:
     """Lock the pair (Pair.DoesNotExist when there is none) and check that `lead` leads its
     project (superusers lead every project), else PermissionDenied."""
     pair = Pair.objects.select_for_update(of=("self",)).select_related("project").get(pk=pair_id)
@@ -66,13 +67,14 @@ def _scores(pair: Pair) -> list[int]:
     return list(Rating.objects.filter(pair=pair).values_list("overall", flat=True))
 
 
-def pair_adjudicate(pair_id: int, lead, decision: str, note: str) -> Adjudication:
+def pair_adjudicate(pair_id: int, lead: AnyUser, decision: str, note: str) -> Adjudication:
     """Record the lead's decision (keep_a, keep_b or drop, with a note saying why) and apply it
     at once: the latest adjudication sets the pair's label and status, over the consensus. The
     pair's open flags are resolved by the lead. Submitting the latest decision again (same
     lead, decision and note) records nothing new.
     Raises AdjudicationRefused for an unknown decision or an empty note, PermissionDenied when
-    `lead` does not lead the pair's project."""
+    `lead` does not lead the pair's project or is not signed in."""
+    lead = signed_in(lead)
     if decision not in Adjudication.Decision.values:
         raise AdjudicationRefused("Choose keep A, keep B or drop.")
     note = _note_check(note)
@@ -95,14 +97,16 @@ def pair_adjudicate(pair_id: int, lead, decision: str, note: str) -> Adjudicatio
         return adjudication
 
 
-def pair_request_annotator(pair_id: int, lead, note: str) -> Pair:
+def pair_request_annotator(pair_id: int, lead: AnyUser, note: str) -> Pair:
     """Send the pair to one more annotator: it needs one more rating (N + extra), is open for
     claims again (in progress) and is undecided until that rating is in; then the consensus of
     all its ratings decides it. Recorded as an AnnotatorRequest (who, when, why). Submitting
     the same request again (same lead and note) while that rating is missing adds nothing.
     Raises AdjudicationRefused when the pair was adjudicated (the lead's decision stands),
     when it is not being annotated (candidate, easy, or labelled on import without ratings)
-    or for an empty note; PermissionDenied when `lead` does not lead the pair's project."""
+    or for an empty note; PermissionDenied when `lead` does not lead the pair's project or is
+    not signed in."""
+    lead = signed_in(lead)
     note = _note_check(note)
     with transaction.atomic():
         pair = _pair_lock_for_lead(pair_id, lead)
@@ -126,9 +130,13 @@ def pair_request_annotator(pair_id: int, lead, note: str) -> Pair:
         return pair
 
 
-def _whole_number(value) -> int | None:
+def _whole_number(value: str | float | None) -> int | None:
     """The value as an int (from an int, a whole float or a numeric string), else None."""
-    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+    if (
+        value is None
+        or isinstance(value, bool)
+        or (isinstance(value, float) and not value.is_integer())
+    ):
         return None
     try:
         return int(value.strip() if isinstance(value, str) else value)
@@ -136,9 +144,9 @@ def _whole_number(value) -> int | None:
         return None
 
 
-def _real_number(value) -> float | None:
+def _real_number(value: str | float | None) -> float | None:
     """The value as a finite float, else None."""
-    if isinstance(value, bool):
+    if value is None or isinstance(value, bool):
         return None
     try:
         number = float(value.strip() if isinstance(value, str) else value)
@@ -147,7 +155,9 @@ def _real_number(value) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def project_filter_check(project: Project, max_span, ambiguous_half_width) -> tuple[int, float]:
+def project_filter_check(
+    project: Project, max_span: str | float | None, ambiguous_half_width: str | float | None
+) -> tuple[int, float]:
     """Validated (max_span, ambiguous_half_width) for the project's K: max span 0..K−1, half
     width 0..(K−1)/2. Raises FilterInvalid with a message per bad field."""
     k = project.scale_points
@@ -164,7 +174,9 @@ def project_filter_check(project: Project, max_span, ambiguous_half_width) -> tu
     return span, width
 
 
-def project_filter_update(project: Project, *, max_span, ambiguous_half_width) -> int:
+def project_filter_update(
+    project: Project, *, max_span: str | float | None, ambiguous_half_width: str | float | None
+) -> int:
     """Save the project's filter settings and re-apply them to its pairs (see
     `project_filter_apply`); returns how many pairs changed status. Raises FilterInvalid for
     values out of range, and then saves nothing."""

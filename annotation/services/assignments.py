@@ -18,7 +18,10 @@ assignment, like the annotator's own writes.
 import random
 import time
 from datetime import datetime, timedelta
+from enum import Enum
+from typing import Final, Literal
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -36,10 +39,17 @@ from content.models import Pair
 from content.models.pair import RATINGS_NEEDED
 from core.errors import NotFound, Refused
 from projects.events import publish
-from projects.models import Task
+from projects.models import Project, Task
 
 _BUSY_RETRIES = 200  # × 5–30 ms: a few seconds at most under extreme contention
-_BUSY = object()
+
+
+class _Busy(Enum):
+    BUSY = "busy"
+
+
+# A claim attempt found only pairs that others are claiming this instant: try again.
+_BUSY: Final = _Busy.BUSY
 
 
 # The reasons the annotate page offers for a skip (an annotator may add a note to any).
@@ -71,7 +81,7 @@ def pair_has_free_slot(
     return live.count() < limit
 
 
-def _claim_census(pair_id: int, user, now: datetime) -> tuple[bool, int, tuple[int, int]]:
+def _claim_census(pair_id: int, user: User, now: datetime) -> tuple[bool, int, tuple[int, int]]:
     """The pair's assignments in one fresh statement (call with the pair row locked): whether
     the user has one, how many are live, and how many show it swapped and straight."""
     census = Assignment.objects.filter(pair_id=pair_id).aggregate(
@@ -93,7 +103,7 @@ def _balanced_side(sides: tuple[int, int]) -> bool:
     return random.random() < 0.5
 
 
-def _resume(user, task: Task, now: datetime) -> Assignment | None:
+def _resume(user: User, task: Task, now: datetime) -> Assignment | None:
     """The user's current lease in the task, renewed; an expired one only if its slot is free."""
     leases = Assignment.objects.filter(
         annotator=user, pair__task=task, status=Assignment.Status.LEASED
@@ -121,7 +131,7 @@ def _resume(user, task: Task, now: datetime) -> Assignment | None:
     return None
 
 
-def assignment_claim(user, task: Task, *, now: datetime | None = None) -> Assignment | None:
+def assignment_claim(user: User, task: Task, *, now: datetime | None = None) -> Assignment | None:
     """The user's next assignment in the task (their current lease if they have one; a gold
     check when one is due), or None when nothing is left for them, a failed gold check
     (or a lead) paused their access to the task, or the task is archived."""
@@ -136,7 +146,7 @@ def assignment_claim(user, task: Task, *, now: datetime | None = None) -> Assign
     return None
 
 
-def _claim_once(user, task: Task, now: datetime):
+def _claim_once(user: User, task: Task, now: datetime) -> Assignment | Literal[_Busy.BUSY] | None:
     if task.archived_at is not None:  # archived by a lead (projects/services/tasks.py)
         return None
     current = _resume(user, task, now)
@@ -186,7 +196,7 @@ class AssignmentNotFound(NotFound):
     """No assignment of this user with this id (someone else's answers the same)."""
 
 
-def lock_own_assignment(assignment_id: int, user) -> tuple[Assignment, Pair]:
+def lock_own_assignment(assignment_id: int, user: User) -> tuple[Assignment, Pair]:
     """Lock the user's assignment and its pair (pair first, the order every writer uses).
     Raises AssignmentNotFound when the assignment is not the user's, or is a placeholder's:
     imported ratings are no one's to change or skip, whatever session or token reaches here
@@ -209,7 +219,7 @@ def lock_own_assignment(assignment_id: int, user) -> tuple[Assignment, Pair]:
 
 
 def assignment_skip(
-    assignment_id: int, user, reason: str, *, now: datetime | None = None
+    assignment_id: int, user: User, reason: str, *, now: datetime | None = None
 ) -> Assignment:
     """Give the pair back without rating it; the user will not get it again (unless they undo
     it within the grace period: annotation/services/skip_undo.py)."""
@@ -230,7 +240,7 @@ def assignment_skip(
 
 
 def assignment_flag(
-    assignment_id: int, user, reason: str, note: str = "", *, now: datetime | None = None
+    assignment_id: int, user: User, reason: str, note: str = "", *, now: datetime | None = None
 ) -> Flag:
     """Report the pair to the leads (broken or unsafe content) and skip it (undone, within
     the grace period and before a lead acts on it, by annotation/services/skip_undo.py)."""
@@ -265,7 +275,7 @@ class LeaseNotFound(NotFound):
 
 
 def assignment_release(
-    *, project, assignment_id: int, by=None, now: datetime | None = None
+    *, project: Project, assignment_id: int, by: User | None = None, now: datetime | None = None
 ) -> Assignment:
     """A lead (`by`) gives an annotator's pair in progress back to the pool: the lease ends
     now, its slot is free for the next claim, the annotator's page finds nothing to submit

@@ -22,10 +22,12 @@ decisions an action changes are announced as its single-pair service announces t
 """
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, TypedDict
 
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
@@ -43,12 +45,12 @@ from annotation.services.adjudication import (
 from content.lifecycle import OPEN_STATUSES
 from content.models import Pair
 from core.errors import DomainError, Invalid
-from projects.access import led_projects
+from projects.access import AnyUser, led_projects, signed_in
 from projects.events import published_together
 from projects.models import Project, Task
 
-if TYPE_CHECKING:  # the stubs' type of a lazy translation; not installed at run time
-    from django_stubs_ext import StrOrPromise
+if TYPE_CHECKING:  # the stubs' types (a lazy translation, an annotated row): not at run time
+    from django_stubs_ext import StrOrPromise, WithAnnotations
 
 ACTIONS = {
     "queue": gettext_lazy("Queue for annotation"),
@@ -66,7 +68,7 @@ _BATCH = 500
 class BulkPreview:
     action: str
     changes: list[int]  # ids of the pairs the action changes
-    left: Counter = field(default_factory=Counter)  # why the others stay as they are
+    left: Counter[str] = field(default_factory=Counter)  # why the others stay as they are
 
     @property
     def label(self) -> "StrOrPromise":
@@ -101,7 +103,12 @@ def _checked(action: str, pair_ids: Iterable[int]) -> list[int]:
     return ids
 
 
-def _why_left(action: str, pair) -> str | None:
+class _Answered(TypedDict):
+    adjudicated: bool  # a lead decided the pair
+    rated: bool  # an annotator rated it
+
+
+def _why_left(action: str, pair: "WithAnnotations[Pair, _Answered]") -> str | None:
     """Why the action leaves this pair as it is (None: it changes it)."""
     if action == "queue":
         return (
@@ -157,7 +164,7 @@ def pair_bulk_preview(*, project: Project, action: str, pair_ids: Iterable[int])
 
 
 def pair_bulk_apply(
-    *, project: Project, lead, action: str, pair_ids: Iterable[int], note: str = ""
+    *, project: Project, lead: AnyUser, action: str, pair_ids: Iterable[int], note: str = ""
 ) -> BulkResult:
     """Apply the action to the pairs of `project` among `pair_ids` that it changes (see
     `pair_bulk_preview`); returns how many changed and how many were left. `lead` must lead
@@ -166,6 +173,7 @@ def pair_bulk_apply(
     ids = _checked(action, pair_ids)
     if not led_projects(lead).filter(pk=project.pk).exists():
         raise PermissionDenied("only the project's leads may change its pairs")
+    lead = signed_in(lead)  # a lead: always a signed-in account
     note = (note or "").strip()
     if action in NEEDS_NOTE and not note:
         raise Invalid(
@@ -179,7 +187,7 @@ def pair_bulk_apply(
     return BulkResult(action=action, changed=changed, left=len(ids) - changed)
 
 
-def _queue(project: Project, lead, ids: list[int], note: str) -> int:
+def _queue(project: Project, lead: User, ids: list[int], note: str) -> int:
     changed = 0
     for batch in _batches(ids):
         changed += Pair.objects.filter(project=project, pk__in=batch, status__in=QUEUEABLE).update(
@@ -188,7 +196,7 @@ def _queue(project: Project, lead, ids: list[int], note: str) -> int:
     return changed
 
 
-def _one_by_one(call) -> int:
+def _one_by_one(call: Callable[[], object]) -> int:
     """How many calls succeeded; a refusal (the pair changed since the preview) is a pair left."""
     try:
         call()
@@ -197,16 +205,16 @@ def _one_by_one(call) -> int:
     return 1
 
 
-def _annotator(project: Project, lead, ids: list[int], note: str) -> int:
-    return sum(_one_by_one(lambda pk=pk: pair_request_annotator(pk, lead, note)) for pk in ids)
+def _annotator(project: Project, lead: User, ids: list[int], note: str) -> int:
+    return sum(_one_by_one(partial(pair_request_annotator, pk, lead, note)) for pk in ids)
 
 
-def _drop(project: Project, lead, ids: list[int], note: str) -> int:
+def _drop(project: Project, lead: User, ids: list[int], note: str) -> int:
     decision = Adjudication.Decision.DROP
-    return sum(_one_by_one(lambda pk=pk: pair_adjudicate(pk, lead, decision, note)) for pk in ids)
+    return sum(_one_by_one(partial(pair_adjudicate, pk, lead, decision, note)) for pk in ids)
 
 
-def _gold(project: Project, lead, ids: list[int], note: str) -> int:
+def _gold(project: Project, lead: User, ids: list[int], note: str) -> int:
     """Per task, all at once (gold_set is all or nothing); when a pair changed meanwhile, the
     task's pairs one by one, so the others still become gold checks."""
     by_task: dict[int, list[GoldEntry]] = {}

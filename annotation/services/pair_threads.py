@@ -17,6 +17,7 @@ with the thread's status. `question.asked` and `question.answered` are published
 where the selectors apply the blinding rules.
 """
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -64,7 +65,7 @@ def _lock_pair(pair_id: int) -> Pair:
     return Pair.objects.select_for_update(of=("self",)).select_related("project").get(pk=pair_id)
 
 
-def question_ask(*, assignment_id: int, user, body: str) -> PairMessage:
+def question_ask(*, assignment_id: int, user: User, body: str) -> PairMessage:
     """Ask the leads about the assignment's pair; the question goes into the assignment's
     thread (made on the first question, with the annotator's view of the sides) and the
     thread waits for an answer. Raises MessageInvalid, ThreadNotFound when the assignment is
@@ -112,7 +113,7 @@ def question_ask(*, assignment_id: int, user, body: str) -> PairMessage:
     return message
 
 
-def question_answer(*, thread_id: int, lead, body: str) -> PairMessage:
+def question_answer(*, thread_id: int, lead: User, body: str) -> PairMessage:
     """Answer a thread as a lead of its pair's project; the thread is answered until its
     asker asks again. Raises MessageInvalid, ThreadNotFound when the thread is not of a pair
     the user leads."""
@@ -150,7 +151,7 @@ def question_answer(*, thread_id: int, lead, body: str) -> PairMessage:
     return message
 
 
-def pair_note_add(*, pair_id: int, lead, body: str) -> PairMessage:
+def pair_note_add(*, pair_id: int, lead: User, body: str) -> PairMessage:
     """Leave an internal note on a pair the user leads: leads read it on the pair's page,
     annotators never. Raises MessageInvalid, ThreadNotFound when the pair is not the user's
     to lead."""

@@ -10,12 +10,14 @@ member (two tabs) count one after the other and never both take the last pair of
 
 from datetime import datetime
 
+from django.contrib.auth.models import User
+
 from annotation.selectors.quotas import quota_counted
 from projects.access import claimer_quotas
 from projects.models import Membership, Task
 
 
-def quota_reached(user, task: Task, now: datetime) -> bool:
+def quota_reached(user: User, task: Task, now: datetime) -> bool:
     """Whether the member may take no more pairs in `task` (call inside the claim's
     transaction, before any pair is locked). No query without a quota when the task came
     from `task_for_annotator` or `task_of_assignment`, which read the member's quotas with

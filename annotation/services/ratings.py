@@ -9,6 +9,7 @@ says whether B was on the left.
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -37,10 +38,12 @@ class RatingInvalid(Invalid):
     has the shape of RatingInput (`aspects: {key: [message]}`)."""
 
     def __init__(self, errors: dict[str, str]):
-        fields: dict = {}
+        fields: dict[str, list[str] | dict[str, list[str]]] = {}
+        aspects: dict[str, list[str]] = {}
         for key, message in errors.items():
             if key.startswith("aspect_"):
-                fields.setdefault("aspects", {})[key.removeprefix("aspect_")] = [message]
+                fields.setdefault("aspects", aspects)
+                aspects[key.removeprefix("aspect_")] = [message]
             else:
                 fields[key] = [message]
         super().__init__("; ".join(f"{key}: {message}" for key, message in errors.items()), fields)
@@ -65,8 +68,8 @@ class CheckedRating:
     active_seconds: float | None
 
 
-def _score(value, scale: int) -> int | None:
-    if value in (None, ""):
+def _score(value: str | int | None, scale: int) -> int | None:
+    if value is None or value == "":
         return None
     try:
         score = int(value)
@@ -130,7 +133,7 @@ def _unchanged(rating: Rating, canonical: int, aspects: dict[str, int], rational
 
 
 def rating_submit(
-    assignment_id: int, user, data: RatingInput, *, now: datetime | None = None
+    assignment_id: int, user: User, data: RatingInput, *, now: datetime | None = None
 ) -> Rating:
     """Store (or, while annotation.selectors.rating_can_change allows it, change) the user's
     rating of an assignment. A repeated submit stores one rating. The last needed rating
