@@ -1,11 +1,16 @@
 """The lead's forms for projects and tasks. They check the shape of the input; the services
 (setup/services.py) hold the rules and write."""
 
+from typing import TYPE_CHECKING
+
 from django import forms
 from django.utils.translation import gettext_lazy
 
 from projects.models import Project, Task
 from setup.services import PROJECT_FIELDS, QUALITY_SETTINGS, aspects_text
+
+if TYPE_CHECKING:  # the stubs' type of a lazy translation: not at run time
+    from django_stubs_ext import StrOrPromise
 
 
 class ProjectForm(forms.ModelForm):
@@ -81,6 +86,16 @@ class ProjectForm(forms.ModelForm):
         """The service checks uniqueness and the model's rules, answering with field errors."""
 
 
+def _quality_number(
+    label: "StrOrPromise", *, low: float, high: float, help_text: "StrOrPromise"
+) -> forms.FloatField:
+    """A quality-control setting, a number from `low` to `high`; optional: left empty, the
+    setting keeps its current value."""
+    return forms.FloatField(
+        label=label, required=False, min_value=low, max_value=high, help_text=help_text
+    )
+
+
 class TaskForm(forms.Form):
     slug = forms.SlugField(
         label=gettext_lazy("Slug"),
@@ -103,20 +118,18 @@ class TaskForm(forms.Form):
     )
 
     # Quality control. Left empty, a setting keeps its current value.
-    gold_rate = forms.FloatField(
-        label=gettext_lazy("Gold rate"),
-        required=False,
-        min_value=0,
-        max_value=0.5,
+    gold_rate = _quality_number(
+        gettext_lazy("Gold rate"),
+        low=0,
+        high=0.5,
         help_text=gettext_lazy(
             "Share of each annotator's pairs that are gold checks (0.1: one in ten)."
         ),
     )
-    gold_min_accuracy = forms.FloatField(
-        label=gettext_lazy("Gold min accuracy"),
-        required=False,
-        min_value=0,
-        max_value=1,
+    gold_min_accuracy = _quality_number(
+        gettext_lazy("Gold min accuracy"),
+        low=0,
+        high=1,
         help_text=gettext_lazy(
             "Gold accuracy below this, after the minimum answers, triggers the action."
         ),
@@ -131,10 +144,12 @@ class TaskForm(forms.Form):
     gold_action = forms.ChoiceField(
         label=gettext_lazy("Gold action"), choices=Task.GoldAction.choices, required=False
     )
-    min_active_seconds = forms.FloatField(
-        required=False, min_value=0, max_value=3600, label=gettext_lazy("Speed floor (s)"),
+    min_active_seconds = _quality_number(
+        gettext_lazy("Speed floor (s)"),
+        low=0,
+        high=3600,
         help_text=gettext_lazy("Ratings with less active time than this count as too fast."),
-    )  # fmt: skip
+    )
 
     qualification_required = forms.BooleanField(
         label=gettext_lazy("Qualification required"),
@@ -143,10 +158,12 @@ class TaskForm(forms.Form):
             "Annotators answer the qualification set (gold pairs marked for it) first."
         ),
     )
-    qualification_pass = forms.FloatField(
-        label=gettext_lazy("Qualification pass"), required=False, min_value=0, max_value=1,
+    qualification_pass = _quality_number(
+        gettext_lazy("Qualification pass"),
+        low=0,
+        high=1,
         help_text=gettext_lazy("Share of the qualification set to get right to be admitted (0.8)."),
-    )  # fmt: skip
+    )
 
     QUALITY_FIELDS = QUALITY_SETTINGS
 
