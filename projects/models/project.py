@@ -52,7 +52,8 @@ class Project(models.Model):
     )
     lease_minutes = models.PositiveIntegerField(default=30, validators=[MinValueValidator(1)])
     # An annotator may correct a slip this long after submitting, even once the pair is
-    # complete (the edit re-decides it); 0 locks a rating as soon as its pair is decided.
+    # complete (the edit re-decides it); 0 locks a rating as soon as its pair is decided. The
+    # rule, and its query twin: content/lifecycle.py::within_grace.
     edit_grace_minutes = models.PositiveIntegerField(
         default=10, validators=[MaxValueValidator(7 * 24 * 60)]
     )
