@@ -1,9 +1,12 @@
 """Creating projects and tasks the way the command line names them (docs/architecture.md §7)."""
 
 import re
+from collections.abc import Iterable, Mapping
+from typing import NotRequired, TypedDict
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -23,6 +26,16 @@ QUALITY_SETTINGS = (
 )  # fmt: skip
 RESERVED_SLUGS = {"new"}  # /projects/new/ is the page that creates one
 _ASPECT_KEY = re.compile(r"[A-Za-z0-9_-]{1,40}")
+
+
+class Aspect(TypedDict):
+    """One aspect a task's annotators rate, as `Task.aspects` stores it (an imported or older
+    task's may lack the label and the help)."""
+
+    key: str
+    label: NotRequired[str]
+    help: NotRequired[str]
+
 
 # Aspects rated per task kind, after MMRB2's judging criteria.
 DEFAULT_ASPECTS = {
@@ -48,7 +61,7 @@ DEFAULT_ASPECTS = {
 }
 
 
-def default_aspects(kind: str) -> list[dict]:
+def default_aspects(kind: str) -> list[Aspect]:
     return [{"key": k, "label": label, "help": h} for k, label, h in DEFAULT_ASPECTS.get(kind, [])]
 
 
@@ -97,7 +110,8 @@ def _scale_of_first_file(project: Project, scale_points: int) -> None:
 def task_get_or_create(project: Project, slug: str) -> Task:
     """The task an import names (created when missing; its kind is the slug when the slug is
     a known kind). An archived task refuses imports (projects/services/tasks.py)."""
-    task = Task.objects.filter(project=project, slug=slug).first()
+    # The manager built by as_manager() loses its model's type.
+    task: Task | None = Task.objects.filter(project=project, slug=slug).first()
     if task is not None:
         if task.archived_at is not None:
             raise ImportFailed(
@@ -136,7 +150,7 @@ PROJECT_FIELDS = (
 )
 
 
-def _checked(instance, exclude=()) -> None:
+def _checked(instance: models.Model, exclude: Iterable[str] = ()) -> None:
     """Model validation as a domain error, so pages and the API answer 400 with the fields."""
     try:
         instance.full_clean(exclude=list(exclude))
@@ -145,7 +159,7 @@ def _checked(instance, exclude=()) -> None:
 
 
 @transaction.atomic
-def project_create(*, creator, slug: str, **values) -> Project:
+def project_create(*, creator: User, slug: str, **values: object) -> Project:
     """A new project, with `creator` as its lead. `values` are PROJECT_FIELDS."""
     if slug in RESERVED_SLUGS:
         names_a_page = gettext("%(slug)s names a page; choose another.") % {"slug": repr(slug)}
@@ -163,7 +177,7 @@ def project_create(*, creator, slug: str, **values) -> Project:
     return project
 
 
-def project_update(project: Project, **values) -> int:
+def project_update(project: Project, **values: object) -> int:
     """Change the project's settings (PROJECT_FIELDS). K cannot change once ratings exist
     (Project.clean); a new N or filter re-decides the pairs it concerns, and announces those
     decided otherwise (annotation/services/consensus.py). Returns how many pairs changed
@@ -183,9 +197,11 @@ def project_update(project: Project, **values) -> int:
         return project_filter_apply(project)
 
 
-def aspects_parse(text: str) -> list[dict]:
+def aspects_parse(text: str) -> list[Aspect]:
     """The task form's aspects, one per line: `key | Label | help` (label and help optional)."""
-    aspects, errors, seen = [], [], set()
+    aspects: list[Aspect] = []
+    errors: list[str] = []
+    seen: set[str] = set()
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -207,7 +223,7 @@ def aspects_parse(text: str) -> list[dict]:
     return aspects
 
 
-def aspects_text(aspects: list[dict]) -> str:
+def aspects_text(aspects: list[Aspect]) -> str:
     return "\n".join(
         " | ".join(p for p in (a["key"], a.get("label", ""), a.get("help", "")) if p).rstrip()
         for a in aspects
@@ -221,9 +237,9 @@ def task_save(
     slug: str,
     name: str,
     kind: str,
-    aspects: list[dict],
+    aspects: list[Aspect],
     guidelines: str = "",
-    quality: dict | None = None,
+    quality: Mapping[str, object] | None = None,
     task: Task | None = None,
 ) -> Task:
     """Create a task, or change one. Once a task has ratings its slug stays (files and exports

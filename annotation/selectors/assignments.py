@@ -2,7 +2,9 @@
 sequence, the annotate page's assignment, their recent ratings, the skip they may undo."""
 
 from datetime import datetime
+from typing import TYPE_CHECKING, TypedDict
 
+from django.contrib.auth.models import User
 from django.db.models import F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
@@ -12,14 +14,17 @@ from annotation.access import own_assignments
 from annotation.models import Assignment
 from content.lifecycle import RATEABLE_STATUSES, within_grace
 from content.models import Prompt, Response
-from projects.access import claimer_quotas_keep
+from projects.access import AnyUser, claimer_quotas_keep
 from projects.models import Membership, Task
+
+if TYPE_CHECKING:  # django-stubs-ext is a development dependency
+    from django_stubs_ext import WithAnnotations
 
 RECENT_SHOWN = 5  # how many of their latest ratings an annotator sees listed to reopen
 FINISHED_STATUSES = (Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED)
 
 
-def current_lease(user, task: Task) -> Assignment | None:
+def current_lease(user: User, task: Task) -> Assignment | None:
     """The pair the user holds in the task (their oldest lease on a pair still rateable), read
     without renewing it: claiming and renewing are the claim service's, on a POST."""
     return (
@@ -51,7 +56,7 @@ def assignment_position(assignment: Assignment) -> int:
     return earlier.count() + 1
 
 
-def assignment_for_annotator(user, assignment_id: int) -> Assignment:
+def assignment_for_annotator(user: AnyUser, assignment_id: int) -> Assignment:
     """One of the user's own assignments, with everything the annotate page shows, or 404.
     A user who left the project loses access to its assignments too. (Few joins per query:
     PostgreSQL plans a 9-table join slower than it runs three small queries.)"""
@@ -71,12 +76,17 @@ def assignment_for_annotator(user, assignment_id: int) -> Assignment:
     return assignment
 
 
-def task_of_assignment(user, assignment_id: int) -> Task:
+class _ClaimerQuotas(TypedDict):
+    member_project_quota: int | None
+    member_task_quota: int | None
+
+
+def task_of_assignment(user: User, assignment_id: int) -> Task:
     """The task (with its project) of one of the user's assignments, or 404; with the
     user's quotas in the project for the claim of their next pair (`claimer_quotas_keep`).
     One query."""
     mine = Membership.objects.filter(user=user, project=OuterRef("project"))
-    task = (
+    task: WithAnnotations[Task, _ClaimerQuotas] | None = (
         Task.objects.filter(
             pk__in=own_assignments(user).filter(pk=assignment_id).values("pair__task")
         )
@@ -93,7 +103,7 @@ def task_of_assignment(user, assignment_id: int) -> Task:
     return task
 
 
-def recent_submissions(user, task: Task) -> list[Assignment]:
+def recent_submissions(user: User, task: Task) -> list[Assignment]:
     """The annotator's latest ratings in the task, newest first, with what the list of recent
     ratings shows (prompt, pair status and the rating itself)."""
     return list(
@@ -105,7 +115,7 @@ def recent_submissions(user, task: Task) -> list[Assignment]:
     )
 
 
-def last_finished(user, task: Task) -> Assignment | None:
+def last_finished(user: User, task: Task) -> Assignment | None:
     """The assignment the user finished last in the task (rated, skipped or flagged), with its
     pair and its flag if any. A skip from before skips were timed sorts after every other."""
     return (
@@ -117,7 +127,7 @@ def last_finished(user, task: Task) -> Assignment | None:
     )
 
 
-def undoable_skip(user, task: Task, now: datetime) -> Assignment | None:
+def undoable_skip(user: User, task: Task, now: datetime) -> Assignment | None:
     """The skip or flag the annotate page offers to undo: the last thing the user finished in
     the task, within the project's grace period (`edit_grace_minutes`, the one for correcting
     a rating), on a pair still being annotated, and for a flag, before a lead acted on it.

@@ -1,8 +1,10 @@
 """Reads about pairs: which hold a free slot, whether a rating may still change, the decision
 in force."""
 
+from collections.abc import Iterable
 from datetime import datetime
 
+from django.contrib.auth.models import User
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
@@ -43,7 +45,7 @@ def live_assignments(now: datetime) -> Q:
     )
 
 
-def claimable_pairs(user, now: datetime) -> QuerySet[Pair]:
+def claimable_pairs(user: User, now: datetime) -> QuerySet[Pair]:
     """Open pairs that still have a free slot and that the user never had (filter by task)."""
     live_count = (
         Assignment.objects.filter(live_assignments(now), pair=OuterRef("pk"))
@@ -87,7 +89,7 @@ def in_claim_order(candidates: QuerySet[Pair], task: Task) -> QuerySet[Pair]:
     return candidates.order_by("-rating_count", SAMPLE_ORDER.asc(), "id")
 
 
-def latest_adjudications(pair_ids) -> dict[int, Adjudication]:
+def latest_adjudications(pair_ids: Iterable[int]) -> dict[int, Adjudication]:
     """The decision in force for each pair: its latest adjudication (the history is kept)."""
     latest: dict[int, Adjudication] = {}
     rows = Adjudication.objects.filter(pair_id__in=pair_ids).order_by("created_at", "id")

@@ -13,6 +13,7 @@ burst for the listeners that work per burst (the dashboards' refresh, webhook de
 from collections import defaultdict
 from dataclasses import dataclass
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from annotation.models import Adjudication, Rating
@@ -94,7 +95,7 @@ def decision_set(
 
 
 def decisions_announce(
-    changes: list[tuple[Pair, tuple[str, str]]], project: Project, *, actor=None
+    changes: list[tuple[Pair, tuple[str, str]]], project: Project, *, actor: User | None = None
 ) -> None:
     """Tell the project's listeners (projects/events.py) which pairs were decided (or decided
     otherwise), each (pair, its (status, label) before) once saved, `by` what decided it
@@ -147,7 +148,7 @@ def pair_decide(
     scores: list[int],
     adjudication: Adjudication | None,
     *,
-    actor=None,
+    actor: User | None = None,
     also_saved: tuple[str, ...] = (),
 ) -> None:
     """Decide one pair the experts are rating (locked by the caller) from its ratings and its

@@ -26,6 +26,7 @@ finds the pair leased again and is refused.
 
 from datetime import datetime, timedelta
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -46,7 +47,7 @@ class UndoRefused(AssignmentClosed):
     """The skip or flag cannot be taken back; the message says why, for the user."""
 
 
-def assignment_undo(*, assignment_id: int, user, now: datetime | None = None) -> Assignment:
+def assignment_undo(*, assignment_id: int, user: User, now: datetime | None = None) -> Assignment:
     """Give the user back the pair they last skipped or flagged (see the module's rules).
     Returns the assignment, leased again. Raises AssignmentNotFound when it is not
     theirs, UndoRefused (409) when it cannot be undone."""
@@ -80,7 +81,7 @@ def assignment_undo(*, assignment_id: int, user, now: datetime | None = None) ->
         return assignment
 
 
-def _qualification_decided(user, pair: Pair) -> bool:
+def _qualification_decided(user: User, pair: Pair) -> bool:
     if pair.status != Pair.Status.GOLD:
         return False
     return (
@@ -89,7 +90,7 @@ def _qualification_decided(user, pair: Pair) -> bool:
     )
 
 
-def _flag_withdraw(flag: Flag, pair: Pair, user) -> None:
+def _flag_withdraw(flag: Flag, pair: Pair, user: User) -> None:
     if flag.resolved_at is not None:
         raise UndoRefused(_("A lead has already acted on your flag, so it cannot be withdrawn."))
     about = {"flag": flag.pk, "pair": pair.pk, "task": pair.task.slug, "by": user.username}
