@@ -12,7 +12,6 @@ from django.db.models import QuerySet
 
 from annotation.models import Assignment, Qualification, Rating
 from content.models import Pair
-from projects.access import AnyUser, signed_in
 from projects.models import Task
 from projects.scale import answers_expected_side
 
@@ -63,10 +62,9 @@ def qualification_next(user: User, task: Task) -> int | Literal[_Held.HELD] | No
     return None if passed else HELD
 
 
-def qualification_admit(task: Task, annotator_id: int, *, by: AnyUser) -> bool:
+def qualification_admit(task: Task, annotator_id: int, *, by: User) -> bool:
     """A lead admits an annotator who failed the qualification (the result stays on record).
-    `by`: the request's user, refused when not signed in."""
-    by = signed_in(by)
+    `by`: the lead who admits them."""
     return bool(
         Qualification.objects.filter(task=task, annotator_id=annotator_id, passed=False).update(
             passed=True, admitted_by=by

@@ -23,7 +23,6 @@ from content.importing.errors import ImportFailed
 from content.importing.records import PairRecord
 from content.models import Pair
 from core.errors import Invalid, Refused
-from projects.access import AnyUser, signed_in
 from projects.events import publish
 from projects.models import Membership, Task
 from projects.scale import answers_expected_side
@@ -81,14 +80,12 @@ def gold_entries_from_csv(data: bytes) -> list[GoldEntry]:
 
 
 def gold_set(
-    task: Task, entries: list[GoldEntry], *, by: AnyUser | None = None, rate: float | None = None
+    task: Task, entries: list[GoldEntry], *, by: User | None = None, rate: float | None = None
 ) -> int:
     """Make these pairs of the task gold checks with their expected side (all or nothing).
     Returns how many pairs became gold (already gold ones get the new side). Raises Invalid
-    naming every refused entry. `by`: the lead who sets them (a request's user, refused when
-    not signed in); None for an import or a command."""
-    if by is not None:
-        by = signed_in(by)
+    naming every refused entry. `by`: the lead who sets them; None for an import or a
+    command."""
     if rate is not None and not 0 <= rate <= 0.5:
         raise Invalid("The gold rate is a share between 0 and 0.5 (0.1: one pair in ten).")
     problems: list[str] = []
@@ -280,12 +277,11 @@ def gold_review(user: User, task: Task) -> AnnotatorPause | None:
 PAUSE_REASON_CHARS = 500
 
 
-def annotator_pause(task: Task, annotator_id: int, *, by: AnyUser, reason: str) -> AnnotatorPause:
+def annotator_pause(task: Task, annotator_id: int, *, by: User, reason: str) -> AnnotatorPause:
     """A lead holds an annotator back from the task (their ratings stay; new claims are
     refused) until a lead re-admits them. Pausing someone already paused changes nothing.
     Raises Invalid for an empty or over-long reason, Refused when the user is not one of the
-    project's annotators, PermissionDenied when `by` (the request's user) is not signed in."""
-    by = signed_in(by)
+    project's annotators. `by`: the lead who pauses them."""
     reason = " ".join(str(reason).split())
     if not reason:
         raise Invalid("Say why, for the other leads and the annotator's record.")
@@ -306,11 +302,10 @@ def annotator_pause(task: Task, annotator_id: int, *, by: AnyUser, reason: str) 
         )
 
 
-def annotator_readmit(task: Task, annotator_id: int, *, by: AnyUser) -> bool:
+def annotator_readmit(task: Task, annotator_id: int, *, by: User) -> bool:
     """A lead lets a paused annotator back into the task; their ratings were never touched,
     and their gold record starts again from here (a fresh minimum of answers). `by`: the
-    request's user, refused when not signed in."""
-    by = signed_in(by)
+    lead who re-admits them."""
     updated = AnnotatorPause.objects.filter(
         task=task, annotator_id=annotator_id, readmitted_at__isnull=True
     ).update(readmitted_at=timezone.now(), readmitted_by=by)

@@ -19,7 +19,7 @@ from annotation.services.consensus import pair_decide, pairs_decide
 from content.lifecycle import OPEN_STATUSES
 from content.models import Pair
 from core.errors import Invalid, Refused
-from projects.access import AnyUser, led_projects, signed_in
+from projects.access import led_projects
 from projects.models import Project
 
 MAX_NOTE_CHARS = 10_000
@@ -67,14 +67,13 @@ def _scores(pair: Pair) -> list[int]:
     return list(Rating.objects.filter(pair=pair).values_list("overall", flat=True))
 
 
-def pair_adjudicate(pair_id: int, lead: AnyUser, decision: str, note: str) -> Adjudication:
+def pair_adjudicate(pair_id: int, lead: User, decision: str, note: str) -> Adjudication:
     """Record the lead's decision (keep_a, keep_b or drop, with a note saying why) and apply it
     at once: the latest adjudication sets the pair's label and status, over the consensus. The
     pair's open flags are resolved by the lead. Submitting the latest decision again (same
     lead, decision and note) records nothing new.
     Raises AdjudicationRefused for an unknown decision or an empty note, PermissionDenied when
-    `lead` does not lead the pair's project or is not signed in."""
-    lead = signed_in(lead)
+    `lead` does not lead the pair's project."""
     if decision not in Adjudication.Decision.values:
         raise AdjudicationRefused("Choose keep A, keep B or drop.")
     note = _note_check(note)
@@ -97,16 +96,14 @@ def pair_adjudicate(pair_id: int, lead: AnyUser, decision: str, note: str) -> Ad
         return adjudication
 
 
-def pair_request_annotator(pair_id: int, lead: AnyUser, note: str) -> Pair:
+def pair_request_annotator(pair_id: int, lead: User, note: str) -> Pair:
     """Send the pair to one more annotator: it needs one more rating (N + extra), is open for
     claims again (in progress) and is undecided until that rating is in; then the consensus of
     all its ratings decides it. Recorded as an AnnotatorRequest (who, when, why). Submitting
     the same request again (same lead and note) while that rating is missing adds nothing.
     Raises AdjudicationRefused when the pair was adjudicated (the lead's decision stands),
     when it is not being annotated (candidate, easy, or labelled on import without ratings)
-    or for an empty note; PermissionDenied when `lead` does not lead the pair's project or is
-    not signed in."""
-    lead = signed_in(lead)
+    or for an empty note; PermissionDenied when `lead` does not lead the pair's project."""
     note = _note_check(note)
     with transaction.atomic():
         pair = _pair_lock_for_lead(pair_id, lead)

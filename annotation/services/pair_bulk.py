@@ -45,7 +45,7 @@ from annotation.services.adjudication import (
 from content.lifecycle import OPEN_STATUSES
 from content.models import Pair
 from core.errors import DomainError, Invalid
-from projects.access import AnyUser, led_projects, signed_in
+from projects.access import led_projects
 from projects.events import published_together
 from projects.models import Project, Task
 
@@ -164,7 +164,7 @@ def pair_bulk_preview(*, project: Project, action: str, pair_ids: Iterable[int])
 
 
 def pair_bulk_apply(
-    *, project: Project, lead: AnyUser, action: str, pair_ids: Iterable[int], note: str = ""
+    *, project: Project, lead: User, action: str, pair_ids: Iterable[int], note: str = ""
 ) -> BulkResult:
     """Apply the action to the pairs of `project` among `pair_ids` that it changes (see
     `pair_bulk_preview`); returns how many changed and how many were left. `lead` must lead
@@ -173,7 +173,6 @@ def pair_bulk_apply(
     ids = _checked(action, pair_ids)
     if not led_projects(lead).filter(pk=project.pk).exists():
         raise PermissionDenied("only the project's leads may change its pairs")
-    lead = signed_in(lead)  # a lead: always a signed-in account
     note = (note or "").strip()
     if action in NEEDS_NOTE and not note:
         raise Invalid(

@@ -163,7 +163,8 @@ def pair_decide_view(request: HttpRequest, slug: str, pair_id: int) -> HttpRespo
     """Decide the pair, or send it to one more annotator; then the next pair of the queue's
     filter opens (the one in the query string when opened from the queue, else the default:
     every undecided pair), or the queue when none is left. A refused decision stays."""
-    project = project_for_lead(request.user, slug)
+    lead = signed_in(request.user)
+    project = project_for_lead(lead, slug)
     pair = Pair.objects.filter(project=project, pk=pair_id).only("external_id").first()
     if pair is None:
         raise Http404("no such pair in this project")
@@ -173,12 +174,12 @@ def pair_decide_view(request: HttpRequest, slug: str, pair_id: int) -> HttpRespo
     note = request.POST.get("note", "")
     with refusal_as_message(request):
         if request.POST.get("action") == "annotator":
-            pair_request_annotator(pair_id, request.user, note)
+            pair_request_annotator(pair_id, lead, note)
             messages.success(
                 request, _("%(pair)s goes to one more annotator.") % {"pair": pair.external_id}
             )
         else:
-            pair_adjudicate(pair_id, request.user, request.POST.get("decision", ""), note)
+            pair_adjudicate(pair_id, lead, request.POST.get("decision", ""), note)
             messages.success(
                 request, _("Decision recorded for %(pair)s.") % {"pair": pair.external_id}
             )
@@ -199,7 +200,8 @@ def pair_decide_view(request: HttpRequest, slug: str, pair_id: int) -> HttpRespo
 @require_POST
 def pair_gold_view(request: HttpRequest, slug: str, pair_id: int) -> HttpResponseBase:
     """Make the pair a gold check with its expected side, or turn it back (action=unset)."""
-    project = project_for_lead(request.user, slug)
+    lead = signed_in(request.user)
+    project = project_for_lead(lead, slug)
     pair = Pair.objects.filter(project=project, pk=pair_id).select_related("task").first()
     if pair is None:
         raise Http404("no such pair in this project")
@@ -214,7 +216,7 @@ def pair_gold_view(request: HttpRequest, slug: str, pair_id: int) -> HttpRespons
                 request.POST.get("explanation", "").strip()[:2000],
                 qualification=request.POST.get("qualification") == "1",
             )
-            gold_set(pair.task, [entry], by=request.user)
+            gold_set(pair.task, [entry], by=lead)
             messages.success(
                 request, _("Gold check set: %(side)s is the expected side.") % {"side": entry.side}
             )
@@ -227,12 +229,13 @@ def readmit_view(
     request: HttpRequest, slug: str, task_slug: str, annotator_id: int
 ) -> HttpResponseBase:
     """Let an annotator held back by gold checks or the qualification back into the task."""
-    project = project_for_lead(request.user, slug)
+    lead = signed_in(request.user)
+    project = project_for_lead(lead, slug)
     task = Task.objects.filter(project=project, slug=task_slug).first()
     if task is None:
         raise Http404("no such task in this project")
-    unpaused = annotator_readmit(task, annotator_id, by=request.user)
-    if qualification_admit(task, annotator_id, by=request.user) or unpaused:
+    unpaused = annotator_readmit(task, annotator_id, by=lead)
+    if qualification_admit(task, annotator_id, by=lead) or unpaused:
         messages.success(request, _("Re-admitted: the annotator's queue is open again."))
     else:
         messages.info(request, _("Nobody was paused there."))

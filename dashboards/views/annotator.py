@@ -16,7 +16,7 @@ from annotation.gold.services import PAUSE_REASON_CHARS, annotator_pause
 from core.page_errors import refusal_as_message
 from core.whole_numbers import whole_number
 from dashboards.selectors.annotator import annotator_figures, project_annotator
-from projects.access import AnyUser, project_for_lead
+from projects.access import AnyUser, project_for_lead, signed_in
 from projects.models import Project
 
 
@@ -48,12 +48,13 @@ def annotator_pause_view(
     request: HttpRequest, slug: str, task_slug: str, user_id: int
 ) -> HttpResponseBase:
     """A lead pauses an annotator in one task, saying why; 404 as the page for anyone else."""
-    project = _lead_project(request.user, slug)
+    lead = signed_in(request.user)
+    project = _lead_project(lead, slug)
     task = project.tasks.filter(slug=task_slug).first()
     if task is None or project_annotator(project, user_id) is None:
         raise Http404("no such annotator in this project")
     with refusal_as_message(request, _("Not paused: ")):
-        annotator_pause(task, user_id, by=request.user, reason=request.POST.get("reason", ""))
+        annotator_pause(task, user_id, by=lead, reason=request.POST.get("reason", ""))
         messages.success(
             request,
             _("Paused in %(task)s: they get no new pair until re-admitted.") % {"task": task.name},

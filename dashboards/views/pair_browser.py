@@ -188,7 +188,8 @@ def _selection(request: HttpRequest, project: Project) -> tuple[list[int], str, 
 def pairs_bulk_view(request: HttpRequest, slug: str) -> HttpResponseBase:
     """First post: the confirmation page (how many pairs the action changes, why the others
     stay). With confirm=1: apply, then back to the browser with what changed."""
-    project = led_project_or_404(request.user, slug)
+    lead = signed_in(request.user)
+    project = led_project_or_404(lead, slug)
     back = reverse("dash-pairs", args=[slug])
     action = request.POST.get("action", "")
     confirmed = request.POST.get("confirm") == "1"
@@ -217,7 +218,7 @@ def pairs_bulk_view(request: HttpRequest, slug: str) -> HttpResponseBase:
     with refusal_as_message(request, _("Nothing changed: ")):
         result = pair_bulk_apply(
             project=project,
-            lead=request.user,
+            lead=lead,
             action=action,
             pair_ids=ids,
             note=request.POST.get("note", ""),
