@@ -18,6 +18,8 @@ from django.core.cache import cache, caches
 from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection, connections
 
+from tests.settling import counting_requests
+
 # The tests' judges and webhook receivers are servers on 127.0.0.1 (devtools/): allowed, here
 # and in the processes the tests start (core/outbound.py refuses them otherwise; its own tests
 # turn this off).
@@ -390,7 +392,9 @@ class _SharedChromium:
 
             self.manager = sync_playwright()
             playwright = self.manager.__enter__()
-            self.browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            self.browser = counting_requests(
+                playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            )
         # The loop runs in this thread now; the ORM calls of the test stay synchronous.
         self.async_unsafe = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
         os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"

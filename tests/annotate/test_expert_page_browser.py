@@ -18,6 +18,7 @@ from tests.annotate.test_browser import (
 )
 from tests.axe import serious_violations
 from tests.factories import member, queued_pairs
+from tests.settling import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -267,7 +268,7 @@ def test_axe_finds_nothing_serious_on_the_annotate_and_done_pages(
     Pair.objects.exclude(assignments__annotator=expert).update(status=Pair.Status.CANDIDATE)
     page.goto(live_server.url + "/")
     page.get_by_role("button", name="Continue").click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     for _ in range(6):
         if page.locator("#done-title").count():
             break

@@ -30,6 +30,7 @@ from tests.annotate.real_content import (
 )
 from tests.axe import serious_violations
 from tests.pages.browsing import WAIT_MS, log_in
+from tests.settling import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -44,7 +45,7 @@ def start_each_task(page, base_url):
         page.goto(base_url + "/")
         page.locator("table.queue tr", has_text=name).get_by_role("button").click()
         page.wait_for_url("**/annotate/**", timeout=WAIT_MS)
-        page.wait_for_load_state("networkidle")
+        settled(page)
         wait_for_images(page)
         yield name.strip()
 

@@ -11,6 +11,7 @@ from annotation.models import AnnotatorPause
 from projects.models import Task
 from tests.axe import violations
 from tests.pages.browsing import DESKTOP, PHONE, WAIT_MS, log_in, open_settled
+from tests.settling import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,7 +30,7 @@ def test_a_lead_opens_an_annotator_from_the_agreement_page(experts, live_server,
     table.get_by_role("link", name="xavier", exact=True).click()
     url = live_server.url + reverse("dash-annotator", args=[project.slug, xavier.pk])
     page.wait_for_url(url, timeout=WAIT_MS)
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert page.get_by_role("heading", level=1).inner_text() == f"{project.name}: xavier"
     agreement = page.get_by_role("region", name="Agreement with the other experts", exact=True)
     assert "0.333 [0.061, 0.792]" in agreement.inner_text()

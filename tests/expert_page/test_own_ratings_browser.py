@@ -12,6 +12,7 @@ from demo.seed import demo_seed
 from projects.models import Project
 from tests.axe import serious_violations
 from tests.pages.browsing import DESKTOP, PHONE, log_in, open_settled
+from tests.settling import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,7 +37,7 @@ def test_the_list_reads_whole_at_every_width(annotator, live_server, chromium_br
     page = log_in(chromium_browser, live_server.url, annotator, viewport=viewport)
     open_settled(page, live_server.url + reverse("own-work", args=["demo"]))
     page.get_by_role("link", name="Every pair you rated").click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert page.url == live_server.url + reverse("own-ratings", args=["demo"])
     rows = page.locator(".own-ratings tbody tr")
     assert rows.count() >= 2
@@ -44,6 +45,6 @@ def test_the_list_reads_whole_at_every_width(annotator, live_server, chromium_br
     assert scroll <= client, (viewport, scroll, client)
     assert serious_violations(page) == []
     page.get_by_role("link", name="Reopen").first.click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert "/annotate/" in page.url
     assert page.console_errors == []

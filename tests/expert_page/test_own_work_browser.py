@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from tests.axe import violations
 from tests.pages.browsing import DESKTOP, PHONE, log_in, open_settled
+from tests.settling import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -17,7 +18,7 @@ def test_the_experts_own_page_has_no_violation(
 ):
     page = log_in(chromium_browser, live_server.url, expert_work.expert, viewport=viewport)
     page.get_by_role("link", name=f"Your work in {expert_work.project.name}").click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert page.url == live_server.url + reverse("own-work", args=[expert_work.project.slug])
     open_settled(page, page.url)
     assert violations(page) == []

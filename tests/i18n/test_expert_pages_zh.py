@@ -20,6 +20,7 @@ from tests.conftest import watch_errors
 from tests.factories import member, queued_pairs
 from tests.i18n.english import data_words, english_left
 from tests.pages.test_dark_mode import drawn_in
+from tests.settling import settled
 
 CHINESE = {"HTTP_ACCEPT_LANGUAGE": "zh-Hans,zh;q=0.9,en;q=0.5"}
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -200,7 +201,7 @@ def test_a_chinese_browser_gets_an_accessible_page_that_speaks_chinese(
     page.wait_for_url(live_server.url + "/", timeout=WAIT_MS)
     page.get_by_role("button", name="开始").click()
     page.wait_for_url(re.compile(r"/annotate/\d+/$"), timeout=WAIT_MS)
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert page.get_attribute("html", "lang") == "zh-hans"
     assert drawn_in(page) == scheme
     assert serious_violations(page) == []

@@ -12,6 +12,7 @@ from demo.seed import LEAD, demo_seed
 from projects.models import Membership, Project
 from tests.axe import serious_violations
 from tests.pages.browsing import DESKTOP, PHONE, log_in, open_settled
+from tests.settling import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -50,18 +51,18 @@ def test_the_lead_adds_sets_a_quota_and_releases_from_the_page(demo, live_server
 
     page.fill("#add-member input[name=add-identifier]", "newcomer@example.org")
     page.click("#add-member button[type=submit]")
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert "it is now a member of" in page.inner_text(".messages, main")
     assert Membership.objects.filter(project=project, user__username="newcomer").exists()
 
     row = page.locator("tr", has=page.locator("a", has_text="newcomer"))
     row.locator("input[name=project_quota]").fill("5")
     row.get_by_role("button", name="Save").click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert Membership.objects.get(project=project, user__username="newcomer").project_quota == 5
 
     page.get_by_role("button", name="Release from annotator2").click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert "is back in the pool" in page.inner_text("main")
     held.refresh_from_db()
     assert held.status == Assignment.Status.EXPIRED

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from tests.axe import violations
 from tests.pages.browsing import PHONE, WAIT_MS, log_in, open_settled
+from tests.settling import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,7 +24,8 @@ def wait_for_bell(page, name: str) -> None:
     deadline = time.monotonic() + WAIT_MS / 1000
     while bell(page) != name:
         assert time.monotonic() < deadline, f"the bell still reads {bell(page)!r}"
-        page.reload(wait_until="networkidle")
+        page.reload()
+        settled(page)
 
 
 def fits(page) -> bool:
@@ -35,7 +37,7 @@ def test_the_bell_counts_a_finished_export(site, exportable, live_server, chromi
     assert bell(page) == "Notifications, 0 unread"
     open_settled(page, live_server.url + reverse("dash-overview", args=[site.project.slug]))
     page.get_by_role("button", name="Start export").first.click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     wait_for_bell(page, "Notifications, 1 unread")
 
     page.get_by_role("link", name="Notifications, 1 unread").click()
@@ -47,7 +49,7 @@ def test_the_bell_counts_a_finished_export(site, exportable, live_server, chromi
     assert violations(page) == [] and fits(page)
 
     page.get_by_role("button", name=re.compile("^Mark read")).click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert bell(page) == "Notifications, 0 unread"
     assert page.get_by_text("New", exact=True).count() == 0
     assert page.console_errors == []
@@ -61,7 +63,7 @@ def test_the_settings_page_has_no_violation(site, live_server, chromium_browser)
     assert violations(page) == [] and fits(page)
     page.get_by_role("checkbox", name="A pair flagged by an annotator by e-mail").check()
     page.get_by_role("button", name="Save").click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert page.get_by_role(
         "checkbox", name="A pair flagged by an annotator by e-mail"
     ).is_checked()

@@ -6,6 +6,7 @@ from annotation.models import Rating
 from content.models import Pair
 from judging.models import Judge, JudgeRun
 from tests.conftest import watch_errors
+from tests.settling import settled
 
 WAIT_MS = 10_000
 PASSWORD = "pw-pages-1"
@@ -62,5 +63,5 @@ def lead_pages(project) -> list[tuple[str, str]]:
 def open_settled(page, url: str):
     """Open `url` and wait until its requests (scripts, htmx polls started at load) settle."""
     page.goto(url)
-    page.wait_for_load_state("networkidle")
+    settled(page)
     return page

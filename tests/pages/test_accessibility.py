@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from tests.axe import serious_violations, violations
 from tests.pages.browsing import DESKTOP, lead_pages, log_in, open_settled
+from tests.settling import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,7 +28,7 @@ def test_the_login_page_has_no_serious_violation(live_server, browser_page):
     page.fill("input[name=username]", "nobody")
     page.fill("input[name=password]", "wrong-password")
     page.press("input[name=password]", "Enter")
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert serious_violations(page) == [], report({"login, failed": serious_violations(page)})
     assert page.console_errors == []
 
@@ -52,7 +53,7 @@ def test_every_page_of_a_lead_has_no_violation(lead_site, live_server, chromium_
 
 def test_the_home_page_of_an_annotator_has_no_violation(annotator, live_server, chromium_browser):
     page = log_in(chromium_browser, live_server.url, annotator)
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert page.get_by_role("button", name="Continue").count() == 1
     assert page.get_by_role("button", name="Start").count() == 1
     labels = page.get_by_role("progressbar").evaluate_all("bars => bars.map(b => b.ariaLabel)")

@@ -9,6 +9,7 @@ from projects.models import ApiToken, Membership
 from tests.axe import violations
 from tests.factories import member, queued_pairs
 from tests.pages.browsing import DESKTOP, PHONE, log_in, open_settled
+from tests.settling import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -25,14 +26,14 @@ def test_a_token_is_made_shown_once_listed_and_revoked(
     if viewport == PHONE:  # the account links fold into the header's menu
         page.locator(".account-menu > summary").click()
     page.get_by_role("link", name="API tokens").click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert violations(page) == []
     page.fill("input[name=name]", "nightly export")
     page.fill("input[name=days]", "7")
     page.get_by_label("Read-only").check()
     page.select_option("select[name=project]", str(project.pk))
     page.get_by_role("button", name="Create the token").click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     key = page.locator("#new-token-key").input_value()
     token = ApiToken.objects.get()
     assert key.startswith(token.prefix) and token.read_only and token.project_id == project.pk
@@ -44,7 +45,7 @@ def test_a_token_is_made_shown_once_listed_and_revoked(
     open_settled(page, live_server.url + reverse("api-tokens"))
     assert page.locator("#new-token-key").count() == 0  # shown once
     page.get_by_role("button", name="Revoke “nightly export”").click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     token.refresh_from_db()
     assert token.revoked_at is not None
     assert page.get_by_role("region", name="Ended tokens").is_visible()

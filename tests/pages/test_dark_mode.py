@@ -23,6 +23,7 @@ from tests.axe import serious_violations
 from tests.conftest import watch_errors
 from tests.pages.browsing import DESKTOP, PASSWORD, WAIT_MS, open_settled
 from tests.pages.walks import API_DOCS, WALKS
+from tests.settling import settled
 
 CSS = (Path(__file__).resolve().parents[2] / "static" / "arbiter.css").read_text(encoding="utf-8")
 SCHEMES = ["light", "dark"]
@@ -197,6 +198,12 @@ def report(found: dict[str, list[str]]) -> str:
 DOCUMENT_STATUS = re.compile(r"Failed to load resource: the server responded with a status of [45]")
 
 
+# Each page in each scheme and in each language, not in every pairing of the two: the scheme
+# changes only colours (the same in either language), the language only words (the same
+# in either scheme), and a sweep of every page costs a minute.
+SWEEPS = [("en-US", "light"), ("zh-CN", "dark")]  # English, Simplified Chinese (i18n)
+
+
 def signed_out(browser, color_scheme: str, locale: str):
     context = browser.new_context(viewport=DESKTOP, color_scheme=color_scheme, locale=locale)
     return watch_errors(context.new_page())
@@ -205,8 +212,7 @@ def signed_out(browser, color_scheme: str, locale: str):
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("role", list(WALKS))
-@pytest.mark.parametrize("scheme", SCHEMES)
-@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])  # English, Simplified Chinese (i18n)
+@pytest.mark.parametrize(("locale", "scheme"), SWEEPS)
 def test_axe_finds_nothing_serious_on_any_page_of_any_role_in_either_scheme_and_language(
     every_role, live_server, chromium_browser, role, scheme, locale
 ):
@@ -256,7 +262,7 @@ def test_choosing_light_overrides_a_dark_system_and_is_remembered(
     assert stored_choice(page) == "light"
     # Remembered: after a reload, on another page, in another tab of the same browser.
     page.reload()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert drawn_in(page) == "light"
     assert page.get_by_label("Theme").input_value() == "light"
     assert serious_violations(page) == [], report({"overview": serious_violations(page)})
@@ -287,7 +293,7 @@ def test_choosing_dark_on_a_light_system_before_logging_in_is_remembered(
     choose_by_keyboard(page, "dark")
     assert drawn_in(page) == "dark"
     page.reload()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     assert page.get_attribute("html", "data-theme") == "dark"
     assert drawn_in(page) == "dark"
     assert serious_violations(page) == [], report({"login": serious_violations(page)})

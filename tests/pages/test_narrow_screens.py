@@ -10,6 +10,7 @@ from projects.models import Membership
 from tests.annotate.real_content import HEADER_LINES
 from tests.axe import serious_violations
 from tests.pages.browsing import PHONE, lead_pages, log_in, open_settled
+from tests.settling import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -18,7 +19,7 @@ PAGE_WIDTH = "[document.documentElement.scrollWidth, window.innerWidth]"
 
 def test_the_home_page_is_a_list_of_task_cards_on_a_phone(annotator, live_server, chromium_browser):
     page = log_in(chromium_browser, live_server.url, annotator, viewport=PHONE)
-    page.wait_for_load_state("networkidle")
+    settled(page)
     scroll_width, inner_width = page.evaluate(PAGE_WIDTH)
     assert scroll_width <= inner_width
     buttons = page.get_by_role("button", name="Start").all()

@@ -18,10 +18,11 @@ from annotation.models import Assignment
 from content.models import Pair
 from core.unavailable import MESSAGE
 from tests.pages.browsing import PASSWORD, WAIT_MS, lead_pages, open_settled
+from tests.settling import settled
 
 
 def _settled(page) -> None:
-    page.wait_for_load_state("networkidle")
+    settled(page)
 
 
 def _submit(page, selector: str) -> None:

@@ -15,6 +15,7 @@ from projects.models import Membership
 from tests.axe import violations
 from tests.factories import member
 from tests.pages.browsing import DESKTOP, PHONE, WAIT_MS, log_in, open_settled
+from tests.settling import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -91,7 +92,7 @@ def test_the_pair_browser_has_no_violation(browsed, live_server, chromium_browse
     page.get_by_label("Action").select_option("drop")
     page.get_by_role("radio", name=re.compile("all 12 matching")).check()
     page.get_by_role("button", name="Continue…").click()
-    page.wait_for_load_state("networkidle")
+    settled(page)
     if lines := violations(page):
         found["confirmation"] = lines
     assert found == {}, found
