@@ -39,7 +39,15 @@ def release(mmrb2_images):
     return json.loads(out.getvalue())
 
 
-def test_mmrb2s_scorer_on_the_release_export_equals_the_report(release, tmp_path):
+def test_mmrb2s_scorer_and_converter_read_the_release_exports_as_the_originals(
+    release, mmrb2_images, tmp_path
+):
+    """One test for both checks: importing the release takes most of a minute."""
+    scorer_on_the_release_export_equals_the_report(release, tmp_path)
+    converter_gets_every_release_order_back_from_the_parquet(mmrb2_images, tmp_path)
+
+
+def scorer_on_the_release_export_equals_the_report(release, tmp_path):
     call_command("export_dataset", project="m", out=str(tmp_path / "mmrb2"),
                  file_format="mmrb2", stdout=io.StringIO())  # fmt: skip
     scored = tmp_path / "scored.json"
@@ -56,9 +64,7 @@ def test_mmrb2s_scorer_on_the_release_export_equals_the_report(release, tmp_path
     assert [round(a, 3) for a in ours] == [0.532, 0.555, 0.575, 0.475]
 
 
-def test_mmrb2s_converter_gets_every_release_order_back_from_the_parquet(
-    release, mmrb2_images, tmp_path
-):
+def converter_gets_every_release_order_back_from_the_parquet(mmrb2_images, tmp_path):
     convert = _mmrb2_converter()
     call_command("export_dataset", project="m", out=str(tmp_path / "parquet"),
                  file_format="parquet", stdout=io.StringIO())  # fmt: skip
