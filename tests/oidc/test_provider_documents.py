@@ -3,14 +3,13 @@ goes through the outbound client (core/outbound.py): a provider on a private add
 refused unless the operator allows those, and a redirect is never followed."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import jwt
 import pytest
 
 from config import oidc
 from config.oidc import CodeRefused, OrganisationBackend, ProviderUnreachable, provider_endpoints
+from tests.loopback import LoopbackServer, QuietHandler
 
 SECRET = "0123456789abcdef0123456789abcdef"  # the JWKS's one key (HS256), a test's
 KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY"  # SECRET, base64url
@@ -24,7 +23,7 @@ class Documents:
         self.paths: list[str] = []
         documents = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self):
                 documents.paths.append(self.path)
                 if self.path == "/moved/.well-known/openid-configuration":
@@ -58,17 +57,11 @@ class Documents:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.site = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.served = LoopbackServer(Handler)
+        self.site = self.served.site
 
     def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.served.close()
 
 
 @pytest.fixture

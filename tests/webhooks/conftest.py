@@ -5,14 +5,13 @@ lead must reach nothing of the first; `fire()` commits what a block did and send
 Deliveries leave in the background (core/outbox.py): here the background runs inline."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from core import outbox
 from devtools.webhook_receiver import signature_check
 from tests.factories import member, queued_pairs
+from tests.loopback import LoopbackServer, QuietHandler
 from webhooks.models import Destination
 
 SECRET = "s3cret-for-tests"
@@ -29,7 +28,7 @@ class Receiver:
         self.requests: list[dict] = []
         receiver = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 receiver.requests.append(
@@ -49,17 +48,11 @@ class Receiver:
                 default = b"x" * 5000 if status >= 500 else b"ok"
                 self.wfile.write(receiver.replies.pop(0) if receiver.replies else default)
 
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.served = LoopbackServer(Handler)
+        self.url = f"{self.served.site}/hook"
 
     def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.served.close()
 
 
 @pytest.fixture
