@@ -21,15 +21,11 @@ from tests.pages.browsing import PASSWORD, WAIT_MS, lead_pages, open_settled
 from tests.settling import settled
 
 
-def _settled(page) -> None:
-    settled(page)
-
-
 def _submit(page, selector: str) -> None:
     """Click a form's submit button and wait for the page it loads."""
     with page.expect_navigation():
         page.click(selector)
-    _settled(page)
+    settled(page)
 
 
 def lead_walk(page, base: str, site):
@@ -56,7 +52,7 @@ def lead_walk(page, base: str, site):
     open_settled(page, base + reverse("dash-disagreements", args=[slug]))
     with page.expect_navigation():
         page.locator(f"main a[href*='/projects/{slug}/pairs/']").first.click()
-    _settled(page)
+    settled(page)
     yield "dash-pair: opened from the disagreement queue"
     open_settled(page, base + reverse("project-members", args=[slug]))
     _submit(page, "form.card.form:not(#add-member) button[type=submit]")
@@ -81,7 +77,7 @@ def api_docs_walk(page, base: str):
     operation.locator(".try-out__btn").click()
     operation.locator(".btn.execute").click()
     operation.locator(".live-responses-table").wait_for(timeout=WAIT_MS)
-    _settled(page)
+    settled(page)
     page.mouse.move(0, 0)  # off the button, and its colour's transition over
     page.wait_for_function("() => document.getAnimations().length === 0", timeout=WAIT_MS)
     yield "api-docs: an operation tried out, its answer shown"
@@ -104,7 +100,7 @@ def annotator_walk(page, base: str, site):
     yield "home"
     with page.expect_navigation(url=re.compile(r"/annotate/\d+/$")):
         page.click("form[action$='/projects/second/tasks/t2i/next/'] button")
-    _settled(page)
+    settled(page)
     yield "annotate"
     page.keyboard.press("4")  # the chosen point: text on the accent
     page.wait_for_selector("#rating-form .point:has(input:checked)")
@@ -137,12 +133,12 @@ def annotator_walk(page, base: str, site):
     page.wait_for_function(
         "id => document.querySelector('#workspace').dataset.assignment !== id", arg=rated
     )
-    _settled(page)
+    settled(page)
     yield "annotate: the next pair after a rating"
     page.click("#skip-panel > summary")
     page.click("#skip-panel button[type=submit]")
     page.wait_for_selector("#workspace.done", timeout=WAIT_MS)  # the task's last pair
-    _settled(page)
+    settled(page)
     yield "annotate: done after a skip, its Undo offered"
     first = Pair.objects.filter(task__project=project).order_by("pk").first()
     reopened = Assignment.objects.get(pair=first, annotator=site.annotator)
